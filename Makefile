@@ -1,0 +1,89 @@
+# coresink: a kernel.core_pattern handler. Plain make; see README.md.
+.DELETE_ON_ERROR:
+
+VERSION = 0.1
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+LIBEXECDIR ?= $(PREFIX)/libexec
+BINDIR ?= $(PREFIX)/bin
+MANPREFIX ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings -Wmissing-prototypes
+CPPFLAGS += -D_GNU_SOURCE -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DVERSION=\"$(VERSION)\"
+# Evaluated when a recipe runs, after the dependency step has installed the -dev packages.
+SYSTEMD_LIBS = $$(pkg-config --libs libsystemd)
+CHECK_CFLAGS = $$(pkg-config --cflags check)
+CHECK_LIBS = $$(pkg-config --libs check)
+
+B = build
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRC = src/io.c src/engine.c src/space.c src/parse.c src/diag.c src/config.c src/kargs.c src/name.c \
+	  src/store.c src/journal.c src/report.c
+LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/%.o)
+UNITS = space parse config kargs name engine store journal
+UNIT_BIN = $(UNITS:%=$(B)/check_%)
+HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch
+
+all: $(B)/coresink
+
+$(B)/.deps:
+	@mkdir -p $(B)
+	sh scripts/install-deps.sh
+	@touch $@
+
+$(B)/.deps-test:
+	@mkdir -p $(B)
+	sh scripts/install-deps.sh --test
+	@touch $@
+
+$(B)/%.o: src/%.c src/*.h | $(B)/.deps
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(B)/libcoresink.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(B)/coresink: $(B)/coresink.o $(B)/libcoresink.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/coresink.o $(B)/libcoresink.a $(SYSTEMD_LIBS)
+
+$(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a | $(B)/.deps-test
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(CHECK_CFLAGS) -Isrc -o $@ $< $(B)/libcoresink.a \
+		$(SYSTEMD_LIBS) $(CHECK_LIBS)
+
+$(B)/crasher: tests/crasher.c tests/pattern.h
+	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -o $@ tests/crasher.c
+
+$(B)/patcheck: tests/patcheck.c tests/pattern.h
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/patcheck.c
+
+$(B)/freewatch: tests/freewatch.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/freewatch.c
+
+# The tests: Check suites, the same under valgrind and under ASan+UBSan, then end to end against the kernel.
+check: $(B)/.deps-test
+	$(MAKE) all $(UNIT_BIN) $(HELPERS)
+	sh tests/run-units.sh $(B) $(UNITS)
+	sh tests/run-units.sh --valgrind $(B) $(UNITS)
+	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
+	sh tests/e2e/run.sh $(B)
+
+asan-units: $(UNIT_BIN)
+	sh tests/run-units.sh $(B) $(UNITS)
+
+install: $(B)/.deps
+	$(MAKE) all
+	install -D -m 0755 $(B)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink
+	test -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf || \
+		install -D -m 0644 conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all check asan-units install uninstall clean

@@ -1,0 +1,177 @@
+/*
+ * config.c: the configuration file, systemd style: a [Coresink] section of Key=Value lines. Every key is a row of
+ * one table (name, parser, field). A bad line is reported and skipped, so the field keeps its default: a typo
+ * must never cost a core.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+#define MIN_CHUNK (64 * 1024)
+#define MAX_CHUNK (1024 * 1024 * 1024)
+
+typedef int (*parser_fn)(const char *value, void *field);
+
+struct key {
+	const char *name;
+	parser_fn parse;
+	size_t offset;
+};
+
+static int parse_directory(const char *v, void *field)
+{
+	if (v[0] != '/')
+		return -EINVAL;
+	if (strlen(v) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(field, v);
+	return 0;
+}
+
+static int parse_chunk(const char *v, void *field)
+{
+	uint64_t n;
+	int r = parse_bytes(v, &n);
+
+	if (r < 0)
+		return r;
+	if (n < MIN_CHUNK || n > MAX_CHUNK || n % 4096 != 0)
+		return -ERANGE;
+	*(size_t *)field = (size_t)n;
+	return 0;
+}
+
+static int parse_keep_free(const char *v, void *field)
+{
+	return parse_size_spec(v, field);
+}
+
+static int parse_strategy(const char *v, void *field)
+{
+	int s = strategy_from_string(v);
+
+	/* naive-splice exists for the benchmark only; it is not a way to store cores. */
+	if (s < 0 || s == STRATEGY_NAIVE_SPLICE)
+		return -EINVAL;
+	*(enum strategy *)field = (enum strategy)s;
+	return 0;
+}
+
+static int parse_file_mode(const char *v, void *field)
+{
+	return parse_mode(v, field);
+}
+
+static const struct key keys[] = {
+	{ "Directory", parse_directory, offsetof(struct config, directory) },
+	{ "ChunkSize", parse_chunk, offsetof(struct config, chunk_size) },
+	{ "KeepFree", parse_keep_free, offsetof(struct config, keep_free) },
+	{ "Strategy", parse_strategy, offsetof(struct config, strategy) },
+	{ "FileMode", parse_file_mode, offsetof(struct config, file_mode) },
+};
+
+void config_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->directory, "/var/lib/coresink");
+	c->chunk_size = 16 << 20;
+	/* systemd-coredump's default: 15% of the file system, at most 4 GiB. */
+	c->keep_free = (struct size_spec) { .value = 15, .percent = true, .cap = 4ULL << 30 };
+	c->strategy = STRATEGY_SPLICE;
+	c->file_mode = 0640;
+}
+
+static char *strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static const struct key *find_key(const char *name)
+{
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+/* Applies one line. Returns 0, or -EINVAL when the line was reported in d and ignored. */
+int config_parse_line(struct config *c, const char *file, unsigned line, char *text, int *in_section,
+		      struct diag *d)
+{
+	char *s = strip(text), *eq, *val;
+	const struct key *k;
+
+	if (*s == '\0' || *s == '#' || *s == ';')
+		return 0;
+	if (*s == '[') {
+		*in_section = strcmp(s, "[Coresink]") == 0;
+		if (*in_section)
+			return 0;
+		diag_add(d, "%s:%u: unknown section %.64s, its keys are ignored", file, line, s);
+		return -EINVAL;
+	}
+	if (!*in_section)
+		return 0;
+	eq = strchr(s, '=');
+	if (!eq) {
+		diag_add(d, "%s:%u: not Key=Value, ignored", file, line);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	val = strip(eq + 1);
+	k = find_key(strip(s));
+	if (!k) {
+		diag_add(d, "%s:%u: unknown key '%.64s', ignored", file, line, strip(s));
+		return -EINVAL;
+	}
+	if (k->parse(val, (char *)c + k->offset) < 0) {
+		diag_add(d, "%s:%u: bad value '%.64s' for %s, default kept", file, line, val, k->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Reads path into c (which holds the defaults). Returns 0, or -errno when the file cannot be read. */
+int config_load(struct config *c, const char *path, struct diag *d)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL;
+	size_t cap = 0;
+	unsigned line = 0;
+	int in_section = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&text, &cap, f) >= 0)
+		(void) config_parse_line(c, path, ++line, text, &in_section, d);
+	free(text);
+	(void) fclose(f);
+	return 0;
+}
+
+/* Prints the effective configuration as a config file would say it. */
+void config_print(const struct config *c, FILE *f)
+{
+	char keep[32];
+
+	(void) format_size_spec(keep, sizeof(keep), &c->keep_free);
+	fprintf(f, "[Coresink]\n");
+	fprintf(f, "Directory=%s\n", c->directory);
+	fprintf(f, "ChunkSize=%zu\n", c->chunk_size);
+	fprintf(f, "KeepFree=%s\n", keep);
+	if (c->keep_free.cap != UINT64_MAX)
+		fprintf(f, "# KeepFree is the default, capped at %llu bytes\n", (unsigned long long)c->keep_free.cap);
+	fprintf(f, "Strategy=%s\n", strategy_to_string(c->strategy));
+	fprintf(f, "FileMode=%04o\n", (unsigned)c->file_mode);
+}

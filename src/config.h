@@ -1,0 +1,32 @@
+/* config.h: the configuration file: defaults, parsing, printing. */
+#ifndef CORESINK_CONFIG_H
+#define CORESINK_CONFIG_H
+
+#include <limits.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "diag.h"
+#include "engine.h"
+#include "parse.h"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+#define CONFIG_DEFAULT_PATH SYSCONFDIR "/coresink.conf"
+
+struct config {
+	char directory[PATH_MAX];
+	size_t chunk_size;
+	struct size_spec keep_free;
+	enum strategy strategy;
+	mode_t file_mode;
+};
+
+void config_defaults(struct config *c);
+int config_parse_line(struct config *c, const char *file, unsigned line, char *text, int *in_section,
+		      struct diag *d);
+int config_load(struct config *c, const char *path, struct diag *d);
+void config_print(const struct config *c, FILE *f);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * coresink.c: the kernel.core_pattern pipe helper. It stores the core arriving on stdin in Directory, in chunks
+ * and within the free-space reserve, and logs one journal entry per crash.
+ *
+ * Exit codes: 0 stored (possibly truncated) or done, 1 configuration errors (--check-config),
+ * 100 usage, 111 system failure (nothing stored).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine.h"
+#include "kargs.h"
+#include "name.h"
+#include "report.h"
+#include "store.h"
+
+#define EXIT_USAGE 100
+#define EXIT_SYSTEM 111
+#define CORE_PATTERN_MAX 127   /* the kernel keeps 128 bytes with the NUL */
+
+#ifndef VERSION
+#define VERSION "0.1"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: coresink [--config FILE] --core-pattern\n"
+		"       coresink [--config FILE] --check-config\n"
+		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD]\n"
+		"       coresink --help | --version\n");
+}
+
+/*
+ * The kernel starts the helper with only fd 0 open: the next open() would silently become stdout. Give fds 0-2
+ * something harmless, make sure a crash of the helper itself cannot recurse into a core, and keep files private.
+ */
+static void make_safe(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+			(void) open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+	(void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	umask(077);
+}
+
+/* Paths end up in a space-separated pattern that the kernel expands: no blanks, no specifiers, not too long. */
+static bool pattern_safe(const char *s)
+{
+	return strpbrk(s, " \t\n%|") == NULL;
+}
+
+/* Prints the line for kernel.core_pattern that runs this very binary. */
+static int print_core_pattern(const char *config)
+{
+	char self[PATH_MAX], conf[PATH_MAX], line[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int len;
+
+	if (n < 0)
+		return perror("coresink: /proc/self/exe"), EXIT_SYSTEM;
+	self[n] = '\0';
+	if (config && !realpath(config, conf)) {
+		if (config[0] != '/')
+			return fprintf(stderr, "coresink: %s: %s\n", config, strerror(errno)), EXIT_USAGE;
+		(void) snprintf(conf, sizeof(conf), "%s", config);
+	}
+	if (!pattern_safe(self) || (config && !pattern_safe(conf)))
+		return fprintf(stderr, "coresink: paths in core_pattern cannot hold blanks, '%%' or '|'\n"), EXIT_USAGE;
+	len = snprintf(line, sizeof(line), "|%s%s%s %s", self, config ? " --config " : "", config ? conf : "",
+		       KARGS_SPECIFIERS);
+	if (len < 0 || len > CORE_PATTERN_MAX)
+		return fprintf(stderr, "coresink: pattern longer than %d bytes: %s\n", CORE_PATTERN_MAX, line),
+		       EXIT_USAGE;
+	printf("%s\n", line);
+	return 0;
+}
+
+/* Loads the configuration over the defaults. A missing default file is no problem; a missing named one is. */
+static void load_config(struct config *c, const char *path, bool named, struct diag *d)
+{
+	int r;
+
+	config_defaults(c);
+	r = config_load(c, path, d);
+	if (r < 0 && (named || r != -ENOENT))
+		diag_add(d, "cannot read %s: %s", path, strerror(-r));
+}
+
+static int check_config(const char *path, bool named)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	load_config(&c, path, named, &d);
+	config_print(&c, stdout);
+	for (int i = 0; i < d.n; i++)
+		fprintf(stderr, "coresink: %s\n", d.msg[i]);
+	if (d.dropped)
+		fprintf(stderr, "coresink: ... and %d more\n", d.dropped);
+	return diag_count(&d) ? 1 : 0;
+}
+
+static void read_exe(pid_t pid, char *buf, size_t len)
+{
+	char proc[64];
+	ssize_t n;
+
+	(void) snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
+	n = pid > 0 ? readlink(proc, buf, len - 1) : -1;
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static void engine_options(const struct config *c, struct engine_opts *o)
+{
+	engine_defaults(o);
+	o->strategy = c->strategy;
+	o->chunk = c->chunk_size;
+	o->keep_free = c->keep_free;
+}
+
+static int fail(struct outcome *o, const char *step, int r)
+{
+	o->step = step;
+	o->error = -r;
+	return r;
+}
+
+/* Stores stdin as a core of k in the configured directory; o tells what became of it. 0 or -errno. */
+static int store_core(const struct config *c, const struct kargs *k, struct outcome *o)
+{
+	struct engine_opts eo;
+	struct store_file f;
+	char name[NAME_MAX_LEN];
+	mode_t mode = k->dumpmode == 1 ? c->file_mode : 0600;
+	int dirfd, r;
+
+	engine_options(c, &eo);
+	o->strategy = eo.strategy;
+	dirfd = store_open_dir(c->directory);
+	if (dirfd < 0)
+		return fail(o, "opening the directory", dirfd);
+	r = store_create(dirfd, mode, &f);
+	if (r < 0)
+		return close(dirfd), fail(o, "creating the file", r);
+	r = engine_copy(STDIN_FILENO, f.fd, &eo, &o->st);
+	if (r < 0)
+		(void) fail(o, "copying", r);
+	if (o->st.bytes == 0) {
+		store_discard(&f);
+		(void) close(dirfd);
+		return o->error ? -o->error : fail(o, "copying", o->st.truncated ? -ENOSPC : -ENODATA);
+	}
+	r = store_publish(&f, k->comm, k->pid, k->time, name, sizeof(name));
+	(void) close(dirfd);
+	if (r < 0)
+		return fail(o, "publishing the file", r);
+	(void) snprintf(o->path, sizeof(o->path), "%s/%s", c->directory, name);
+	return 0;
+}
+
+/* Kernel mode: everything is logged, nothing is printed; a config problem never stops the capture. */
+static int capture(const char *config, bool named, int argc, char **argv)
+{
+	struct diag kd = { 0 }, cd = { 0 };
+	struct kargs k;
+	struct config c;
+	struct outcome o = { 0 };
+	char exe[PATH_MAX];
+	int r;
+
+	(void) kargs_parse(argc, argv, &k, &kd);
+	load_config(&c, config, named, &cd);
+	(void) report_diag(&kd, "the kernel arguments");
+	(void) report_diag(&cd, config);
+	/* Read while the crashed process still exists: it does until the whole core has been read. */
+	read_exe(k.pid, exe, sizeof(exe));
+	o.exe = exe;
+	r = store_core(&c, &k, &o);
+	(void) report_crash(&k, &o);
+	return r < 0 && !o.path[0] ? EXIT_SYSTEM : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check-config", no_argument, NULL, 'k' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "core-pattern", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	const char *config = CONFIG_DEFAULT_PATH;
+	bool named = false;
+	int mode = 0, ch;
+
+	make_safe();
+	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
+	while ((ch = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			config = optarg;
+			named = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'k':
+		case 'p':
+			mode = ch;
+			break;
+		case 'V':
+			printf("coresink %s\n", VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (mode == 'p' && optind == argc)
+		return print_core_pattern(named ? config : NULL);
+	if (mode == 'k' && optind == argc)
+		return check_config(config, named);
+	if (mode == 0 && optind < argc)
+		return capture(config, named, argc - optind, argv + optind);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,398 @@
+/*
+ * engine.c: copies a core from a pipe into a file in chunks: staged splice (or read/write), a free-space check
+ * and a preallocation before each chunk, page-cache hygiene behind it, and a transparent switch to read/write
+ * when the kernel refuses splice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "io.h"
+#include "space.h"
+
+#define PIPE_FLOOR (64 * 1024)
+
+static const char *const strategy_names[_STRATEGY_MAX] = {
+	[STRATEGY_SPLICE] = "splice",
+	[STRATEGY_READWRITE] = "readwrite",
+	[STRATEGY_NAIVE_SPLICE] = "naive-splice",
+};
+
+/* The state of one copy. */
+struct copy {
+	int in, out;
+	const struct engine_opts *o;
+	struct engine_stats *st;
+	enum strategy strategy;
+	int stage[2];             /* the private pipe of the staged splice */
+	char *buf;                /* the read/write buffer, allocated on first use */
+	uint64_t off;             /* bytes written so far: the file position */
+	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
+	uint64_t prev_off, prev_len;  /* the chunk before it, under writeback */
+	bool eof;
+};
+
+const char *strategy_to_string(enum strategy s)
+{
+	return s < _STRATEGY_MAX ? strategy_names[s] : NULL;
+}
+
+int strategy_from_string(const char *s)
+{
+	for (int i = 0; i < _STRATEGY_MAX; i++)
+		if (strcmp(s, strategy_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
+void engine_defaults(struct engine_opts *o)
+{
+	*o = (struct engine_opts) {
+		.strategy = STRATEGY_SPLICE,
+		.prealloc = PREALLOC_KEEP_SIZE,
+		.chunk = 16 << 20,
+		.buffer = 1 << 20,
+		.in_pipe = 1 << 20,
+		.hygiene = true,
+		.check_space = true,
+	};
+}
+
+/* Errors that mean "splice cannot do this pair of files", after which read/write does the rest. */
+static bool splice_refused(int r)
+{
+	return r == -EINVAL || r == -ENOSYS || r == -EOPNOTSUPP || r == -EBADF;
+}
+
+static bool out_of_space(int r)
+{
+	return r == -ENOSPC || r == -EDQUOT || r == -EFBIG;
+}
+
+static int ensure_buffer(struct copy *c)
+{
+	void *p;
+
+	if (c->buf)
+		return 0;
+	if (posix_memalign(&p, 4096, c->o->buffer) != 0)
+		return -ENOMEM;
+	c->buf = p;
+	return 0;
+}
+
+/* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
+static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
+{
+	uint64_t done = 0;
+	int r = ensure_buffer(c);
+
+	while (r == 0 && done < len) {
+		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
+		ssize_t got = io_read_full(fd, c->buf, n);
+
+		if (fd == c->in)
+			c->st->in_calls++;
+		if (got <= 0) {
+			c->eof = got == 0 && fd == c->in;
+			r = (int)got;
+			break;
+		}
+		c->st->out_calls++;
+		r = io_write_full(c->out, c->buf, (size_t)got);
+		if (r == 0)
+			done += (uint64_t)got;
+		if ((size_t)got < n && fd == c->in)
+			c->eof = true;
+		if (c->eof)
+			break;
+	}
+	return r < 0 ? r : (ssize_t)done;
+}
+
+/*
+ * Fills the private pipe from the input with up to want bytes. The pipe fills by slots, not bytes (a slot may hold
+ * a partial page), so the chunk is complete when the pipe is full, want is reached, or the input ends; waiting for
+ * want bytes could block forever. Returns the bytes staged, or -errno when nothing could be staged.
+ */
+static ssize_t stage_fill(struct copy *c, size_t want)
+{
+	size_t filled = 0;
+
+	while (filled < want) {
+		ssize_t r = io_splice(c->in, c->stage[1], want - filled, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+		c->st->in_calls++;
+		if (r > 0) {
+			filled += (size_t)r;
+			continue;
+		}
+		if (r == 0) {
+			c->eof = true;
+			break;
+		}
+		if (r != -EAGAIN)
+			return filled > 0 ? (ssize_t)filled : r;
+		/* EAGAIN: the input is empty or the private pipe is full; only the first is worth waiting for. */
+		r = io_pipe_is_full(c->stage[1]);
+		if (r != 0)
+			return r < 0 ? r : (ssize_t)filled;
+		r = io_wait_readable(c->in);
+		if (r < 0)
+			return r;
+	}
+	return (ssize_t)filled;
+}
+
+/* Moves one chunk through the private pipe: bytes written, or -errno. A refused splice switches strategy. */
+static ssize_t move_staged(struct copy *c, size_t want)
+{
+	ssize_t filled = stage_fill(c, want), n;
+	size_t moved = 0;
+	int r;
+
+	if (filled <= 0)
+		return filled;
+	r = io_splice_all(c->stage[0], c->out, (size_t)filled, &moved, &c->st->out_calls);
+	if (r == 0 || !splice_refused(r))
+		return r < 0 ? r : (ssize_t)moved;
+
+	/* The file refused splice: what is staged goes out by read/write, and so does the rest of the stream. */
+	c->st->fell_back = true;
+	c->st->fallback_error = -r;
+	c->strategy = STRATEGY_READWRITE;
+	n = rw_copy(c, c->stage[0], (uint64_t)filled - moved);
+	return n < 0 ? n : (ssize_t)(moved + (size_t)n);
+}
+
+/* Splices straight from the input to the file, as far as want: bytes written, or -errno. */
+static ssize_t move_naive(struct copy *c, size_t want)
+{
+	size_t done = 0;
+
+	while (done < want) {
+		ssize_t r = io_splice(c->in, c->out, want - done, SPLICE_F_MOVE);
+
+		c->st->in_calls++;
+		if (r < 0)
+			return done > 0 ? (ssize_t)done : r;
+		if (r == 0) {
+			c->eof = true;
+			break;
+		}
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+/* Moves up to want bytes with the current strategy, switching to read/write for good if splice is refused. */
+static ssize_t move_chunk(struct copy *c, size_t want)
+{
+	ssize_t r;
+
+	switch (c->strategy) {
+	case STRATEGY_SPLICE:
+		r = move_staged(c, want);
+		break;
+	case STRATEGY_NAIVE_SPLICE:
+		r = move_naive(c, want);
+		break;
+	default:
+		return rw_copy(c, c->in, want);
+	}
+	if (r < 0 && splice_refused((int)r)) {
+		/* Refused before a byte moved (the input cannot be spliced, or naive splice to this file). */
+		c->st->fell_back = true;
+		c->st->fallback_error = (int)-r;
+		c->strategy = STRATEGY_READWRITE;
+		return rw_copy(c, c->in, want);
+	}
+	return r;
+}
+
+/* Asks the file system how much room there is and returns how much of the next chunk may be written. */
+static int next_want(struct copy *c, size_t *want)
+{
+	struct statfs sfs;
+	struct space_fs fs;
+
+	*want = c->o->chunk;
+	if (!c->o->check_space)
+		return 0;
+	if (fstatfs(c->out, &sfs) < 0)
+		return -errno;
+	fs = (struct space_fs) {
+		.avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize,
+		.total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize,
+		.block = (uint64_t)sfs.f_frsize,
+	};
+	if (fs.avail < c->st->min_avail)
+		c->st->min_avail = fs.avail;
+	c->st->reserve = space_resolve(&c->o->keep_free, fs.total);
+	*want = (size_t)space_budget(&fs, &c->o->keep_free, c->o->chunk);
+	return 0;
+}
+
+/* Reserves the blocks of the next chunk. Only running out of space matters; anything else is a lost hint. */
+static int prealloc(struct copy *c, size_t len)
+{
+	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
+
+	if (c->o->prealloc == PREALLOC_NONE)
+		return 0;
+	if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
+		return 0;
+	if (errno == EOPNOTSUPP && c->o->prealloc == PREALLOC_EXTEND) {
+		(void) ftruncate(c->out, (off_t)(c->off + len));
+		return 0;
+	}
+	return out_of_space(-errno) ? -errno : 0;
+}
+
+/*
+ * Starts writeback of the chunk just written and waits for the one before it, then drops that one from the page
+ * cache: a large core streams through a few chunks of cache instead of flooding it.
+ */
+static void hygiene(struct copy *c, uint64_t off, uint64_t len)
+{
+	if (!c->o->hygiene || len == 0)
+		return;
+	(void) sync_file_range(c->out, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	if (c->prev_len > 0) {
+		(void) sync_file_range(c->out, (off_t)c->prev_off, (off_t)c->prev_len,
+				       SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		(void) posix_fadvise(c->out, (off_t)c->prev_off, (off_t)c->prev_len, POSIX_FADV_DONTNEED);
+	}
+	c->prev_off = off;
+	c->prev_len = len;
+}
+
+/*
+ * Tells whether the input still holds data once the budget is spent. The private pipe is always drained by
+ * then, so one byte read from the input decides; it is consumed, as the capture stops anyway.
+ */
+static bool input_has_more(struct copy *c)
+{
+	char b;
+
+	return io_read_full(c->in, &b, 1) == 1;
+}
+
+static int copy_setup(struct copy *c)
+{
+	int r;
+
+	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
+	if (c->o->in_pipe > 0)
+		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
+	if (c->strategy != STRATEGY_SPLICE)
+		return 0;
+	if (pipe2(c->stage, O_CLOEXEC) < 0)
+		return -errno;
+	/* Above fs.pipe-max-size needs CAP_SYS_RESOURCE, which the handler has; elsewhere take what is granted. */
+	r = io_set_pipe_size(c->stage[1], c->o->chunk, PIPE_FLOOR);
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+static void copy_teardown(struct copy *c)
+{
+	int saved = errno;
+
+	if (c->stage[0] >= 0)
+		(void) close(c->stage[0]);
+	if (c->stage[1] >= 0)
+		(void) close(c->stage[1]);
+	free(c->buf);
+	errno = saved;
+}
+
+/* Runs one chunk: room check, preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
+static int copy_step(struct copy *c)
+{
+	size_t want;
+	ssize_t n;
+	int r = next_want(c, &want);
+
+	if (r < 0)
+		return r;
+	if (want == 0) {
+		c->st->truncated = input_has_more(c);
+		return 0;
+	}
+	r = prealloc(c, want);
+	if (r < 0) {
+		c->st->space_error = -r;
+		c->st->truncated = true;
+		return 0;
+	}
+	/*
+	 * Writeback of the chunk before starts only now, after this preallocation: fallocate next to an extent
+	 * under I/O makes ext4 merge the two and warn when that I/O completes.
+	 */
+	hygiene(c, c->pend_off, c->pend_len);
+	n = move_chunk(c, want);
+	if (n < 0)
+		return (int)n;
+	c->st->chunks++;
+	c->pend_off = c->off;
+	c->pend_len = (uint64_t)n;
+	c->off += (uint64_t)n;
+	/* A move of nothing happens only at the end of the input; never spin on it. */
+	return c->eof || n == 0 ? 0 : 1;
+}
+
+/* Leaves the file at exactly the bytes written, on disk, and out of the page cache. */
+static int copy_finish(struct copy *c)
+{
+	int r = 0;
+
+	/* Let all writeback finish before trimming the preallocation, for the same reason as in copy_step(). */
+	if (c->o->hygiene)
+		(void) sync_file_range(c->out, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				       SYNC_FILE_RANGE_WAIT_AFTER);
+	if (ftruncate(c->out, (off_t)c->off) < 0)
+		r = -errno;
+	if (fdatasync(c->out) < 0 && r == 0 && errno != EINVAL)
+		r = -errno;
+	if (c->o->hygiene)
+		(void) posix_fadvise(c->out, 0, 0, POSIX_FADV_DONTNEED);
+	return r;
+}
+
+/*
+ * Copies the input into the output file (opened for writing at offset 0) until EOF, the reserve, or an error.
+ * Returns 0 or -errno; either way st->bytes is what the file holds, and the file keeps it.
+ */
+int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st)
+{
+	struct copy c = { .in = in, .out = out, .o = o, .st = st, .strategy = o->strategy, .stage = { -1, -1 } };
+	int r, f;
+
+	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
+	r = copy_setup(&c);
+	while (r == 0 && (r = copy_step(&c)) > 0)
+		r = 0;
+	if (out_of_space(r)) {
+		/* Another writer took the room between the check and the write: keep what was written. */
+		st->space_error = -r;
+		st->truncated = true;
+		r = 0;
+	}
+	if (r < 0 || st->truncated) {
+		/* Errors may leave a partial write; the file position says what really arrived. */
+		off_t pos = lseek(out, 0, SEEK_CUR);
+
+		if (pos >= 0)
+			c.off = (uint64_t)pos;
+	}
+	f = copy_finish(&c);
+	st->bytes = c.off;
+	copy_teardown(&c);
+	return r < 0 ? r : f;
+}

@@ -1,0 +1,98 @@
+/*
+ * journal.c: sending one structured entry to journald, or to the kernel log when journald is not there.
+ * sd_journal_sendv() reports success when no journald listens (it drops the entry on ENOENT), so the socket is
+ * looked at first; a socket nobody answers on makes sendv fail, and that falls back too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <systemd/sd-journal.h>
+
+#include "io.h"
+#include "journal.h"
+
+const char *journal_socket_path = "/run/systemd/journal/socket";
+const char *journal_kmsg_path = "/dev/kmsg";
+
+void fields_init(struct fields *f, int priority)
+{
+	memset(f, 0, sizeof(*f));
+	f->priority = priority;
+	fields_add(f, "PRIORITY=%d", priority);
+	fields_add(f, "SYSLOG_IDENTIFIER=coresink");
+}
+
+/* Adds one field. A field that cannot be formatted is dropped; the entry still goes out. */
+void fields_add(struct fields *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (f->n >= FIELDS_MAX)
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (strncmp(s, "MESSAGE=", 8) == 0)
+		f->message = s + 8;
+	f->iov[f->n++] = (struct iovec) { .iov_base = s, .iov_len = (size_t)n };
+}
+
+void fields_free(struct fields *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->iov[i].iov_base);
+	f->n = 0;
+	f->message = NULL;
+}
+
+static int journald_listening(void)
+{
+	struct stat st;
+
+	return stat(journal_socket_path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Writes MESSAGE as one kernel log record, control bytes escaped so that it cannot forge a second record. */
+static int kmsg_send(const struct fields *f)
+{
+	char line[1024];
+	size_t n;
+	int fd, r;
+
+	n = (size_t)snprintf(line, sizeof(line), "<%d>coresink[%d]: ", f->priority, (int)getpid());
+	for (const unsigned char *p = (const unsigned char *)(f->message ? f->message : "");
+	     *p && n + 5 < sizeof(line); p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "\\x%02x", *p);
+		else
+			line[n++] = (char)*p;
+	}
+	line[n++] = '\n';
+	fd = open(journal_kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	r = io_write_full(fd, line, n);
+	(void) close(fd);
+	return r;
+}
+
+/* Sends the entry: 0 when journald took it, 1 when the kernel log did, or -errno when neither could. */
+int journal_send(struct fields *f)
+{
+	int r;
+
+	if (journald_listening() && sd_journal_sendv(f->iov, (int)f->n) >= 0)
+		return 0;
+	r = kmsg_send(f);
+	return r < 0 ? r : 1;
+}

@@ -1,0 +1,15 @@
+/* name.h: the stored file's name. */
+#ifndef CORESINK_NAME_H
+#define CORESINK_NAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NAME_COMM_MAX 32
+#define NAME_MAX_LEN 128
+
+void name_sanitize(const char *in, char *out, size_t len);
+int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt);
+
+#endif

@@ -1,0 +1,29 @@
+/* crasher.c: holds SIZE MiB of the known pattern, then dies of SIGSEGV in crash_here(). Test helper. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "pattern.h"
+
+static volatile int *volatile nowhere;
+
+/* gdb must find this frame on top of the stack of the core. */
+__attribute__((noinline)) static void crash_here(uint64_t *keep)
+{
+	*nowhere = (int)keep[0];
+}
+
+int main(int argc, char **argv)
+{
+	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;
+	size_t words = mib << 17;
+	uint64_t *p = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return perror("mmap"), 1;
+	for (size_t i = 0; i < words; i++)
+		p[i] = pattern_word(i);
+	fflush(stdout);
+	crash_here(p);
+	return 0;
+}
