@@ -1,0 +1,164 @@
+/* check_config.c: the config file: defaults, every key, and bad input that must never cost a core. */
+#include "unit.h"
+#include "config.h"
+
+static char dir[256], path[512];
+
+static void setup(void)
+{
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/coresink.conf", dir);
+}
+
+static void teardown(void)
+{
+	unit_rmtree(dir);
+}
+
+static void write_conf(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_defaults)
+{
+	struct config c;
+
+	config_defaults(&c);
+	ck_assert_str_eq(c.directory, "/var/lib/coresink");
+	ck_assert_uint_eq(c.chunk_size, 16 << 20);
+	ck_assert(c.keep_free.percent);
+	ck_assert_uint_eq(c.keep_free.value, 15);
+	ck_assert_uint_eq(c.keep_free.cap, 4ULL << 30);
+	ck_assert_int_eq(c.strategy, STRATEGY_SPLICE);
+	ck_assert_uint_eq(c.file_mode, 0640);
+}
+END_TEST
+
+START_TEST(test_every_key)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	write_conf("# comment\n; other comment\n\n[Coresink]\n  Directory = /srv/cores \nChunkSize=4M\n"
+		   "KeepFree=2G\nStrategy=readwrite\nFileMode=0600\n");
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_str_eq(c.directory, "/srv/cores");
+	ck_assert_uint_eq(c.chunk_size, 4 << 20);
+	ck_assert(!c.keep_free.percent);
+	ck_assert_uint_eq(c.keep_free.value, 2ULL << 30);
+	ck_assert_uint_eq(c.keep_free.cap, UINT64_MAX);
+	ck_assert_int_eq(c.strategy, STRATEGY_READWRITE);
+	ck_assert_uint_eq(c.file_mode, 0600);
+}
+END_TEST
+
+START_TEST(test_bad_values_keep_defaults)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	write_conf("[Coresink]\nDirectory=relative/path\nChunkSize=12\nChunkSize=3G\nKeepFree=lots\n"
+		   "Strategy=mmap\nStrategy=naive-splice\nFileMode=0777\nTypo=1\nno equals sign\n");
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 9);
+	ck_assert_str_eq(c.directory, "/var/lib/coresink");
+	ck_assert_uint_eq(c.chunk_size, 16 << 20);
+	ck_assert(c.keep_free.percent);
+	ck_assert_int_eq(c.strategy, STRATEGY_SPLICE);
+	ck_assert_uint_eq(c.file_mode, 0640);
+	ck_assert_ptr_nonnull(strstr(d.msg[7], "unknown key 'Typo'"));
+	ck_assert_ptr_nonnull(strstr(d.msg[0], ":2:"));
+}
+END_TEST
+
+START_TEST(test_other_section_ignored)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	write_conf("Directory=/before/section\n[Coredump]\nStorage=none\nDirectory=/wrong\n[Coresink]\nKeepFree=5%\n");
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 1);
+	ck_assert_str_eq(c.directory, "/var/lib/coresink");
+	ck_assert_uint_eq(c.keep_free.value, 5);
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, "/nonexistent/coresink.conf", &d), -ENOENT);
+	ck_assert_str_eq(c.directory, "/var/lib/coresink");
+}
+END_TEST
+
+START_TEST(test_garbage_is_bounded)
+{
+	struct config c;
+	struct diag d = { 0 };
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("[Coresink]\n", f);
+	for (int i = 0; i < 200; i++)
+		fprintf(f, "Key%d=\x01\xff garbage %d\n", i, i);
+	fclose(f);
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(d.n, DIAG_MAX);
+	ck_assert_int_eq(diag_count(&d), 200);
+}
+END_TEST
+
+START_TEST(test_print_roundtrip)
+{
+	struct config c, back;
+	struct diag d = { 0 };
+	FILE *f;
+
+	config_defaults(&c);
+	strcpy(c.directory, "/srv/x");
+	c.strategy = STRATEGY_READWRITE;
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	config_print(&c, f);
+	fclose(f);
+	config_defaults(&back);
+	ck_assert_int_eq(config_load(&back, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_str_eq(back.directory, "/srv/x");
+	ck_assert_int_eq(back.strategy, STRATEGY_READWRITE);
+	ck_assert_uint_eq(back.keep_free.value, 15);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_every_key);
+	tcase_add_test(tc, test_bad_values_keep_defaults);
+	tcase_add_test(tc, test_other_section_ignored);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_garbage_is_bounded);
+	tcase_add_test(tc, test_print_roundtrip);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
