@@ -32,7 +32,7 @@ struct copy {
 	char *buf;                /* the read/write buffer, allocated on first use */
 	uint64_t off;             /* bytes written so far: the file position */
 	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
-	uint64_t prev_off, prev_len;  /* the chunk before it, under writeback */
+	uint64_t prev_off, prev_len;  /* the chunk under writeback */
 	bool eof;
 };
 
@@ -253,22 +253,26 @@ static int prealloc(struct copy *c, size_t len)
 	return out_of_space(-errno) ? -errno : 0;
 }
 
-/*
- * Starts writeback of the chunk just written and waits for the one before it, then drops that one from the page
- * cache: a large core streams through a few chunks of cache instead of flooding it.
- */
-static void hygiene(struct copy *c, uint64_t off, uint64_t len)
+/* Waits for the chunk under writeback and drops it from the page cache. */
+static void settle(struct copy *c)
 {
-	if (!c->o->hygiene || len == 0)
+	if (!c->o->hygiene || c->prev_len == 0)
 		return;
-	(void) sync_file_range(c->out, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
-	if (c->prev_len > 0) {
-		(void) sync_file_range(c->out, (off_t)c->prev_off, (off_t)c->prev_len,
-				       SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
-		(void) posix_fadvise(c->out, (off_t)c->prev_off, (off_t)c->prev_len, POSIX_FADV_DONTNEED);
-	}
-	c->prev_off = off;
-	c->prev_len = len;
+	(void) sync_file_range(c->out, (off_t)c->prev_off, (off_t)c->prev_len,
+			       SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+	(void) posix_fadvise(c->out, (off_t)c->prev_off, (off_t)c->prev_len, POSIX_FADV_DONTNEED);
+	c->prev_len = 0;
+}
+
+/* Starts writeback of the chunk written last; it proceeds while the next chunk is copied. */
+static void start_writeback(struct copy *c)
+{
+	if (!c->o->hygiene || c->pend_len == 0)
+		return;
+	(void) sync_file_range(c->out, (off_t)c->pend_off, (off_t)c->pend_len, SYNC_FILE_RANGE_WRITE);
+	c->prev_off = c->pend_off;
+	c->prev_len = c->pend_len;
+	c->pend_len = 0;
 }
 
 /*
@@ -325,17 +329,20 @@ static int copy_step(struct copy *c)
 		c->st->truncated = input_has_more(c);
 		return 0;
 	}
+	/*
+	 * Page-cache hygiene around the preallocation (Linus Torvalds' pattern, reordered): no write may be in
+	 * flight while fallocate runs, as ext4 merges a new unwritten extent into one under I/O and warns when that
+	 * I/O completes. So: wait for the chunk before last, preallocate, then start writeback of the last chunk,
+	 * which proceeds while this one is copied.
+	 */
+	settle(c);
 	r = prealloc(c, want);
 	if (r < 0) {
 		c->st->space_error = -r;
 		c->st->truncated = true;
 		return 0;
 	}
-	/*
-	 * Writeback of the chunk before starts only now, after this preallocation: fallocate next to an extent
-	 * under I/O makes ext4 merge the two and warn when that I/O completes.
-	 */
-	hygiene(c, c->pend_off, c->pend_len);
+	start_writeback(c);
 	n = move_chunk(c, want);
 	if (n < 0)
 		return (int)n;
@@ -352,7 +359,7 @@ static int copy_finish(struct copy *c)
 {
 	int r = 0;
 
-	/* Let all writeback finish before trimming the preallocation, for the same reason as in copy_step(). */
+	/* Let all writeback finish before trimming the preallocation, for the reason given in copy_step(). */
 	if (c->o->hygiene)
 		(void) sync_file_range(c->out, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 				       SYNC_FILE_RANGE_WAIT_AFTER);
