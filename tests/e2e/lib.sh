@@ -1,0 +1,127 @@
+# lib.sh: what the end-to-end tests share. Sourced, not run. Every change to global state (kernel.core_pattern,
+# mounts, a journald) registers its undo with at_exit, and the EXIT trap undoes all of it, pass or fail.
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-build}
+case $B in /*) ;; *) B=$TOP/$B ;; esac
+CORESINK=$B/coresink
+CRASHER=$B/crasher
+PATCHECK=$B/patcheck
+FREEWATCH=$B/freewatch
+MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
+NAME=$(basename "$0" .sh)
+
+_undo=""
+# Registers a command to run at exit; the last registered runs first.
+at_exit() { _undo="$1
+$_undo"; }
+_run_undo() {
+	set +e
+	printf '%s\n' "$_undo" | while IFS= read -r cmd; do [ -n "$cmd" ] && eval "$cmd"; done
+}
+trap '_run_undo' EXIT
+trap 'exit 130' INT TERM HUP
+
+ok() { echo "ok   $NAME: $*"; }
+fail() { echo "FAIL $NAME: $*"; exit 1; }
+skip() { echo "SKIP $NAME: $*"; exit 77; }
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() { d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+
+need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root ($1)"; }
+
+# A scratch directory, removed at exit.
+scratch() {
+	T=$(mktemp -d /tmp/coresink-e2e.XXXXXX) || fail "mktemp"
+	at_exit "rm -rf '$T'"
+}
+
+# write_config FILE KEY=VALUE...: a [Coresink] config with these lines.
+write_config() {
+	f=$1; shift
+	{ echo "[Coresink]"; for kv in "$@"; do echo "$kv"; done; } > "$f"
+}
+
+# Points kernel.core_pattern at the built handler with CONFIG, and kernel.core_pipe_limit at 16 so the kernel waits
+# for the handler; both are restored at exit.
+use_handler() {
+	pattern=$("$CORESINK" --config "$1" --core-pattern) || fail "--core-pattern"
+	old_pattern=$(cat /proc/sys/kernel/core_pattern)
+	old_limit=$(cat /proc/sys/kernel/core_pipe_limit)
+	at_exit "printf '%s\n' '$old_pattern' > /proc/sys/kernel/core_pattern; echo $old_limit > /proc/sys/kernel/core_pipe_limit"
+	printf '%s\n' "$pattern" > /proc/sys/kernel/core_pattern
+	echo 16 > /proc/sys/kernel/core_pipe_limit
+}
+
+# mount_tmpfs DIR SIZE: a small real file system, unmounted at exit.
+mount_tmpfs() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2,mode=0755" coresink-e2e "$1" || fail "mount tmpfs $1"
+	at_exit "umount '$1'"
+}
+
+# crash MIB: a real process holding MIB of the pattern dies of SIGSEGV. Sets CRASH_PID and CRASH_STATUS.
+crash() {
+	( ulimit -c unlimited; exec "$CRASHER" "$1" ) 2>/dev/null &
+	CRASH_PID=$!
+	# The shell's own "Segmentation fault" notice is expected; keep it out of the test output.
+	{ wait "$CRASH_PID"; CRASH_STATUS=$?; } 2>/dev/null
+}
+
+# The kernel log from here on: kmsg_mark, then kmsg_since prints what came after.
+kmsg_mark() { KMSG_LINES=$(dmesg | wc -l); }
+kmsg_since() { dmesg | tail -n +"$((KMSG_LINES + 1))"; }
+
+journald_running() { [ -S /run/systemd/journal/socket ] && pidof systemd-journald >/dev/null 2>&1; }
+
+# Starts a private systemd-journald when none runs; it is stopped (by its pid) and its traces removed at exit.
+start_journald() {
+	JOURNALD_PID=""
+	journald_running && return 0
+	jd=/lib/systemd/systemd-journald
+	[ -x "$jd" ] || skip "no $jd"
+	[ -d /run/systemd/journal ] || at_exit "rm -rf /run/systemd/journal"
+	[ -d /run/log/journal ] || at_exit "rm -rf /run/log/journal"
+	"$jd" >/dev/null 2>&1 &
+	JOURNALD_PID=$!
+	at_exit "stop_journald"
+	for _ in $(seq 50); do
+		[ -S /run/systemd/journal/socket ] && return 0
+		sleep 0.1
+	done
+	fail "systemd-journald did not create its socket"
+}
+
+# Stops the journald this test started; its socket stays behind, as after a crash of journald.
+stop_journald() {
+	[ -n "${JOURNALD_PID:-}" ] || return 0
+	kill "$JOURNALD_PID" 2>/dev/null
+	wait "$JOURNALD_PID" 2>/dev/null
+	JOURNALD_PID=""
+}
+
+# journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
+journal_entry() {
+	for _ in $(seq 50); do
+		e=$(journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
+		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# has_line TEXT LINE: TEXT holds LINE exactly.
+has_line() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
+# has TEXT PART: TEXT holds PART somewhere; lacks: it does not.
+has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
+lacks() { ! has "$@"; }
+
+# The only entry of a directory, or failure when there are none or several (temporary files included).
+only_file() {
+	n=$(ls -A "$1" | wc -l)
+	[ "$n" -eq 1 ] || { ls -la "$1"; fail "expected one file in $1, found $n"; }
+	echo "$1/$(ls -A "$1")"
+}
+
+file_size() { stat -c %s "$1"; }
