@@ -42,7 +42,7 @@ check "and prints nothing" test ! -s "$T/out"
 check "and names core.--check-config.PID.UTC" test -f "$T/cores/core.--check-config.$$.19700101T000000Z"
 rm -rf "$T/cores"
 "$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 0 host $'../../x\n/y' 1 "" < "$T/in"
-check "a comm with slashes and a newline stays inside Directory" test -f "$T/cores/core._.._x__y.$$.19700101T000000Z"
+check "a comm with slashes and a newline stays inside Directory" test -f "$T/cores/core._._.._x__y.$$.19700101T000000Z"
 rm -rf "$T/cores"
 "$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 0 host c 2 "" < "$T/in"
 check "dump mode 2 (not dumpable by its owner) stores 0600" \
