@@ -54,8 +54,7 @@ static int parse_strategy(const char *v, void *field)
 {
 	int s = strategy_from_string(v);
 
-	/* naive-splice exists for the benchmark only; it is not a way to store cores. */
-	if (s < 0 || s == STRATEGY_NAIVE_SPLICE)
+	if (s < 0)
 		return -EINVAL;
 	*(enum strategy *)field = (enum strategy)s;
 	return 0;
