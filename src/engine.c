@@ -93,10 +93,8 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 
 	while (r == 0 && done < len) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
-		ssize_t got = io_read_full(fd, c->buf, n);
+		ssize_t got = io_read_full(fd, c->buf, n, fd == c->in ? &c->st->in_calls : NULL);
 
-		if (fd == c->in)
-			c->st->in_calls++;
 		if (got <= 0) {
 			c->eof = got == 0 && fd == c->in;
 			r = (int)got;
@@ -283,7 +281,7 @@ static bool input_has_more(struct copy *c)
 {
 	char b;
 
-	return io_read_full(c->in, &b, 1) == 1;
+	return io_read_full(c->in, &b, 1, NULL) == 1;
 }
 
 static int copy_setup(struct copy *c)

@@ -39,8 +39,8 @@ struct engine_stats {
 	bool fell_back;           /* splice was refused and read/write took over */
 	int fallback_error;       /* the errno that caused it */
 	int space_error;          /* ENOSPC/EDQUOT met while writing (another writer took the room) */
-	unsigned long in_calls;   /* data-moving syscalls on the input side */
-	unsigned long out_calls;  /* data-moving syscalls on the output side */
+	unsigned long in_calls;   /* read(2)/splice(2) calls on the input (naive splice: every call) */
+	unsigned long out_calls;  /* write(2) buffers and splice(2) calls into the file */
 	unsigned long chunks;
 	uint64_t min_avail;       /* lowest free space seen before a chunk */
 	uint64_t reserve;         /* KeepFree in bytes, as last resolved */

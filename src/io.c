@@ -6,8 +6,8 @@
 
 #include "io.h"
 
-/* Reads until len bytes or end of file: returns the count (short only at EOF) or -errno. */
-ssize_t io_read_full(int fd, void *buf, size_t len)
+/* Reads until len bytes or end of file: the count (short only at EOF) or -errno. calls, if set, counts read(2)s. */
+ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
 {
 	char *p = buf;
 	size_t done = 0;
@@ -17,6 +17,8 @@ ssize_t io_read_full(int fd, void *buf, size_t len)
 
 		do r = read(fd, p + done, len - done);
 		while (r < 0 && errno == EINTR);
+		if (calls)
+			(*calls)++;
 		if (r < 0)
 			return -errno;
 		if (r == 0)

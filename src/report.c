@@ -43,6 +43,9 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_RESULT=%s", result);
 	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
+	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
+	/* Data-moving syscalls, input side then file side: what the strategy cost. */
+	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
 	if (o->path[0])
 		fields_add(f, "COREDUMP_FILENAME=%s", o->path);
 	if (o->st.truncated)

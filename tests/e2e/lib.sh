@@ -2,7 +2,7 @@
 # mounts, a journald) registers its undo with at_exit, and the EXIT trap undoes all of it, pass or fail.
 set -u
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${B:-build}
 case $B in /*) ;; *) B=$TOP/$B ;; esac
 CORESINK=$B/coresink
