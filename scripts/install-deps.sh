@@ -4,7 +4,7 @@
 set -eu
 
 pkgs="build-essential pkg-config libsystemd-dev check valgrind gdb systemd"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs strace"
 
 missing=""
 for p in $pkgs; do

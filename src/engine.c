@@ -34,6 +34,7 @@ struct copy {
 	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
 	uint64_t prev_off, prev_len;  /* the chunk under writeback */
 	bool eof;
+	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
 };
 
 const char *strategy_to_string(enum strategy s)
@@ -235,20 +236,27 @@ static int next_want(struct copy *c, size_t *want)
 	return 0;
 }
 
-/* Reserves the blocks of the next chunk. Only running out of space matters; anything else is a lost hint. */
+/*
+ * Reserves the blocks of the next chunk. Where the file system has no fallocate (EOPNOTSUPP: ext2, ext3, some
+ * network file systems) the file is extended with ftruncate instead, which at least sets its size once per chunk;
+ * never posix_fallocate, which emulates by writing a byte per block. Only running out of space is an error.
+ */
 static int prealloc(struct copy *c, size_t len)
 {
 	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
 
 	if (c->o->prealloc == PREALLOC_NONE)
 		return 0;
-	if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
-		return 0;
-	if (errno == EOPNOTSUPP && c->o->prealloc == PREALLOC_EXTEND) {
-		(void) ftruncate(c->out, (off_t)(c->off + len));
-		return 0;
+	if (!c->no_fallocate) {
+		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
+			return 0;
+		if (errno != EOPNOTSUPP)
+			return out_of_space(-errno) ? -errno : 0;
+		c->no_fallocate = true;
+		c->st->prealloc_fallback = true;
 	}
-	return out_of_space(-errno) ? -errno : 0;
+	/* Writes go to the file position, so a size set ahead of them changes nothing; copy_finish trims it. */
+	return ftruncate(c->out, (off_t)(c->off + len)) < 0 && out_of_space(-errno) ? -errno : 0;
 }
 
 /* Waits for the chunk under writeback and drops it from the page cache. */

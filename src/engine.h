@@ -38,6 +38,7 @@ struct engine_stats {
 	bool truncated;           /* the input had more than was stored */
 	bool fell_back;           /* splice was refused and read/write took over */
 	int fallback_error;       /* the errno that caused it */
+	bool prealloc_fallback;   /* fallocate unsupported here: ftruncate preallocated instead */
 	int space_error;          /* ENOSPC/EDQUOT met while writing (another writer took the room) */
 	unsigned long in_calls;   /* read(2)/splice(2) calls on the input (naive splice: every call) */
 	unsigned long out_calls;  /* write(2) buffers and splice(2) calls into the file */

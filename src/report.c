@@ -2,6 +2,7 @@
  * report.c: the one journal entry each crash gets, with the COREDUMP_* fields coredumpctl reads, and the entry
  * for configuration and argument problems.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,6 +53,8 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "COREDUMP_TRUNCATED=1");
 	if (o->st.fell_back)
 		fields_add(f, "CORESINK_FALLBACK=readwrite (splice: %s)", strerror(o->st.fallback_error));
+	if (o->st.prealloc_fallback)
+		fields_add(f, "CORESINK_PREALLOC=ftruncate (fallocate: %s)", strerror(EOPNOTSUPP));
 	if (o->error)
 		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(o->error));
 }
