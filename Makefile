@@ -7,6 +7,11 @@ SYSCONFDIR ?= /etc
 LIBEXECDIR ?= $(PREFIX)/libexec
 BINDIR ?= $(PREFIX)/bin
 MANPREFIX ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share/coresink
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+# Where 'make enable' puts the drop-in, and where it keeps the values it replaced.
+SYSCTLDIR ?= /etc/sysctl.d
+STATEFILE ?= /var/lib/coresink.previous
 DESTDIR ?=
 
 CC ?= cc
@@ -30,7 +35,13 @@ UNITS = space parse config kargs name engine store journal
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch
 
-all: $(B)/coresink
+all: $(B)/coresink $(B)/60-coresink.conf
+
+# The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
+# since LIBEXECDIR may differ between 'make' and 'make install'.
+$(B)/60-coresink.conf: systemd/60-coresink.conf.in $(B)/coresink FORCE
+	pattern=$$($(B)/coresink --handler $(LIBEXECDIR)/coresink --core-pattern) && \
+		sed "s#@CORE_PATTERN@#$$pattern#" systemd/60-coresink.conf.in > $@
 
 $(B)/.deps:
 	@mkdir -p $(B)
@@ -79,13 +90,36 @@ asan-units: $(UNIT_BIN)
 install: $(B)/.deps
 	$(MAKE) all
 	install -D -m 0755 $(B)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink
+	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
+	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
+	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
+	install -D -m 0644 man/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
 	test -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf || \
 		install -D -m 0644 conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf
 
+# Removes what install put there. An edited config stays; an enabled handler is not pulled from under the kernel.
 uninstall:
-	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink
+	@if [ -z "$(DESTDIR)" ] && [ -e $(SYSCTLDIR)/60-coresink.conf ]; then \
+		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
+	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(DATADIR)/60-coresink.conf \
+		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
+		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/coresink.conf; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf ]; then \
+		echo "keeping the edited $(DESTDIR)$(SYSCONFDIR)/coresink.conf"; fi
+
+# Live settings, only on request: the kernel's core handler, now and at boot, and back exactly as it was.
+enable:
+	sh scripts/activate.sh enable $(DATADIR)/60-coresink.conf $(SYSCTLDIR) $(STATEFILE)
+
+disable:
+	sh scripts/activate.sh disable $(DATADIR)/60-coresink.conf $(SYSCTLDIR) $(STATEFILE)
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all check asan-units install uninstall clean
+FORCE:
+
+.PHONY: all check asan-units install uninstall enable disable clean

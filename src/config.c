@@ -15,10 +15,12 @@
 #define MAX_CHUNK (1024 * 1024 * 1024)
 
 typedef int (*parser_fn)(const char *value, void *field);
+typedef void (*printer_fn)(FILE *f, const void *field);
 
 struct key {
 	const char *name;
 	parser_fn parse;
+	printer_fn print;
 	size_t offset;
 };
 
@@ -65,12 +67,40 @@ static int parse_file_mode(const char *v, void *field)
 	return parse_mode(v, field);
 }
 
+static void print_string(FILE *f, const void *field)
+{
+	fputs(field, f);
+}
+
+static void print_size(FILE *f, const void *field)
+{
+	fprintf(f, "%zu", *(const size_t *)field);
+}
+
+static void print_size_spec(FILE *f, const void *field)
+{
+	char buf[32];
+
+	(void) format_size_spec(buf, sizeof(buf), field);
+	fputs(buf, f);
+}
+
+static void print_strategy(FILE *f, const void *field)
+{
+	fputs(strategy_to_string(*(const enum strategy *)field), f);
+}
+
+static void print_mode(FILE *f, const void *field)
+{
+	fprintf(f, "%04o", (unsigned)*(const mode_t *)field);
+}
+
 static const struct key keys[] = {
-	{ "Directory", parse_directory, offsetof(struct config, directory) },
-	{ "ChunkSize", parse_chunk, offsetof(struct config, chunk_size) },
-	{ "KeepFree", parse_keep_free, offsetof(struct config, keep_free) },
-	{ "Strategy", parse_strategy, offsetof(struct config, strategy) },
-	{ "FileMode", parse_file_mode, offsetof(struct config, file_mode) },
+	{ "Directory", parse_directory, print_string, offsetof(struct config, directory) },
+	{ "ChunkSize", parse_chunk, print_size, offsetof(struct config, chunk_size) },
+	{ "KeepFree", parse_keep_free, print_size_spec, offsetof(struct config, keep_free) },
+	{ "Strategy", parse_strategy, print_strategy, offsetof(struct config, strategy) },
+	{ "FileMode", parse_file_mode, print_mode, offsetof(struct config, file_mode) },
 };
 
 void config_defaults(struct config *c)
@@ -159,18 +189,15 @@ int config_load(struct config *c, const char *path, struct diag *d)
 	return 0;
 }
 
-/* Prints the effective configuration as a config file would say it. */
+/* Prints the effective configuration as a config file would say it: every key of the table, in its order. */
 void config_print(const struct config *c, FILE *f)
 {
-	char keep[32];
-
-	(void) format_size_spec(keep, sizeof(keep), &c->keep_free);
 	fprintf(f, "[Coresink]\n");
-	fprintf(f, "Directory=%s\n", c->directory);
-	fprintf(f, "ChunkSize=%zu\n", c->chunk_size);
-	fprintf(f, "KeepFree=%s\n", keep);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		fprintf(f, "%s=", keys[i].name);
+		keys[i].print(f, (const char *)c + keys[i].offset);
+		fputc('\n', f);
+	}
 	if (c->keep_free.cap != UINT64_MAX)
 		fprintf(f, "# KeepFree is the default, capped at %llu bytes\n", (unsigned long long)c->keep_free.cap);
-	fprintf(f, "Strategy=%s\n", strategy_to_string(c->strategy));
-	fprintf(f, "FileMode=%04o\n", (unsigned)c->file_mode);
 }

@@ -34,7 +34,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: coresink [--config FILE] --core-pattern\n"
+		"usage: coresink [--config FILE] [--handler PATH] --core-pattern\n"
 		"       coresink [--config FILE] --check-config\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD]\n"
 		"       coresink --help | --version\n");
@@ -59,16 +59,26 @@ static bool pattern_safe(const char *s)
 	return strpbrk(s, " \t\n%|") == NULL;
 }
 
-/* Prints the line for kernel.core_pattern that runs this very binary. */
-static int print_core_pattern(const char *config)
+/*
+ * Prints the line for kernel.core_pattern that runs this very binary, or the one at handler (where it will be
+ * installed, for the sysctl.d drop-in the build generates).
+ */
+static int print_core_pattern(const char *config, const char *handler)
 {
 	char self[PATH_MAX], conf[PATH_MAX], line[256];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	int len;
 
-	if (n < 0)
-		return perror("coresink: /proc/self/exe"), EXIT_SYSTEM;
-	self[n] = '\0';
+	if (handler) {
+		if (handler[0] != '/' || strlen(handler) >= sizeof(self))
+			return fprintf(stderr, "coresink: --handler needs an absolute path\n"), EXIT_USAGE;
+		strcpy(self, handler);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n < 0)
+			return perror("coresink: /proc/self/exe"), EXIT_SYSTEM;
+		self[n] = '\0';
+	}
 	if (config && !realpath(config, conf)) {
 		if (config[0] != '/')
 			return fprintf(stderr, "coresink: %s: %s\n", config, strerror(errno)), EXIT_USAGE;
@@ -196,11 +206,12 @@ int main(int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "core-pattern", no_argument, NULL, 'p' },
+		{ "handler", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	const char *config = CONFIG_DEFAULT_PATH;
+	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL;
 	bool named = false;
 	int mode = 0, ch;
 
@@ -215,6 +226,9 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'H':
+			handler = optarg;
+			break;
 		case 'k':
 		case 'p':
 			mode = ch;
@@ -228,7 +242,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (mode == 'p' && optind == argc)
-		return print_core_pattern(named ? config : NULL);
+		return print_core_pattern(named ? config : NULL, handler);
 	if (mode == 'k' && optind == argc)
 		return check_config(config, named);
 	if (mode == 0 && optind < argc)

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Installation and docs: the staged tree, uninstall, every key documented where the parser knows it, man pages that
+# render cleanly, --help matching the synopsis; as root, enable/disable round trips on the live kernel settings.
+. "$(dirname "$0")/lib.sh"
+scratch
+mk() { make -s -C "$TOP" "$@"; }
+
+# The staged tree, exactly.
+live_before="$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pipe_limit)"
+mk install DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make install DESTDIR"
+tree=$(cd "$T/stage" && find . -type f -printf '%m %p\n' | sort)
+expected="644 ./etc/coresink.conf
+644 ./usr/lib/tmpfiles.d/coresink.conf
+644 ./usr/share/coresink/60-coresink.conf
+644 ./usr/share/man/man5/coresink.conf.5
+644 ./usr/share/man/man8/coresink.8
+755 ./usr/libexec/coresink"
+check "make install DESTDIR stages exactly the expected files and modes" test "$tree" = "$expected"
+check "and changes no live setting" \
+	test "$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pipe_limit)" = "$live_before"
+pattern=$("$CORESINK" --handler /usr/libexec/coresink --core-pattern)
+check "the drop-in's pattern is the handler's own --core-pattern for the installed path" \
+	has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pattern=$pattern"
+check "the drop-in sets kernel.core_pipe_limit" has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pipe_limit=16"
+mk uninstall DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make uninstall DESTDIR"
+check "make uninstall removes every file install put there" test -z "$(find "$T/stage" -type f)"
+
+# Every key: the parser's table (--check-config prints it), conf/coresink.conf and coresink.conf(5) agree.
+parser=$("$CORESINK" --config /dev/null --check-config | sed -n 's/^\([A-Za-z]*\)=.*/\1/p' | sort)
+documented=$(sed -n 's/^#\([A-Za-z]*\)=.*/\1/p' "$TOP/conf/coresink.conf" | sort)
+manned=$(sed -n 's/^\.BI \([A-Za-z]*\)= .*/\1/p' "$TOP/man/coresink.conf.5" | sort)
+check "conf/coresink.conf documents exactly the keys the parser knows: $(echo $parser)" test "$parser" = "$documented"
+check "coresink.conf(5) documents exactly those keys" test "$parser" = "$manned"
+sed 's/^#\([A-Za-z]*=\)/\1/' "$TOP/conf/coresink.conf" > "$T/uncommented.conf"
+check "every documented default parses cleanly" bash -c "'$CORESINK' --config '$T/uncommented.conf' --check-config >/dev/null"
+
+# The man pages render without a warning; --help and the synopsis name the same options.
+for m in "$TOP/man/coresink.8" "$TOP/man/coresink.conf.5"; do
+	check "$(basename "$m") renders without warnings" test -z "$(groff -man -Tutf8 -ww -z "$m" 2>&1)"
+done
+help_opts=$("$CORESINK" --help | grep -o -- '--[a-z-]*' | sort -u)
+man_opts=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$TOP/man/coresink.8" | grep -o -- '\\-\\-[a-z\\-]*' |
+	sed 's/\\//g' | sort -u)
+check "--help and coresink(8)'s synopsis name the same options: $(echo $help_opts)" test "$help_opts" = "$man_opts"
+
+# Live: enable and disable round trip, with a real install under a scratch prefix.
+need_root "enable/disable change kernel.core_pattern"
+old_pattern=$(cat /proc/sys/kernel/core_pattern)
+old_limit=$(cat /proc/sys/kernel/core_pipe_limit)
+at_exit "printf '%s\n' '$old_pattern' > /proc/sys/kernel/core_pattern; echo $old_limit > /proc/sys/kernel/core_pipe_limit"
+before='core.%e.%p with spaces, kept exactly'
+printf '%s\n' "$before" > /proc/sys/kernel/core_pattern
+echo 3 > /proc/sys/kernel/core_pipe_limit
+vars=(PREFIX="$T/prefix" SYSCONFDIR="$T/etc" SYSCTLDIR="$T/sysctl.d" STATEFILE="$T/state/previous" B="$T/build")
+
+mk enable "${vars[@]}" > "$T/out" 2>&1
+check "enable refuses before install (the handler is missing)" test $? -ne 0
+check "and leaves the pattern alone" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
+mk install "${vars[@]}" > /dev/null || fail "make install PREFIX"
+write_config "$T/etc/coresink.conf" "Directory=$T/cores" "KeepFree=64M"
+mk enable "${vars[@]}" > /dev/null || fail "make enable"
+check "enable points the kernel at the installed handler" \
+	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F"
+check "and sets kernel.core_pipe_limit=16" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 16
+check "and installs the drop-in for boot" test -f "$T/sysctl.d/60-coresink.conf"
+crash 8
+check "a crash is captured by the installed handler" test -n "$(only_file "$T/cores")"
+saved=$(cat "$T/state/previous")
+mk enable "${vars[@]}" > /dev/null || fail "make enable, twice"
+check "enabling twice keeps the first saved values" test "$(cat "$T/state/previous")" = "$saved"
+mk uninstall "${vars[@]}" > /dev/null 2>&1
+check "uninstall refuses while enabled" test -x "$T/prefix/libexec/coresink"
+mk disable "${vars[@]}" > /dev/null || fail "make disable"
+check "disable restores the previous pattern exactly" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
+check "and the previous kernel.core_pipe_limit" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 3
+check "and removes the drop-in and the saved state" test ! -e "$T/sysctl.d/60-coresink.conf" -a ! -e "$T/state/previous"
+check "disable again changes nothing" bash -c "make -s -C '$TOP' disable ${vars[*]} >/dev/null && test \"\$(cat /proc/sys/kernel/core_pattern)\" = '$before'"
+mk uninstall "${vars[@]}" > /dev/null || fail "make uninstall"
+check "uninstall after disable removes the handler" test ! -e "$T/prefix/libexec/coresink"
