@@ -16,7 +16,7 @@ expect() {
 	ok "coresink $* -> $want"
 }
 
-expect 0 '^usage: coresink \[--config FILE\] --core-pattern' -- --help
+expect 0 '^usage: coresink \[--config FILE\] \[--handler PATH\] --core-pattern' -- --help
 expect 0 '^coresink [0-9.]+$' -- --version
 expect 100 '^usage:' --
 expect 100 '^usage:' -- --bogus
