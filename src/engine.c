@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -58,8 +59,12 @@ void engine_defaults(struct engine_opts *o)
 		.chunk = 16 << 20,
 		.buffer = 1 << 20,
 		.in_pipe = 1 << 20,
+		.max_use = { .value = UINT64_MAX, .cap = UINT64_MAX },
+		.max_core = UINT64_MAX,
+		.rlimit = UINT64_MAX,
 		.hygiene = true,
 		.check_space = true,
+		.lock_fd = -1,
 	};
 }
 
@@ -213,26 +218,56 @@ static ssize_t move_chunk(struct copy *c, size_t want)
 	return r;
 }
 
-/* Asks the file system how much room there is and returns how much of the next chunk may be written. */
-static int next_want(struct copy *c, size_t *want)
+/* Reads what the policy needs: the file system's numbers and the bytes other cores use. */
+static int read_space(struct copy *c, struct space_in *in)
 {
+	const struct engine_opts *o = c->o;
 	struct statfs sfs;
-	struct space_fs fs;
 
-	*want = c->o->chunk;
-	if (!c->o->check_space)
-		return 0;
-	if (fstatfs(c->out, &sfs) < 0)
-		return -errno;
-	fs = (struct space_fs) {
-		.avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize,
-		.total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize,
-		.block = (uint64_t)sfs.f_frsize,
+	*in = (struct space_in) {
+		.avail = UINT64_MAX, .total = UINT64_MAX, .block = 4096, .written = c->off,
+		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
+		.max_use = o->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
 	};
-	if (fs.avail < c->st->min_avail)
-		c->st->min_avail = fs.avail;
-	c->st->reserve = space_resolve(&c->o->keep_free, fs.total);
-	*want = (size_t)space_budget(&fs, &c->o->keep_free, c->o->chunk);
+	if (o->check_space) {
+		if (fstatfs(c->out, &sfs) < 0)
+			return -errno;
+		in->avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize;
+		in->total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize;
+		in->block = (uint64_t)sfs.f_frsize;
+		if (in->avail < c->st->min_avail)
+			c->st->min_avail = in->avail;
+		c->st->reserve = space_resolve(&o->keep_free, in->total);
+	}
+	if (o->hooks)
+		in->used = o->hooks->used(o->hooks->ctx);
+	return 0;
+}
+
+/*
+ * Decides how much of the next chunk may be written. When free space or the quota is short, old cores are deleted
+ * first: the new crash matters more than the oldest one. *which says what bound the answer.
+ */
+static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
+{
+	const struct engine_hooks *h = c->o->hooks;
+	struct space_in in;
+	uint64_t budget;
+	int r = read_space(c, &in);
+
+	if (r < 0)
+		return r;
+	budget = space_budget(&in, c->o->chunk, which);
+	if (h && budget < c->o->chunk && (*which == LIMIT_KEEP_FREE || *which == LIMIT_MAX_USE) &&
+	    h->make_room(h->ctx, c->o->chunk - budget) > 0) {
+		r = read_space(c, &in);
+		if (r < 0)
+			return r;
+		budget = space_budget(&in, c->o->chunk, which);
+	}
+	if (h)
+		h->reserve(h->ctx, c->off + budget);
+	*want = (size_t)budget;
 	return 0;
 }
 
@@ -322,19 +357,51 @@ static void copy_teardown(struct copy *c)
 	errno = saved;
 }
 
-/* Runs one chunk: room check, preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
+/* Stops the copy at a limit: the rest of the input is known to exist, and the kernel need not send it. */
+static void stop_at_limit(struct copy *c, enum limit which)
+{
+	c->st->truncated = input_has_more(c);
+	if (c->st->truncated)
+		c->st->limit = which;
+	if (c->o->close_on_limit && c->in >= 0) {
+		(void) close(c->in);
+		c->in = -1;
+	}
+}
+
+/*
+ * Plans the chunk and reserves its blocks under the lock, so that concurrent captures see each other's
+ * preallocations in statfs and each other's reservations in the hooks. Returns 0 or -errno; *want 0 means stop.
+ */
+static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
+{
+	int r;
+
+	if (c->o->lock_fd >= 0 && flock(c->o->lock_fd, LOCK_EX) < 0)
+		return -errno;
+	r = plan_chunk(c, want, which);
+	if (r == 0 && *want > 0) {
+		r = prealloc(c, *want);
+		if (r < 0) {
+			c->st->space_error = -r;
+			*which = LIMIT_KEEP_FREE;
+			*want = 0;
+			r = 0;
+		}
+	}
+	if (c->o->lock_fd >= 0)
+		(void) flock(c->o->lock_fd, LOCK_UN);
+	return r;
+}
+
+/* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
 static int copy_step(struct copy *c)
 {
-	size_t want;
+	enum limit which = LIMIT_NONE;
+	size_t want = 0;
 	ssize_t n;
-	int r = next_want(c, &want);
+	int r;
 
-	if (r < 0)
-		return r;
-	if (want == 0) {
-		c->st->truncated = input_has_more(c);
-		return 0;
-	}
 	/*
 	 * Page-cache hygiene around the preallocation (Linus Torvalds' pattern, reordered): no write may be in
 	 * flight while fallocate runs, as ext4 merges a new unwritten extent into one under I/O and warns when that
@@ -342,10 +409,11 @@ static int copy_step(struct copy *c)
 	 * which proceeds while this one is copied.
 	 */
 	settle(c);
-	r = prealloc(c, want);
-	if (r < 0) {
-		c->st->space_error = -r;
-		c->st->truncated = true;
+	r = reserve_chunk(c, &want, &which);
+	if (r < 0)
+		return r;
+	if (want == 0) {
+		stop_at_limit(c, which);
 		return 0;
 	}
 	start_writeback(c);
@@ -395,6 +463,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 		/* Another writer took the room between the check and the write: keep what was written. */
 		st->space_error = -r;
 		st->truncated = true;
+		st->limit = LIMIT_KEEP_FREE;
 		r = 0;
 	}
 	if (r < 0 || st->truncated) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "parse.h"
+#include "space.h"
 
 enum strategy {
 	STRATEGY_SPLICE,        /* stdin -> private pipe of one chunk -> file */
@@ -22,6 +23,17 @@ enum prealloc {
 	_PREALLOC_MAX
 };
 
+/*
+ * What the handler adds to the free-space check: the bytes of other cores, room made by deleting old ones, and the
+ * record of what this capture holds. The engine calls them once per chunk, holding lock_fd.
+ */
+struct engine_hooks {
+	uint64_t (*used)(void *ctx);                   /* stored cores + other captures in flight */
+	uint64_t (*make_room)(void *ctx, uint64_t need); /* deletes old cores; returns bytes freed */
+	void (*reserve)(void *ctx, uint64_t bytes);    /* this capture now holds bytes */
+	void *ctx;
+};
+
 struct engine_opts {
 	enum strategy strategy;
 	enum prealloc prealloc;
@@ -29,13 +41,20 @@ struct engine_opts {
 	size_t buffer;            /* read/write buffer, a multiple of the page size */
 	size_t in_pipe;           /* F_SETPIPE_SZ for the input when it is a pipe; 0 leaves it */
 	struct size_spec keep_free;
+	struct size_spec max_use; /* only with hooks */
+	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
+	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
 	bool check_space;         /* fstatfs before each chunk */
+	bool close_on_limit;      /* close the input as soon as a limit stops the copy: the kernel stops dumping */
+	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
+	const struct engine_hooks *hooks;  /* NULL for none */
 };
 
 struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
 	bool truncated;           /* the input had more than was stored */
+	enum limit limit;         /* what stopped it, when truncated by a limit */
 	bool fell_back;           /* splice was refused and read/write took over */
 	int fallback_error;       /* the errno that caused it */
 	bool prealloc_fallback;   /* fallocate unsupported here: ftruncate preallocated instead */

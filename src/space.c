@@ -1,4 +1,7 @@
-/* space.c: the free-space policy: how many bytes a capture may write next without crossing the reserve. */
+/*
+ * space.c: the storage policy: how many more bytes a capture may write, given free space above KeepFree, room under
+ * MaxUse, MaxCoreSize, the process's RLIMIT_CORE and what was written so far. Numbers in, a number out.
+ */
 #include "space.h"
 
 /*
@@ -6,6 +9,19 @@
  * journal), so that the reserve holds on ext4 and xfs and not only on tmpfs.
  */
 #define METADATA_BLOCKS 32
+
+static const char *const limit_names[_LIMIT_MAX] = {
+	[LIMIT_NONE] = "none",
+	[LIMIT_KEEP_FREE] = "KeepFree",
+	[LIMIT_MAX_USE] = "MaxUse",
+	[LIMIT_MAX_CORE] = "MaxCoreSize",
+	[LIMIT_RLIMIT] = "RLIMIT_CORE",
+};
+
+const char *limit_to_string(enum limit l)
+{
+	return l < _LIMIT_MAX ? limit_names[l] : "?";
+}
 
 /* Turns a size spec into bytes for a file system of total bytes. */
 uint64_t space_resolve(const struct size_spec *spec, uint64_t total)
@@ -17,21 +33,45 @@ uint64_t space_resolve(const struct size_spec *spec, uint64_t total)
 	return v < spec->cap ? v : spec->cap;
 }
 
-/*
- * Returns how many of the want bytes may be written now: all of them while the file system keeps the reserve
- * and a metadata margin after the write, fewer (whole blocks) when it gets close, 0 when it is there.
- */
-uint64_t space_budget(const struct space_fs *fs, const struct size_spec *keep_free, uint64_t want)
+/* Free space above the reserve and the metadata margin, in whole blocks. */
+static uint64_t free_room(const struct space_in *in)
 {
-	uint64_t block = fs->block ? fs->block : 1;
-	uint64_t floor = space_resolve(keep_free, fs->total);
+	uint64_t block = in->block ? in->block : 1;
+	uint64_t floor = space_resolve(&in->keep_free, in->total);
 	uint64_t margin = METADATA_BLOCKS * block;
-	uint64_t room;
 
-	if (floor > UINT64_MAX - margin || fs->avail <= floor + margin)
+	if (floor > UINT64_MAX - margin || in->avail <= floor + margin)
 		return 0;
-	room = fs->avail - floor - margin;
-	if (room >= want)
-		return want;
-	return room / block * block;
+	return (in->avail - floor - margin) / block * block;
+}
+
+/* What is left of cap once used bytes are counted; 0 when they already exceed it. */
+static uint64_t left(uint64_t cap, uint64_t used)
+{
+	return used < cap ? cap - used : 0;
+}
+
+static void tighten(uint64_t *budget, enum limit *which, uint64_t room, enum limit l)
+{
+	if (room < *budget) {
+		*budget = room;
+		*which = l;
+	}
+}
+
+/*
+ * Returns how many of the want bytes may be written now. When that is fewer than want, *which names the limit that
+ * bound it (the first in the order KeepFree, MaxUse, MaxCoreSize, RLIMIT_CORE to give the smallest room).
+ */
+uint64_t space_budget(const struct space_in *in, uint64_t want, enum limit *which)
+{
+	uint64_t budget = want;
+	uint64_t used = in->used > UINT64_MAX - in->written ? UINT64_MAX : in->used + in->written;
+
+	*which = LIMIT_NONE;
+	tighten(&budget, which, free_room(in), LIMIT_KEEP_FREE);
+	tighten(&budget, which, left(space_resolve(&in->max_use, in->total), used), LIMIT_MAX_USE);
+	tighten(&budget, which, left(in->max_core, in->written), LIMIT_MAX_CORE);
+	tighten(&budget, which, left(in->rlimit, in->written), LIMIT_RLIMIT);
+	return budget;
 }

@@ -1,61 +1,81 @@
-/* check_space.c: the free-space policy, on a table of plain numbers. */
+/* check_space.c: the storage policy, on a table of plain numbers. */
 #include "unit.h"
 #include "space.h"
 
 #define K 1024ULL
 #define M (1024ULL * K)
 #define G (1024ULL * M)
+#define NONE UINT64_MAX
 
-static const struct size_spec bytes_16m = { 16 * M, false, UINT64_MAX };
-static const struct size_spec pct_15_cap = { 15, true, 4 * G };
-static const struct size_spec pct_50 = { 50, true, UINT64_MAX };
-static const struct size_spec zero = { 0, false, UINT64_MAX };
+#define BYTES(n) { (n), false, UINT64_MAX }
+#define PCT(n) { (n), true, UINT64_MAX }
+#define PCT_CAP(n, cap) { (n), true, (cap) }
+
+/* A roomy 100 GiB file system with 10 GiB free and no limit at all, which each row then changes. */
+#define FS .avail = 10 * G, .total = 100 * G, .block = 4 * K, .max_core = NONE, .rlimit = NONE, \
+	   .keep_free = BYTES(0), .max_use = BYTES(NONE)
 
 static const struct {
-	struct space_fs fs;
-	const struct size_spec *keep;
+	const char *what;
+	struct space_in in;
 	uint64_t want, expect;
-} budget_cases[] = {
-	/* Plenty of room: the whole chunk. */
-	{ { 10 * G, 100 * G, 4 * K }, &bytes_16m, 16 * M, 16 * M },
-	/* Room for part of a chunk: whole blocks up to reserve + 32 blocks of margin. */
-	{ { 20 * M, 100 * G, 4 * K }, &bytes_16m, 16 * M, 4 * M - 128 * K },
-	/* At the reserve + margin exactly: nothing. */
-	{ { 16 * M + 128 * K, 100 * G, 4 * K }, &bytes_16m, 16 * M, 0 },
-	/* Below the reserve: nothing. */
-	{ { 1 * M, 100 * G, 4 * K }, &bytes_16m, 16 * M, 0 },
-	/* Percent of the file system: 50% of 1 GiB reserved, 600 MiB free. */
-	{ { 600 * M, 1 * G, 4 * K }, &pct_50, 16 * M, 16 * M },
-	{ { 520 * M, 1 * G, 4 * K }, &pct_50, 16 * M, 8 * M - 128 * K },
-	/* The default's cap: 15% of 100 TiB would be 15 TiB, capped at 4 GiB. */
-	{ { 5 * G, 100 * 1024 * G, 4 * K }, &pct_15_cap, 16 * M, 16 * M },
-	/* No reserve, no room but the margin. */
-	{ { 128 * K, 1 * G, 4 * K }, &zero, 16 * M, 0 },
-	/* Block rounding with 64 KiB blocks. */
-	{ { 3 * M + 100 * K, 1 * G, 64 * K }, &zero, 16 * M, 3 * M + 64 * K - 2 * M },
-	/* A zero block size (broken statfs) still gives a sane answer. */
-	{ { 10 * G, 100 * G, 0 }, &bytes_16m, 16 * M, 16 * M },
-	/* A reserve near UINT64_MAX does not overflow. */
-	{ { 10 * G, 100 * G, 4 * K }, &(const struct size_spec){ UINT64_MAX - 1, false, UINT64_MAX }, 16 * M, 0 },
+	enum limit which;
+} cases[] = {
+	{ "no limit binds", { FS }, 16 * M, 16 * M, LIMIT_NONE },
+	{ "KeepFree: room for part of a chunk, whole blocks, 32 blocks margin",
+	  { FS, .avail = 20 * M, .keep_free = BYTES(16 * M) }, 16 * M, 4 * M - 128 * K, LIMIT_KEEP_FREE },
+	{ "KeepFree: exactly at reserve + margin", { FS, .avail = 16 * M + 128 * K, .keep_free = BYTES(16 * M) },
+	  16 * M, 0, LIMIT_KEEP_FREE },
+	{ "KeepFree: below the reserve", { FS, .avail = 1 * M, .keep_free = BYTES(16 * M) }, 16 * M, 0,
+	  LIMIT_KEEP_FREE },
+	{ "KeepFree as a percentage", { FS, .avail = 520 * M, .total = 1 * G, .keep_free = PCT(50) }, 16 * M,
+	  8 * M - 128 * K, LIMIT_KEEP_FREE },
+	{ "KeepFree default capped at 4 GiB on 100 TiB", { FS, .avail = 5 * G, .total = 100 * 1024 * G,
+	  .keep_free = PCT_CAP(15, 4 * G) }, 16 * M, 16 * M, LIMIT_NONE },
+	{ "64 KiB blocks round down", { FS, .avail = 3 * M + 100 * K, .total = 1 * G, .block = 64 * K }, 16 * M,
+	  1 * M + 64 * K, LIMIT_KEEP_FREE },
+	{ "broken statfs block size 0", { FS, .block = 0 }, 16 * M, 16 * M, LIMIT_NONE },
+	{ "huge reserve does not overflow", { FS, .keep_free = BYTES(UINT64_MAX - 1) }, 16 * M, 0,
+	  LIMIT_KEEP_FREE },
+	{ "MaxUse: room left under the quota", { FS, .used = 50 * M, .written = 10 * M, .max_use = BYTES(64 * M) },
+	  16 * M, 4 * M, LIMIT_MAX_USE },
+	{ "MaxUse: already over by others' cores", { FS, .used = 80 * M, .max_use = BYTES(64 * M) }, 16 * M, 0,
+	  LIMIT_MAX_USE },
+	{ "MaxUse as a percentage: 10% of 100 GiB, 10232 MiB used", { FS, .used = 9 * G + 1016 * M,
+	  .max_use = PCT(10) }, 16 * M, 8 * M, LIMIT_MAX_USE },
+	{ "MaxCoreSize", { FS, .written = 60 * M, .max_core = 64 * M }, 16 * M, 4 * M, LIMIT_MAX_CORE },
+	{ "RLIMIT_CORE 0", { FS, .rlimit = 0 }, 16 * M, 0, LIMIT_RLIMIT },
+	{ "RLIMIT_CORE smaller than a chunk", { FS, .rlimit = 1 * M }, 16 * M, 1 * M, LIMIT_RLIMIT },
+	{ "RLIMIT_CORE reached", { FS, .written = 1 * M, .rlimit = 1 * M }, 16 * M, 0, LIMIT_RLIMIT },
+	{ "the smallest room wins: MaxCoreSize under RLIMIT", { FS, .max_core = 2 * M, .rlimit = 3 * M }, 16 * M,
+	  2 * M, LIMIT_MAX_CORE },
+	{ "the smallest room wins: KeepFree under MaxUse", { FS, .avail = 17 * M + 128 * K,
+	  .keep_free = BYTES(16 * M), .max_use = BYTES(8 * M) }, 16 * M, 1 * M, LIMIT_KEEP_FREE },
+	{ "used + written overflow is saturated", { FS, .used = UINT64_MAX - 1, .written = 10,
+	  .max_use = BYTES(64 * M) }, 16 * M, 0, LIMIT_MAX_USE },
 };
 
 START_TEST(test_budget_table)
 {
-	uint64_t got = space_budget(&budget_cases[_i].fs, budget_cases[_i].keep, budget_cases[_i].want);
+	enum limit which;
+	uint64_t got = space_budget(&cases[_i].in, cases[_i].want, &which);
 
-	ck_assert_msg(got == budget_cases[_i].expect, "case %d: got %llu, expected %llu", _i,
-		      (unsigned long long)got, (unsigned long long)budget_cases[_i].expect);
+	ck_assert_msg(got == cases[_i].expect, "%s: got %llu, expected %llu", cases[_i].what,
+		      (unsigned long long)got, (unsigned long long)cases[_i].expect);
+	ck_assert_msg(which == cases[_i].which, "%s: limit %s, expected %s", cases[_i].what,
+		      limit_to_string(which), limit_to_string(cases[_i].which));
 }
 END_TEST
 
 START_TEST(test_resolve)
 {
-	ck_assert_uint_eq(space_resolve(&bytes_16m, 1 * G), 16 * M);
-	ck_assert_uint_eq(space_resolve(&pct_50, 1 * G), 512 * M);
-	ck_assert_uint_eq(space_resolve(&pct_15_cap, 10 * G), 10 * G / 100 * 15 + (10 * G % 100) * 15 / 100);
-	ck_assert_uint_eq(space_resolve(&pct_15_cap, 1000 * G), 4 * G);
-	/* No overflow for a huge file system and 100%. */
-	ck_assert_uint_eq(space_resolve(&(const struct size_spec){ 100, true, UINT64_MAX }, UINT64_MAX), UINT64_MAX);
+	const struct size_spec b16 = BYTES(16 * M), p50 = PCT(50), p15 = PCT_CAP(15, 4 * G), p100 = PCT(100);
+
+	ck_assert_uint_eq(space_resolve(&b16, 1 * G), 16 * M);
+	ck_assert_uint_eq(space_resolve(&p50, 1 * G), 512 * M);
+	ck_assert_uint_eq(space_resolve(&p15, 10 * G), 10 * G / 100 * 15 + (10 * G % 100) * 15 / 100);
+	ck_assert_uint_eq(space_resolve(&p15, 1000 * G), 4 * G);
+	ck_assert_uint_eq(space_resolve(&p100, UINT64_MAX), UINT64_MAX);
 }
 END_TEST
 
@@ -64,7 +84,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("space");
 	TCase *tc = tcase_create("policy");
 
-	tcase_add_loop_test(tc, test_budget_table, 0, (int)(sizeof(budget_cases) / sizeof(budget_cases[0])));
+	tcase_add_loop_test(tc, test_budget_table, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_resolve);
 	suite_add_tcase(s, tc);
 	return s;
