@@ -47,9 +47,53 @@ static int parse_chunk(const char *v, void *field)
 	return 0;
 }
 
+/* KeepFree= and MaxUse=: bytes or a percentage of the file system. */
 static int parse_keep_free(const char *v, void *field)
 {
 	return parse_size_spec(v, field);
+}
+
+static int parse_max_core(const char *v, void *field)
+{
+	return parse_bytes(v, field);
+}
+
+static int parse_on_limit(const char *v, void *field)
+{
+	if (strcmp(v, "truncate") == 0)
+		*(enum on_limit *)field = ON_LIMIT_TRUNCATE;
+	else if (strcmp(v, "discard") == 0)
+		*(enum on_limit *)field = ON_LIMIT_DISCARD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Seconds, optionally with an "s": systemd's RateLimitIntervalSec= in its plainest form. */
+static int parse_interval(const char *v, void *field)
+{
+	char digits[24];
+	size_t n = strspn(v, "0123456789");
+	uint64_t sec;
+
+	if (n == 0 || n >= sizeof(digits) || (v[n] != '\0' && strcmp(v + n, "s") != 0))
+		return -EINVAL;
+	memcpy(digits, v, n);
+	digits[n] = '\0';
+	if (parse_u64(digits, &sec) < 0 || sec == 0 || sec > 86400 * 365)
+		return -ERANGE;
+	*(uint64_t *)field = sec;
+	return 0;
+}
+
+static int parse_burst(const char *v, void *field)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0 || n > UINT32_MAX)
+		return -EINVAL;
+	*(uint64_t *)field = n;
+	return 0;
 }
 
 static int parse_strategy(const char *v, void *field)
@@ -85,6 +129,16 @@ static void print_size_spec(FILE *f, const void *field)
 	fputs(buf, f);
 }
 
+static void print_u64(FILE *f, const void *field)
+{
+	fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field);
+}
+
+static void print_on_limit(FILE *f, const void *field)
+{
+	fputs(*(const enum on_limit *)field == ON_LIMIT_DISCARD ? "discard" : "truncate", f);
+}
+
 static void print_strategy(FILE *f, const void *field)
 {
 	fputs(strategy_to_string(*(const enum strategy *)field), f);
@@ -99,8 +153,14 @@ static const struct key keys[] = {
 	{ "Directory", parse_directory, print_string, offsetof(struct config, directory) },
 	{ "ChunkSize", parse_chunk, print_size, offsetof(struct config, chunk_size) },
 	{ "KeepFree", parse_keep_free, print_size_spec, offsetof(struct config, keep_free) },
+	{ "MaxUse", parse_keep_free, print_size_spec, offsetof(struct config, max_use) },
+	{ "MaxCoreSize", parse_max_core, print_u64, offsetof(struct config, max_core_size) },
+	{ "OnLimit", parse_on_limit, print_on_limit, offsetof(struct config, on_limit) },
 	{ "Strategy", parse_strategy, print_strategy, offsetof(struct config, strategy) },
 	{ "FileMode", parse_file_mode, print_mode, offsetof(struct config, file_mode) },
+	{ "RateLimitIntervalSec", parse_interval, print_u64, offsetof(struct config, rate_interval) },
+	{ "RateLimitBurst", parse_burst, print_u64, offsetof(struct config, rate_burst) },
+	{ "RateLimitGlobalBurst", parse_burst, print_u64, offsetof(struct config, rate_global_burst) },
 };
 
 void config_defaults(struct config *c)
@@ -110,8 +170,16 @@ void config_defaults(struct config *c)
 	c->chunk_size = 16 << 20;
 	/* systemd-coredump's default: 15% of the file system, at most 4 GiB. */
 	c->keep_free = (struct size_spec) { .value = 15, .percent = true, .cap = 4ULL << 30 };
+	/* And its MaxUse=: 10%, at most 4 GiB. */
+	c->max_use = (struct size_spec) { .value = 10, .percent = true, .cap = 4ULL << 30 };
+	c->max_core_size = 32ULL << 30;
+	c->on_limit = ON_LIMIT_TRUNCATE;
 	c->strategy = STRATEGY_SPLICE;
 	c->file_mode = 0640;
+	/* A crash-looping service keeps 5 cores a minute; 20 a minute for all of them together. */
+	c->rate_interval = 60;
+	c->rate_burst = 5;
+	c->rate_global_burst = 20;
 }
 
 static char *strip(char *s)
@@ -200,4 +268,6 @@ void config_print(const struct config *c, FILE *f)
 	}
 	if (c->keep_free.cap != UINT64_MAX)
 		fprintf(f, "# KeepFree is the default, capped at %llu bytes\n", (unsigned long long)c->keep_free.cap);
+	if (c->max_use.cap != UINT64_MAX)
+		fprintf(f, "# MaxUse is the default, capped at %llu bytes\n", (unsigned long long)c->max_use.cap);
 }

@@ -15,12 +15,23 @@
 #endif
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/coresink.conf"
 
+enum on_limit {
+	ON_LIMIT_TRUNCATE,   /* keep the core up to the limit, marked truncated */
+	ON_LIMIT_DISCARD,    /* keep nothing */
+};
+
 struct config {
 	char directory[PATH_MAX];
 	size_t chunk_size;
 	struct size_spec keep_free;
+	struct size_spec max_use;
+	uint64_t max_core_size;
+	enum on_limit on_limit;
 	enum strategy strategy;
 	mode_t file_mode;
+	uint64_t rate_interval;    /* seconds */
+	uint64_t rate_burst;       /* stored crashes per executable per interval; 0: no limit */
+	uint64_t rate_global_burst;
 };
 
 void config_defaults(struct config *c);

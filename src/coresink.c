@@ -1,6 +1,6 @@
 /*
- * coresink.c: the kernel.core_pattern pipe helper. It stores the core arriving on stdin in Directory, in chunks
- * and within the free-space reserve, and logs one journal entry per crash.
+ * coresink.c: the kernel.core_pattern pipe helper's command line. Kernel mode (capture.c) stores the core arriving
+ * on stdin in Directory, in chunks and within the limits, and logs one journal entry per crash.
  *
  * Exit codes: 0 stored (possibly truncated) or done, 1 configuration errors (--check-config),
  * 100 usage, 111 system failure (nothing stored).
@@ -16,12 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "config.h"
-#include "engine.h"
 #include "kargs.h"
-#include "name.h"
-#include "report.h"
-#include "store.h"
 
 #define EXIT_USAGE 100
 #define EXIT_SYSTEM 111
@@ -95,17 +92,6 @@ static int print_core_pattern(const char *config, const char *handler)
 	return 0;
 }
 
-/* Loads the configuration over the defaults. A missing default file is no problem; a missing named one is. */
-static void load_config(struct config *c, const char *path, bool named, struct diag *d)
-{
-	int r;
-
-	config_defaults(c);
-	r = config_load(c, path, d);
-	if (r < 0 && (named || r != -ENOENT))
-		diag_add(d, "cannot read %s: %s", path, strerror(-r));
-}
-
 static int check_config(const char *path, bool named)
 {
 	struct config c;
@@ -118,86 +104,6 @@ static int check_config(const char *path, bool named)
 	if (d.dropped)
 		fprintf(stderr, "coresink: ... and %d more\n", d.dropped);
 	return diag_count(&d) ? 1 : 0;
-}
-
-static void read_exe(pid_t pid, char *buf, size_t len)
-{
-	char proc[64];
-	ssize_t n;
-
-	(void) snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
-	n = pid > 0 ? readlink(proc, buf, len - 1) : -1;
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-static void engine_options(const struct config *c, struct engine_opts *o)
-{
-	engine_defaults(o);
-	o->strategy = c->strategy;
-	o->chunk = c->chunk_size;
-	o->keep_free = c->keep_free;
-}
-
-static int fail(struct outcome *o, const char *step, int r)
-{
-	o->step = step;
-	o->error = -r;
-	return r;
-}
-
-/* Stores stdin as a core of k in the configured directory; o tells what became of it. 0 or -errno. */
-static int store_core(const struct config *c, const struct kargs *k, struct outcome *o)
-{
-	struct engine_opts eo;
-	struct store_file f;
-	char name[NAME_MAX_LEN];
-	mode_t mode = k->dumpmode == 1 ? c->file_mode : 0600;
-	int dirfd, r;
-
-	engine_options(c, &eo);
-	o->strategy = eo.strategy;
-	dirfd = store_open_dir(c->directory);
-	if (dirfd < 0)
-		return fail(o, "opening the directory", dirfd);
-	r = store_create(dirfd, mode, &f);
-	if (r < 0)
-		return close(dirfd), fail(o, "creating the file", r);
-	r = engine_copy(STDIN_FILENO, f.fd, &eo, &o->st);
-	if (r < 0)
-		(void) fail(o, "copying", r);
-	if (o->st.bytes == 0) {
-		store_discard(&f);
-		(void) close(dirfd);
-		return o->error ? -o->error : fail(o, "copying", o->st.truncated ? -ENOSPC : -ENODATA);
-	}
-	r = store_publish(&f, k->comm, k->pid, k->time, name, sizeof(name));
-	(void) close(dirfd);
-	if (r < 0)
-		return fail(o, "publishing the file", r);
-	(void) snprintf(o->path, sizeof(o->path), "%s/%s", c->directory, name);
-	return 0;
-}
-
-/* Kernel mode: everything is logged, nothing is printed; a config problem never stops the capture. */
-static int capture(const char *config, bool named, int argc, char **argv)
-{
-	struct diag kd = { 0 }, cd = { 0 };
-	struct kargs k;
-	struct config c;
-	struct outcome o = { 0 };
-	char exe[PATH_MAX];
-	int r;
-
-	(void) kargs_parse(argc, argv, &k, &kd);
-	load_config(&c, config, named, &cd);
-	(void) report_diag(&kd, "the kernel arguments");
-	(void) report_diag(&cd, config);
-	/* Read while the crashed process still exists: it does until the whole core has been read. */
-	read_exe(k.pid, exe, sizeof(exe));
-	o.exe = exe;
-	r = store_core(&c, &k, &o);
-	(void) report_crash(&k, &o);
-	return r < 0 && !o.path[0] ? EXIT_SYSTEM : 0;
 }
 
 int main(int argc, char **argv)
@@ -246,7 +152,7 @@ int main(int argc, char **argv)
 	if (mode == 'k' && optind == argc)
 		return check_config(config, named);
 	if (mode == 0 && optind < argc)
-		return capture(config, named, argc - optind, argv + optind);
+		return capture_run(config, named, argc - optind, argv + optind);
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -37,11 +37,19 @@ static void add_process_fields(struct fields *f, const struct kargs *k, const ch
 		fields_add(f, "COREDUMP_EXE=%s", exe);
 }
 
+static const char *const result_names[] = {
+	[RESULT_STORED] = "stored", [RESULT_TRUNCATED] = "truncated", [RESULT_DISCARDED] = "discarded",
+	[RESULT_SUPPRESSED] = "suppressed", [RESULT_SKIPPED] = "skipped", [RESULT_FAILED] = "failed",
+};
+
+const char *result_to_string(enum result r)
+{
+	return r <= RESULT_FAILED ? result_names[r] : "?";
+}
+
 static void add_outcome_fields(struct fields *f, const struct outcome *o)
 {
-	const char *result = o->path[0] ? (o->st.truncated ? "truncated" : "stored") : "failed";
-
-	fields_add(f, "CORESINK_RESULT=%s", result);
+	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
 	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
@@ -49,8 +57,14 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
 	if (o->path[0])
 		fields_add(f, "COREDUMP_FILENAME=%s", o->path);
-	if (o->st.truncated)
+	if (o->result == RESULT_TRUNCATED)
 		fields_add(f, "COREDUMP_TRUNCATED=1");
+	if (o->result == RESULT_TRUNCATED || o->result == RESULT_DISCARDED)
+		fields_add(f, "CORESINK_LIMIT=%s", limit_to_string(o->st.limit));
+	if (o->suppressed_exe || o->suppressed_all)
+		fields_add(f, "CORESINK_SUPPRESSED=%u", o->suppressed_exe + o->suppressed_all);
+	if (o->vacuumed)
+		fields_add(f, "CORESINK_VACUUMED=%u", o->vacuumed);
 	if (o->st.fell_back)
 		fields_add(f, "CORESINK_FALLBACK=readwrite (splice: %s)", strerror(o->st.fallback_error));
 	if (o->st.prealloc_fallback)
@@ -59,28 +73,67 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(o->error));
 }
 
+/* Why a limit stopped the capture, as a clause. */
+static void limit_reason(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
+{
+	if (o->error)
+		(void) snprintf(buf, len, "%s failed: %s", o->step, strerror(o->error));
+	else if (o->st.space_error)
+		(void) snprintf(buf, len, "%s", strerror(o->st.space_error));
+	else if (o->st.limit == LIMIT_KEEP_FREE)
+		(void) snprintf(buf, len, "keeping %llu bytes free (KeepFree)", (unsigned long long)o->st.reserve);
+	else if (o->st.limit == LIMIT_RLIMIT)
+		(void) snprintf(buf, len, "RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
+	else
+		(void) snprintf(buf, len, "%s reached", limit_to_string(o->st.limit));
+}
+
+/* What came of the core, after "dumped core (SIG)": one clause per result. */
+static void result_clause(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
+{
+	char why[96];
+	unsigned long long bytes = (unsigned long long)o->st.bytes;
+
+	limit_reason(k, o, why, sizeof(why));
+	switch (o->result) {
+	case RESULT_STORED:
+		(void) snprintf(buf, len, "%llu bytes stored in %s", bytes, o->path);
+		break;
+	case RESULT_TRUNCATED:
+		(void) snprintf(buf, len, "truncated to %llu bytes in %s: %s", bytes, o->path, why);
+		break;
+	case RESULT_DISCARDED:
+		if (bytes == 0)
+			(void) snprintf(buf, len, "not stored: %s", why);
+		else
+			(void) snprintf(buf, len, "discarded after %llu bytes: %s, and OnLimit=discard", bytes, why);
+		break;
+	case RESULT_SUPPRESSED:
+		(void) snprintf(buf, len, "not stored: %s crash-rate limit (RateLimitBurst)", o->suppressed_by);
+		break;
+	case RESULT_SKIPPED:
+		(void) snprintf(buf, len, "not stored: RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
+		break;
+	default:
+		(void) snprintf(buf, len, "not stored: %s: %s", o->step ? o->step : "error", strerror(o->error));
+	}
+}
+
 /* Says in one sentence what happened, naming the process the way systemd-coredump does. */
 static void add_message(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig)
 {
-	char head[160];
+	char clause[PATH_MAX + 400], extra[160] = "";
 
-	(void) snprintf(head, sizeof(head), "Process %d (%.32s) of user %u dumped core (%s)", (int)k->pid, k->comm,
-			(unsigned)k->uid, sig);
-	if (!o->path[0])
-		fields_add(f, "MESSAGE=%s; not stored: %s: %s.", head, o->step ? o->step : "error",
-			   strerror(o->error));
-	else if (o->st.truncated && o->st.space_error)
-		fields_add(f, "MESSAGE=%s; truncated to %llu bytes in %s: %s.", head,
-			   (unsigned long long)o->st.bytes, o->path, strerror(o->st.space_error));
-	else if (o->st.truncated)
-		fields_add(f, "MESSAGE=%s; truncated to %llu bytes in %s: keeping %llu bytes free (KeepFree).",
-			   head, (unsigned long long)o->st.bytes, o->path, (unsigned long long)o->st.reserve);
-	else if (o->error)
-		fields_add(f, "MESSAGE=%s; %llu bytes stored in %s, then %s failed: %s.", head,
-			   (unsigned long long)o->st.bytes, o->path, o->step, strerror(o->error));
-	else
-		fields_add(f, "MESSAGE=%s; %llu bytes stored in %s.", head, (unsigned long long)o->st.bytes,
-			   o->path);
+	result_clause(k, o, clause, sizeof(clause));
+	if (o->suppressed_exe || o->suppressed_all)
+		(void) snprintf(extra, sizeof(extra), " %u earlier crash(es) were not stored (rate limit).",
+				o->suppressed_exe + o->suppressed_all);
+	if (o->vacuumed)
+		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				" Removed %u old core(s), %llu bytes, to make room.", o->vacuumed,
+				(unsigned long long)o->vacuumed_bytes);
+	fields_add(f, "MESSAGE=Process %d (%.32s) of user %u dumped core (%s); %s.%s", (int)k->pid, k->comm,
+		   (unsigned)k->uid, sig, clause, extra);
 }
 
 /* Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. */
@@ -91,7 +144,7 @@ int report_crash(const struct kargs *k, const struct outcome *o)
 	int r;
 
 	signal_name(k->signal, sig, sizeof(sig));
-	fields_init(&f, o->path[0] && !o->st.truncated ? LOG_CRIT : LOG_ERR);
+	fields_init(&f, o->result == RESULT_STORED ? LOG_CRIT : LOG_ERR);
 	add_message(&f, k, o, sig);
 	add_process_fields(&f, k, o->exe, sig);
 	add_outcome_fields(&f, o);

@@ -10,6 +10,7 @@ CRASHER=$B/crasher
 PATCHECK=$B/patcheck
 FREEWATCH=$B/freewatch
 MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
+UNLIMITED=18446744073709551615   # %c of a process without RLIMIT_CORE
 NAME=$(basename "$0" .sh)
 
 _undo=""
@@ -117,11 +118,15 @@ has_line() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
 lacks() { ! has "$@"; }
 
-# The only entry of a directory, or failure when there are none or several (temporary files included).
+# The entries of a core directory but the ledger (.coresink.state): cores, and anything that should not be there.
+entries() { ls -A "$1" | grep -vx '\.coresink\.state'; }
+
+# The only entry of a core directory (the ledger aside), or failure when there are none or several.
 only_file() {
-	n=$(ls -A "$1" | wc -l)
-	[ "$n" -eq 1 ] || { ls -la "$1"; fail "expected one file in $1, found $n"; }
-	echo "$1/$(ls -A "$1")"
+	n=$(entries "$1" | wc -l)
+	# Called as $(only_file ...): the reason goes to stderr, or it would vanish into the variable.
+	[ "$n" -eq 1 ] || { ls -la "$1"; fail "expected one file in $1, found $n"; } >&2
+	echo "$1/$(entries "$1")"
 }
 
 file_size() { stat -c %s "$1"; }

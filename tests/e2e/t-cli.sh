@@ -36,15 +36,15 @@ expect 1 '^Directory=/var/lib/coresink$' -- --config "$T/bad.conf" --check-confi
 [ "$(id -u)" -eq 0 ] || skip "the kernel-mode cases need root (the core directory must be root's)"
 write_config "$T/k.conf" "Directory=$T/cores" "KeepFree=1M"
 head -c 100000 /dev/urandom > "$T/in"
-"$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 0 host "--check-config" 1 "" < "$T/in" >"$T/out" 2>&1
+"$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 "$UNLIMITED" host "--check-config" 1 "" < "$T/in" >"$T/out" 2>&1
 check "an option-like comm is an operand: status 0" test $? -eq 0
 check "and prints nothing" test ! -s "$T/out"
 check "and names core.--check-config.PID.UTC" test -f "$T/cores/core.--check-config.$$.19700101T000000Z"
 rm -rf "$T/cores"
-"$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 0 host $'../../x\n/y' 1 "" < "$T/in"
+"$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 "$UNLIMITED" host $'../../x\n/y' 1 "" < "$T/in"
 check "a comm with slashes and a newline stays inside Directory" test -f "$T/cores/core._._.._x__y.$$.19700101T000000Z"
 rm -rf "$T/cores"
-"$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 0 host c 2 "" < "$T/in"
+"$CORESINK" --config "$T/k.conf" $$ 0 0 11 0 "$UNLIMITED" host c 2 "" < "$T/in"
 check "dump mode 2 (not dumpable by its owner) stores 0600" \
 	test "$(stat -c %a "$T/cores/core.c.$$.19700101T000000Z")" = 600
 rm -rf "$T/cores"

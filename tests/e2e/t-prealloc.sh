@@ -16,9 +16,9 @@ head -c $((40 * 1024 * 1024 + 99)) /dev/urandom > "$T/in"
 
 for strategy in splice readwrite; do
 	rm -rf "$T/mnt/cores"
-	write_config "$T/c.conf" "Directory=$T/mnt/cores" "KeepFree=8M" "ChunkSize=4M" "Strategy=$strategy"
+	write_config "$T/c.conf" "Directory=$T/mnt/cores" "KeepFree=8M" "MaxUse=100%" "ChunkSize=4M" "Strategy=$strategy"
 	strace -f -e trace=fallocate,ftruncate -o "$T/trace" \
-		"$CORESINK" --config "$T/c.conf" $$ 0 0 11 0 0 host ext2test 1 "" < "$T/in"
+		"$CORESINK" --config "$T/c.conf" $$ 0 0 11 0 "$UNLIMITED" host ext2test 1 "" < "$T/in"
 	check "$strategy: stored" test $? -eq 0
 	core=$(only_file "$T/mnt/cores") || exit 1
 	check "$strategy: identical bytes" cmp -s "$core" "$T/in"

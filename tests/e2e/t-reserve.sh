@@ -7,7 +7,7 @@ need_root "it mounts a tmpfs and sets kernel.core_pattern"
 scratch
 mount_tmpfs "$T/fs" 48M
 reserve=$((16 * 1024 * 1024))
-write_config "$T/c.conf" "Directory=$T/fs/cores" "KeepFree=16M" "ChunkSize=4M"
+write_config "$T/c.conf" "Directory=$T/fs/cores" "KeepFree=16M" "ChunkSize=4M" "MaxUse=100%"
 use_handler "$T/c.conf"
 
 "$FREEWATCH" "$T/fs" > "$T/low" &
@@ -35,6 +35,6 @@ rm -f "$core"
 dd if=/dev/zero of="$T/fs/filler" bs=1M count=33 status=none
 kmsg_mark
 crash 8
-check "nothing stored when the reserve is already reached" test -z "$(ls -A "$T/fs/cores")"
+check "nothing stored when the reserve is already reached" test -z "$(entries "$T/fs/cores")"
 log=$(kmsg_since)
 check "and the crash is logged as not stored" has "$log" "Process $CRASH_PID (crasher) of user 0 dumped core (SIGSEGV); not stored"

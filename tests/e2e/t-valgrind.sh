@@ -9,7 +9,7 @@ for strategy in splice readwrite; do
 	rm -rf "$T/cores"
 	write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "ChunkSize=4M" "Strategy=$strategy"
 	cat "$T/in" | valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		"$CORESINK" --config "$T/c.conf" $$ 0 0 11 "$(date +%s)" 0 host vgtest 1 "" 2> "$T/vg"
+		"$CORESINK" --config "$T/c.conf" $$ 0 0 11 "$(date +%s)" "$UNLIMITED" host vgtest 1 "" 2> "$T/vg"
 	rc=$?
 	check "$strategy: clean under valgrind (status $rc)" test "$rc" -eq 0 -a ! -s "$T/vg"
 	check "$strategy: output identical" cmp -s "$T/in" "$(only_file "$T/cores")"

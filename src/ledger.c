@@ -1,0 +1,137 @@
+/*
+ * ledger.c: the state shared by concurrent handlers: the bytes of stored cores, the captures in flight, and the
+ * crash-rate windows. Text, one record a line, rewritten whole under the directory lock. A line that does not
+ * parse is dropped: a damaged file costs some counts, never a core.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "ledger.h"
+
+#define LEDGER_MAX_BYTES (64 * 1024)
+
+static void parse_line(struct ledger *l, const char *line)
+{
+	struct inflight f;
+	struct rate_entry e;
+	uint64_t v;
+	int pid;
+
+	if (sscanf(line, "published %" SCNu64, &v) == 1) {
+		l->published = v;
+	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes) == 3 && pid > 0) {
+		f.pid = pid;
+		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
+			l->inflight[l->n_inflight++] = f;
+	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
+			  &e.suppressed) == 4) {
+		if (l->n_rate < LEDGER_RATE_MAX)
+			l->rate[l->n_rate++] = e;
+	}
+}
+
+/* Reads the records of text (NUL-terminated) into l, which it clears first. */
+void ledger_parse(struct ledger *l, const char *text)
+{
+	char line[128];
+
+	memset(l, 0, sizeof(*l));
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (n < sizeof(line)) {
+			memcpy(line, text, n);
+			line[n] = '\0';
+			parse_line(l, line);
+		}
+		text += n + (text[n] == '\n');
+	}
+}
+
+/* Writes l as text into buf; returns the length (less than len). */
+size_t ledger_format(const struct ledger *l, char *buf, size_t len)
+{
+	size_t n = 0;
+
+#define PUT(...) do { int k = snprintf(buf + n, len - n, __VA_ARGS__); \
+		      if (k > 0 && (size_t)k < len - n) n += (size_t)k; } while (0)
+	PUT("published %" PRIu64 "\n", l->published);
+	for (size_t i = 0; i < l->n_inflight; i++)
+		PUT("inflight %d %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid, l->inflight[i].start,
+		    l->inflight[i].bytes);
+	for (size_t i = 0; i < l->n_rate; i++)
+		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
+		    l->rate[i].count, l->rate[i].suppressed);
+#undef PUT
+	return n;
+}
+
+/* The in-flight record of a handler, created when missing (NULL when the table is full). */
+struct inflight *ledger_inflight(struct ledger *l, pid_t pid, uint64_t start)
+{
+	for (size_t i = 0; i < l->n_inflight; i++)
+		if (l->inflight[i].pid == pid && l->inflight[i].start == start)
+			return &l->inflight[i];
+	if (l->n_inflight >= LEDGER_INFLIGHT_MAX)
+		return NULL;
+	l->inflight[l->n_inflight] = (struct inflight) { .pid = pid, .start = start };
+	return &l->inflight[l->n_inflight++];
+}
+
+void ledger_drop_inflight(struct ledger *l, size_t i)
+{
+	if (i < l->n_inflight)
+		l->inflight[i] = l->inflight[--l->n_inflight];
+}
+
+/* The rate window of key, created when missing; when the table is full, the stalest window makes room. */
+struct rate_entry *ledger_rate(struct ledger *l, uint64_t key)
+{
+	size_t oldest = 0;
+
+	for (size_t i = 0; i < l->n_rate; i++) {
+		if (l->rate[i].key == key)
+			return &l->rate[i];
+		if (l->rate[i].start < l->rate[oldest].start)
+			oldest = i;
+	}
+	if (l->n_rate < LEDGER_RATE_MAX)
+		oldest = l->n_rate++;
+	l->rate[oldest] = (struct rate_entry) { .key = key };
+	return &l->rate[oldest];
+}
+
+/* Reads the ledger from fd (held under the directory lock). 0 or -errno. */
+int ledger_load(int fd, struct ledger *l)
+{
+	static char text[LEDGER_MAX_BYTES];
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	n = io_read_full(fd, text, sizeof(text) - 1, NULL);
+	if (n < 0)
+		return (int)n;
+	text[n] = '\0';
+	ledger_parse(l, text);
+	return 0;
+}
+
+/* Rewrites the ledger in fd (held under the directory lock). 0 or -errno. */
+int ledger_save(int fd, const struct ledger *l)
+{
+	static char text[LEDGER_MAX_BYTES];
+	size_t n = ledger_format(l, text, sizeof(text));
+	int r;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	r = io_write_full(fd, text, n);
+	if (r < 0)
+		return r;
+	return ftruncate(fd, (off_t)n) < 0 ? -errno : 0;
+}

@@ -1,0 +1,36 @@
+/* ledger.h: the state shared by concurrent handlers, kept in a root-only file in the core directory. */
+#ifndef CORESINK_LEDGER_H
+#define CORESINK_LEDGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ratelimit.h"
+
+#define LEDGER_FILE ".coresink.state"
+#define LEDGER_INFLIGHT_MAX 64
+#define LEDGER_RATE_MAX 256
+
+struct inflight {
+	pid_t pid;
+	uint64_t start;   /* the handler's start time (/proc/PID/stat), against pid reuse */
+	uint64_t bytes;   /* what its capture holds */
+};
+
+struct ledger {
+	uint64_t published;   /* bytes of stored cores in the directory */
+	size_t n_inflight, n_rate;
+	struct inflight inflight[LEDGER_INFLIGHT_MAX];
+	struct rate_entry rate[LEDGER_RATE_MAX];
+};
+
+void ledger_parse(struct ledger *l, const char *text);
+size_t ledger_format(const struct ledger *l, char *buf, size_t len);
+struct inflight *ledger_inflight(struct ledger *l, pid_t pid, uint64_t start);
+void ledger_drop_inflight(struct ledger *l, size_t i);
+struct rate_entry *ledger_rate(struct ledger *l, uint64_t key);
+int ledger_load(int fd, struct ledger *l);
+int ledger_save(int fd, const struct ledger *l);
+
+#endif

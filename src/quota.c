@@ -1,0 +1,220 @@
+/*
+ * quota.c: the handler's side of the storage policy. Concurrent handlers share a ledger in the core directory,
+ * read and written only under flock() of the directory: the bytes of stored cores, what each capture in flight
+ * holds (so that MaxUse counts cores not yet published), and the crash-rate windows. The directory is root's and
+ * nobody else may write it, so no user can forge this state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "quota.h"
+#include "vacuum.h"
+
+/* Field 22 of /proc/PID/stat, the start time in clock ticks: with the pid, it names one process for good. */
+static int proc_start(pid_t pid, uint64_t *start)
+{
+	char path[64], buf[1024], *p;
+	ssize_t n;
+	int fd;
+	unsigned long long v;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void) close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* comm may hold spaces and parentheses: the fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &v) != 1)
+		return -EIO;
+	*start = v;
+	return 0;
+}
+
+static bool alive(const struct inflight *f)
+{
+	uint64_t start;
+
+	return proc_start(f->pid, &start) == 0 && start == f->start;
+}
+
+static int lock(struct quota *q)
+{
+	return flock(q->dirfd, LOCK_EX) < 0 ? -errno : 0;
+}
+
+static void unlock(struct quota *q)
+{
+	(void) flock(q->dirfd, LOCK_UN);
+}
+
+/* Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). */
+static int load(struct quota *q)
+{
+	int r = ledger_load(q->statefd, &q->l);
+
+	for (size_t i = 0; r == 0 && i < q->l.n_inflight;) {
+		const struct inflight *f = &q->l.inflight[i];
+
+		if ((f->pid == q->pid && f->start == q->start) || alive(f))
+			i++;
+		else
+			ledger_drop_inflight(&q->l, i);
+	}
+	return r;
+}
+
+int quota_open(struct quota *q, int dirfd)
+{
+	int r;
+
+	*q = (struct quota) { .dirfd = dirfd, .statefd = -1, .pid = getpid() };
+	r = proc_start(q->pid, &q->start);
+	if (r < 0)
+		return r;
+	q->statefd = openat(dirfd, LEDGER_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return q->statefd < 0 ? -errno : 0;
+}
+
+/* Counts the stored cores afresh (an admin may have removed some) and saves the ledger. Under the lock. */
+int quota_begin(struct quota *q)
+{
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = load(q);
+	if (r == 0)
+		r = vacuum_total(q->dirfd, &q->l.published);
+	if (r == 0)
+		r = ledger_save(q->statefd, &q->l);
+	unlock(q);
+	return r;
+}
+
+/* Engine hook: the bytes of stored cores and of the other captures in flight. Called under the lock. */
+static uint64_t hook_used(void *ctx)
+{
+	struct quota *q = ctx;
+	uint64_t used;
+
+	if (load(q) < 0)
+		return 0;
+	used = q->l.published;
+	for (size_t i = 0; i < q->l.n_inflight; i++)
+		if (q->l.inflight[i].pid != q->pid || q->l.inflight[i].start != q->start)
+			used += q->l.inflight[i].bytes;
+	return used;
+}
+
+/* Engine hook: deletes the oldest stored cores until need bytes are freed. Called under the lock. */
+static uint64_t hook_make_room(void *ctx, uint64_t need)
+{
+	struct quota *q = ctx;
+	uint64_t freed = 0;
+	unsigned removed = 0;
+
+	if (vacuum_oldest(q->dirfd, need, &freed, &removed) < 0 || removed == 0)
+		return 0;
+	q->freed += freed;
+	q->removed += removed;
+	q->l.published = q->l.published > freed ? q->l.published - freed : 0;
+	(void) ledger_save(q->statefd, &q->l);
+	return freed;
+}
+
+/* Engine hook: records what this capture holds, for the other handlers to count. Called under the lock. */
+static void hook_reserve(void *ctx, uint64_t bytes)
+{
+	struct quota *q = ctx;
+	struct inflight *f = ledger_inflight(&q->l, q->pid, q->start);
+
+	if (f)
+		f->bytes = bytes;
+	(void) ledger_save(q->statefd, &q->l);
+}
+
+void quota_hooks(struct quota *q, struct engine_hooks *h)
+{
+	*h = (struct engine_hooks) { .used = hook_used, .make_room = hook_make_room, .reserve = hook_reserve,
+				     .ctx = q };
+}
+
+/* Drops this capture from the ledger, counting size bytes as stored (0 when nothing was). */
+static int settle_capture(struct quota *q, uint64_t size)
+{
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = load(q);
+	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
+		if (q->l.inflight[i].pid == q->pid && q->l.inflight[i].start == q->start)
+			ledger_drop_inflight(&q->l, i);
+	q->l.published += size;
+	if (r == 0)
+		r = ledger_save(q->statefd, &q->l);
+	unlock(q);
+	return r;
+}
+
+int quota_publish(struct quota *q, uint64_t size)
+{
+	return settle_capture(q, size);
+}
+
+void quota_close(struct quota *q)
+{
+	if (q->statefd < 0)
+		return;
+	(void) settle_capture(q, 0);
+	(void) close(q->statefd);
+	q->statefd = -1;
+}
+
+/*
+ * Counts this crash against its executable's window and the global one, and says whether to store it. When it
+ * may be stored, the verdict carries the crashes suppressed since the last stored one, and the counts restart.
+ */
+int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate_config *rc,
+	       struct rate_verdict *v)
+{
+	struct rate_entry *mine, *all;
+	int r = lock(q);
+
+	*v = (struct rate_verdict) { .allowed = true };
+	if (r < 0)
+		return r;
+	r = load(q);
+	if (r == 0) {
+		mine = ledger_rate(&q->l, rate_key(exe));
+		if (!rate_allow(mine, now, rc->interval, rc->burst)) {
+			*v = (struct rate_verdict) { .by = "executable" };
+		} else {
+			all = ledger_rate(&q->l, 0);
+			if (!rate_allow(all, now, rc->interval, rc->global_burst)) {
+				mine = ledger_rate(&q->l, rate_key(exe));
+				mine->suppressed++;
+				*v = (struct rate_verdict) { .by = "global" };
+			} else {
+				mine = ledger_rate(&q->l, rate_key(exe));
+				v->suppressed_exe = mine->suppressed;
+				v->suppressed_all = all->suppressed;
+				mine->suppressed = 0;
+				all->suppressed = 0;
+			}
+		}
+		r = ledger_save(q->statefd, &q->l);
+	}
+	unlock(q);
+	return r;
+}

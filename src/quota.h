@@ -1,0 +1,42 @@
+/* quota.h: the handler's side of the storage policy: the shared ledger, vacuum and the crash-rate limit. */
+#ifndef CORESINK_QUOTA_H
+#define CORESINK_QUOTA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine.h"
+#include "ledger.h"
+
+struct quota {
+	int dirfd;
+	int statefd;
+	pid_t pid;
+	uint64_t start;      /* this handler's start time, its identity in the ledger */
+	struct ledger l;
+	unsigned removed;    /* cores vacuumed during this capture */
+	uint64_t freed;
+};
+
+struct rate_verdict {
+	bool allowed;
+	const char *by;          /* "executable" or "global" when not allowed */
+	uint32_t suppressed_exe; /* crashes of this executable not stored since its last stored one */
+	uint32_t suppressed_all; /* crashes not stored by the global limit since the last stored one */
+};
+
+struct rate_config {
+	uint64_t interval;
+	uint32_t burst, global_burst;
+};
+
+int quota_open(struct quota *q, int dirfd);
+void quota_close(struct quota *q);
+int quota_begin(struct quota *q);
+void quota_hooks(struct quota *q, struct engine_hooks *h);
+int quota_publish(struct quota *q, uint64_t size);
+int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate_config *rc,
+	       struct rate_verdict *v);
+
+#endif

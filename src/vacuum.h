@@ -1,0 +1,12 @@
+/* vacuum.h: the cores coresink stored in the directory, and the removal of the oldest. */
+#ifndef CORESINK_VACUUM_H
+#define CORESINK_VACUUM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+bool vacuum_is_core(const char *name);
+int vacuum_total(int dirfd, uint64_t *bytes);
+int vacuum_oldest(int dirfd, uint64_t need, uint64_t *freed, unsigned *removed);
+
+#endif
