@@ -206,6 +206,88 @@ START_TEST(test_no_preallocation_left)
 }
 END_TEST
 
+START_TEST(test_core_limits_cut_exactly)
+{
+	struct engine_opts o;
+	struct engine_stats st;
+	size_t cut = 5 * MIB + 100;
+	int out = out_file("core", 0);
+
+	/* _i 0: MaxCoreSize, 1: RLIMIT_CORE. Cut at the byte, not at a block; the input closed at once. */
+	engine_defaults(&o);
+	if (_i == 0)
+		o.max_core = cut;
+	else
+		o.rlimit = cut;
+	o.close_on_limit = true;
+	st = run(&o, 20 * MIB, 4096, out);
+	ck_assert(st.truncated);
+	ck_assert_int_eq(st.limit, _i == 0 ? LIMIT_MAX_CORE : LIMIT_RLIMIT);
+	ck_assert_uint_eq(st.bytes, cut);
+	ck_assert_uint_eq(unit_pattern_prefix(out), cut);
+	close(out);
+}
+END_TEST
+
+/* A stand-in for the handler's ledger: others use `used` bytes, and make_room can free them. */
+struct fake_room {
+	uint64_t used, can_free, asked, reserved;
+	int calls;
+};
+
+static uint64_t fake_used(void *ctx)
+{
+	return ((struct fake_room *)ctx)->used;
+}
+
+static uint64_t fake_make_room(void *ctx, uint64_t need)
+{
+	struct fake_room *f = ctx;
+	uint64_t freed = f->can_free;
+
+	f->asked = need;
+	f->calls++;
+	f->used -= freed;
+	f->can_free = 0;
+	return freed;
+}
+
+static void fake_reserve(void *ctx, uint64_t bytes)
+{
+	((struct fake_room *)ctx)->reserved = bytes;
+}
+
+START_TEST(test_max_use_asks_for_room)
+{
+	struct fake_room f = { .used = 10 * MIB, .can_free = _i ? 10 * MIB : 0 };
+	struct engine_hooks h = { fake_used, fake_make_room, fake_reserve, &f };
+	struct engine_opts o;
+	struct engine_stats st;
+	int out = out_file("core", 0);
+
+	/* MaxUse 12 MiB with 10 MiB used by others: 2 MiB fit; _i 1: make_room frees the 10 MiB. */
+	engine_defaults(&o);
+	o.chunk = 1 * MIB;
+	o.hooks = &h;
+	o.max_use = (struct size_spec) { 12 * MIB, false, UINT64_MAX };
+	st = run(&o, 8 * MIB, 4096, out);
+	ck_assert_int_ge(f.calls, 1);
+	ck_assert_uint_eq(f.asked, 1 * MIB);
+	if (_i == 0) {
+		ck_assert(st.truncated);
+		ck_assert_int_eq(st.limit, LIMIT_MAX_USE);
+		ck_assert_uint_eq(st.bytes, 2 * MIB);
+	} else {
+		ck_assert(!st.truncated);
+		ck_assert_uint_eq(st.bytes, 8 * MIB);
+	}
+	/* The last reservation covers what was written. */
+	ck_assert_uint_ge(f.reserved, st.bytes);
+	ck_assert_uint_eq(unit_pattern_prefix(out), st.bytes);
+	close(out);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_int_eq(strategy_from_string("splice"), STRATEGY_SPLICE);
@@ -230,6 +312,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_reserve_stops_capture);
 	tcase_add_test(tc, test_empty_input);
 	tcase_add_loop_test(tc, test_no_preallocation_left, PREALLOC_KEEP_SIZE, _PREALLOC_MAX);
+	tcase_add_loop_test(tc, test_core_limits_cut_exactly, 0, 2);
+	tcase_add_loop_test(tc, test_max_use_asks_for_room, 0, 2);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 	return s;

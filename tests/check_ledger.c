@@ -1,0 +1,105 @@
+/* check_ledger.c: the shared state's text form, damaged input, full tables, and a real file. */
+#include "unit.h"
+#include "ledger.h"
+
+static struct ledger l, back;
+static char text[65536];
+
+START_TEST(test_roundtrip)
+{
+	struct inflight *f;
+	struct rate_entry *e;
+
+	memset(&l, 0, sizeof(l));
+	l.published = 123456789;
+	f = ledger_inflight(&l, 42, 777);
+	f->bytes = 16 << 20;
+	e = ledger_rate(&l, 0xdeadbeefULL);
+	e->start = 1000;
+	e->count = 3;
+	e->suppressed = 2;
+	ck_assert_uint_lt(ledger_format(&l, text, sizeof(text)), sizeof(text));
+	ledger_parse(&back, text);
+	ck_assert_uint_eq(back.published, 123456789);
+	ck_assert_uint_eq(back.n_inflight, 1);
+	ck_assert_int_eq(back.inflight[0].pid, 42);
+	ck_assert_uint_eq(back.inflight[0].start, 777);
+	ck_assert_uint_eq(back.inflight[0].bytes, 16 << 20);
+	ck_assert_ptr_eq(ledger_rate(&back, 0xdeadbeefULL), &back.rate[0]);
+	ck_assert_uint_eq(back.rate[0].suppressed, 2);
+	ck_assert_ptr_eq(ledger_inflight(&back, 42, 777), &back.inflight[0]);
+	/* The same pid with another start time is another process. */
+	ck_assert_ptr_ne(ledger_inflight(&back, 42, 778), &back.inflight[0]);
+}
+END_TEST
+
+START_TEST(test_damaged)
+{
+	ledger_parse(&l, "published 10\ngarbage\ninflight -5 1 1\ninflight 7 x y\n\xff\xfe\nrate zz 1 2 3\n"
+			 "inflight 9 1 100\npublished 20");
+	ck_assert_uint_eq(l.published, 20);
+	ck_assert_uint_eq(l.n_inflight, 1);
+	ck_assert_int_eq(l.inflight[0].pid, 9);
+	ck_assert_uint_eq(l.n_rate, 0);
+}
+END_TEST
+
+START_TEST(test_tables_bounded)
+{
+	memset(&l, 0, sizeof(l));
+	for (int i = 0; i < LEDGER_INFLIGHT_MAX; i++)
+		ck_assert_ptr_nonnull(ledger_inflight(&l, i + 1, 1));
+	ck_assert_ptr_null(ledger_inflight(&l, 99999, 1));
+	ledger_drop_inflight(&l, 0);
+	ck_assert_ptr_nonnull(ledger_inflight(&l, 99999, 1));
+	/* A full rate table gives the stalest window's place to the new key. */
+	for (int i = 0; i < LEDGER_RATE_MAX; i++)
+		ledger_rate(&l, (uint64_t)i + 1)->start = 1000 + (uint64_t)i;
+	ledger_rate(&l, 5)->start = 1;
+	ck_assert_uint_eq(ledger_rate(&l, 99999)->key, 99999);
+	ck_assert_uint_eq(l.n_rate, LEDGER_RATE_MAX);
+	for (size_t i = 0; i < l.n_rate; i++)
+		ck_assert_uint_ne(l.rate[i].key, 5);
+	ck_assert_uint_lt(ledger_format(&l, text, sizeof(text)), sizeof(text));
+}
+END_TEST
+
+START_TEST(test_file)
+{
+	char dir[256], path[512];
+	int fd;
+
+	unit_tmpdir(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/state", dir);
+	fd = open(path, O_RDWR | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	memset(&l, 0, sizeof(l));
+	l.published = 1ULL << 40;
+	for (int i = 0; i < 10; i++)
+		ledger_inflight(&l, 100 + i, 5)->bytes = 1;
+	ck_assert_int_eq(ledger_save(fd, &l), 0);
+	/* A shorter ledger leaves no tail of the longer one behind. */
+	l.n_inflight = 1;
+	ck_assert_int_eq(ledger_save(fd, &l), 0);
+	ck_assert_int_eq(ledger_load(fd, &back), 0);
+	ck_assert_uint_eq(back.published, 1ULL << 40);
+	ck_assert_uint_eq(back.n_inflight, 1);
+	close(fd);
+	unit_rmtree(dir);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ledger");
+	TCase *tc = tcase_create("ledger");
+
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_damaged);
+	tcase_add_test(tc, test_tables_bounded);
+	tcase_add_test(tc, test_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)

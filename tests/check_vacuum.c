@@ -1,0 +1,114 @@
+/* check_vacuum.c: which files are coresink's cores, and oldest-first removal in a real directory. */
+#include <sys/time.h>
+
+#include "unit.h"
+#include "vacuum.h"
+
+static const struct {
+	const char *name;
+	bool core;
+} names[] = {
+	{ "core.sleep.1234.20261121T132000Z", true },
+	{ "core.sleep.1234.20261121T132000Z.3", true },
+	{ "core._._.._x__y.7.19700101T000000Z", true },
+	{ "core.a.b.c.99.20261121T132000Z", true },
+	{ "core.--check-config.1.20261121T132000Z", true },
+	{ ".coresink.state", false },
+	{ ".coresink.123.0", false },
+	{ "core", false },
+	{ "core.1234", false },
+	{ "core..1234.20261121T132000Z", false },
+	{ "core.sleep.x1.20261121T132000Z", false },
+	{ "core.sleep.1234.20261121X132000Z", false },
+	{ "core.sleep.1234.20261121T132000Z.", false },
+	{ "core.sleep.1234.20261121T132000Z.3a", false },
+	{ "core.sl eep.1234.20261121T132000Z", false },
+	{ "notes.txt", false },
+	{ "core.sleep.1234.20261121T132000", false },
+};
+
+START_TEST(test_names)
+{
+	ck_assert_msg(vacuum_is_core(names[_i].name) == names[_i].core, "%s", names[_i].name);
+}
+END_TEST
+
+static void make_file(int dirfd, const char *name, size_t size, time_t mtime)
+{
+	struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	ck_assert_int_eq(futimens(fd, ts), 0);
+	close(fd);
+}
+
+START_TEST(test_oldest_first)
+{
+	char dir[256];
+	uint64_t total, freed;
+	unsigned removed;
+	int dirfd;
+
+	if (geteuid() != 0)
+		return;   /* only root-owned files count as cores */
+	unit_tmpdir(dir, sizeof(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	make_file(dirfd, "core.a.1.20261121T130000Z", 1000, 3000);
+	make_file(dirfd, "core.b.2.20261121T130000Z", 2000, 1000);   /* the oldest */
+	make_file(dirfd, "core.c.3.20261121T130000Z", 4000, 2000);
+	make_file(dirfd, "keep-me.txt", 100000, 10);                 /* older still, but not a core */
+	make_file(dirfd, ".coresink.state", 50, 10);
+	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
+	ck_assert_uint_eq(total, 7000);
+	/* 2500 bytes needed: the oldest (2000) is not enough, the next (4000) is. */
+	ck_assert_int_eq(vacuum_oldest(dirfd, 2500, &freed, &removed), 0);
+	ck_assert_uint_eq(freed, 6000);
+	ck_assert_uint_eq(removed, 2);
+	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
+	ck_assert_int_eq(faccessat(dirfd, "keep-me.txt", F_OK, 0), 0);
+	ck_assert_int_eq(faccessat(dirfd, ".coresink.state", F_OK, 0), 0);
+	/* Asking for more than there is removes every core and nothing else. */
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, &freed, &removed), 0);
+	ck_assert_uint_eq(removed, 1);
+	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
+	ck_assert_uint_eq(total, 0);
+	close(dirfd);
+	unit_rmtree(dir);
+}
+END_TEST
+
+START_TEST(test_not_root_owned_ignored)
+{
+	char dir[256];
+	uint64_t total;
+	int dirfd;
+
+	if (geteuid() != 0)
+		return;
+	unit_tmpdir(dir, sizeof(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	make_file(dirfd, "core.a.1.20261121T130000Z", 1000, 3000);
+	ck_assert_int_eq(fchownat(dirfd, "core.a.1.20261121T130000Z", 65534, 65534, 0), 0);
+	ck_assert_int_eq(symlinkat("/etc/passwd", dirfd, "core.b.2.20261121T130000Z"), 0);
+	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
+	ck_assert_uint_eq(total, 0);
+	close(dirfd);
+	unit_rmtree(dir);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("vacuum");
+	TCase *tc = tcase_create("vacuum");
+
+	tcase_add_loop_test(tc, test_names, 0, (int)(sizeof(names) / sizeof(names[0])));
+	tcase_add_test(tc, test_oldest_first);
+	tcase_add_test(tc, test_not_root_owned_ignored);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
