@@ -4,7 +4,7 @@
 set -eu
 
 pkgs="build-essential pkg-config libsystemd-dev check valgrind gdb systemd"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs strace groff-base"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs xfsprogs strace groff-base"
 
 missing=""
 for p in $pkgs; do

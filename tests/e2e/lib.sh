@@ -62,6 +62,24 @@ mount_tmpfs() {
 	at_exit "umount '$1'"
 }
 
+# make_fs TYPE DIR MIB: a small real file system of TYPE (tmpfs, ext4, xfs) mounted at DIR, unmounted at exit.
+make_fs() {
+	mkdir -p "$2"
+	case $1 in
+	tmpfs) mount_tmpfs "$2" "$3M"; return ;;
+	ext4) mk="mkfs.ext4 -q -F" ;;
+	xfs) mk="mkfs.xfs -q -f" ;;
+	*) fail "make_fs: unknown type $1" ;;
+	esac
+	command -v "${mk%% *}" >/dev/null || skip "no ${mk%% *}"
+	truncate -s "$3M" "$2.img" && $mk "$2.img" >/dev/null || fail "$mk"
+	mount -o loop "$2.img" "$2" || skip "cannot loop-mount $1"
+	at_exit "umount '$2'"
+}
+
+# avail DIR: the bytes an unprivileged writer may still use there (f_bavail * f_frsize), as coresink sees it.
+avail() { stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'; }
+
 # crash MIB: a real process holding MIB of the pattern dies of SIGSEGV. Sets CRASH_PID and CRASH_STATUS.
 crash() {
 	( ulimit -c unlimited; exec "$CRASHER" "$1" ) 2>/dev/null &

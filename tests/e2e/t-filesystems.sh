@@ -1,0 +1,49 @@
+#!/bin/bash
+# The reserve on each real file system (tmpfs, and loop-mounted ext4 and xfs): a crash larger than the room above
+# KeepFree never takes free space below it (sampled every 100 us during the capture); then another process fills
+# the disk while a capture runs, and the capture stops cleanly at the reserve, its core kept and logged.
+. "$(dirname "$0")/lib.sh"
+need_root "it mounts file systems and sets kernel.core_pattern"
+scratch
+start_journald
+MIB=$((1024 * 1024))
+reserve=$((16 * MIB))
+
+for fs in tmpfs ext4 xfs; do
+	m=$T/$fs
+	make_fs "$fs" "$m" 320
+	mkdir "$m/cores"
+	# Leave 48 MiB free: 32 MiB of room above a 16 MiB reserve for a 64 MiB crash.
+	fallocate -l $(( $(avail "$m") - 48 * MIB )) "$m/filler" || fail "$fs: fallocate filler"
+	write_config "$T/c.conf" "Directory=$m/cores" "KeepFree=16M" "MaxUse=100%" "ChunkSize=4M" "RateLimitBurst=0"
+	use_handler "$T/c.conf"
+
+	"$FREEWATCH" "$m" > "$T/low" & watch=$!
+	crash 64
+	kill -TERM "$watch"; wait "$watch"
+	read -r low samples < "$T/low"
+	e=$(journal_entry "$CRASH_PID") || fail "$fs: no journal entry"
+	core=$(only_file "$m/cores") || exit 1
+	size=$(file_size "$core")
+	check "$fs: free space never below KeepFree: lowest $low of $reserve B ($samples samples)" test "$low" -ge "$reserve"
+	check "$fs: the core filled the room ($size B > 24 MiB) and was cut" \
+		test "$size" -gt $((24 * MIB)) -a "$size" -lt $((64 * MIB))
+	check "$fs: logged truncated by KeepFree" \
+		bash -c "grep -qx CORESINK_RESULT=truncated <<< '$e' && grep -qx CORESINK_LIMIT=KeepFree <<< '$e'"
+	"$PATCHECK" "$core" 64 >/dev/null; pat=$?
+	check "$fs: what was kept is the process's memory, in order" test "$pat" -eq 1
+	rm -f "$core"
+
+	# Another writer eats 24 of the 48 free MiB while a 64 MiB crash is captured.
+	( dd if=/dev/zero of="$m/other" bs=1M count=24 status=none; sync ) &
+	other=$!
+	crash 64
+	wait "$other"
+	e=$(journal_entry "$CRASH_PID") || fail "$fs: no journal entry"
+	core=$(only_file "$m/cores") || exit 1
+	check "$fs: with another writer, the capture still stops cleanly: stored, truncated, no error" \
+		bash -c "grep -qx CORESINK_RESULT=truncated <<< '$e' && ! grep -q '^CORESINK_ERROR=' <<< '$e'"
+	"$PATCHECK" "$core" 64 >/dev/null; pat=$?
+	check "$fs: and its core is a clean prefix ($(file_size "$core") B)" test "$pat" -eq 1
+	check "$fs: and free space is left: $(avail "$m") B" test "$(avail "$m")" -gt 0
+done
