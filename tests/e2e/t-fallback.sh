@@ -15,7 +15,7 @@ sp=$!
 at_exit "kill $sp 2>/dev/null"
 sleep 0.2
 src=/proc/$sp/environ
-"$CORESINK" --config "$T/c.conf" "$sp" 0 0 11 "$(date +%s)" 0 host envtest 1 "" < "$src"
+"$CORESINK" --config "$T/c.conf" "$sp" 0 0 11 "$(date +%s)" "$UNLIMITED" host envtest 1 "" < "$src"
 check "the handler exits 0" test $? -eq 0
 core=$(only_file "$T/cores") || exit 1
 # cmp -s trusts st_size, which is 0 for a /proc file: compare with a copy.
