@@ -88,15 +88,18 @@ void ledger_drop_inflight(struct ledger *l, size_t i)
 		l->inflight[i] = l->inflight[--l->n_inflight];
 }
 
-/* The rate window of key, created when missing; when the table is full, the stalest window makes room. */
+/*
+ * The rate window of key, created when missing; when the table is full, the stalest window makes room, never the
+ * global one (key 0), so that the global entry and then an executable's can be held at once.
+ */
 struct rate_entry *ledger_rate(struct ledger *l, uint64_t key)
 {
-	size_t oldest = 0;
+	size_t oldest = l->n_rate > 0 && l->rate[0].key == 0 ? 1 : 0;
 
 	for (size_t i = 0; i < l->n_rate; i++) {
 		if (l->rate[i].key == key)
 			return &l->rate[i];
-		if (l->rate[i].start < l->rate[oldest].start)
+		if (l->rate[i].key != 0 && l->rate[i].start < l->rate[oldest].start)
 			oldest = i;
 	}
 	if (l->n_rate < LEDGER_RATE_MAX)

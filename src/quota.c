@@ -181,14 +181,11 @@ void quota_close(struct quota *q)
 	q->statefd = -1;
 }
 
-/*
- * Counts this crash against its executable's window and the global one, and says whether to store it. When it
- * may be stored, the verdict carries the crashes suppressed since the last stored one, and the counts restart.
- */
+/* Applies the crash-rate limits to this crash (see rate_decide()), under the lock. 0 or -errno. */
 int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate_config *rc,
 	       struct rate_verdict *v)
 {
-	struct rate_entry *mine, *all;
+	struct rate_entry *all, *mine;
 	int r = lock(q);
 
 	*v = (struct rate_verdict) { .allowed = true };
@@ -196,23 +193,9 @@ int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate
 		return r;
 	r = load(q);
 	if (r == 0) {
+		all = ledger_rate(&q->l, 0);
 		mine = ledger_rate(&q->l, rate_key(exe));
-		if (!rate_allow(mine, now, rc->interval, rc->burst)) {
-			*v = (struct rate_verdict) { .by = "executable" };
-		} else {
-			all = ledger_rate(&q->l, 0);
-			if (!rate_allow(all, now, rc->interval, rc->global_burst)) {
-				mine = ledger_rate(&q->l, rate_key(exe));
-				mine->suppressed++;
-				*v = (struct rate_verdict) { .by = "global" };
-			} else {
-				mine = ledger_rate(&q->l, rate_key(exe));
-				v->suppressed_exe = mine->suppressed;
-				v->suppressed_all = all->suppressed;
-				mine->suppressed = 0;
-				all->suppressed = 0;
-			}
-		}
+		*v = rate_decide(mine, all, now, rc);
 		r = ledger_save(q->statefd, &q->l);
 	}
 	unlock(q);

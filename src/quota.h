@@ -19,18 +19,6 @@ struct quota {
 	uint64_t freed;
 };
 
-struct rate_verdict {
-	bool allowed;
-	const char *by;          /* "executable" or "global" when not allowed */
-	uint32_t suppressed_exe; /* crashes of this executable not stored since its last stored one */
-	uint32_t suppressed_all; /* crashes not stored by the global limit since the last stored one */
-};
-
-struct rate_config {
-	uint64_t interval;
-	uint32_t burst, global_burst;
-};
-
 int quota_open(struct quota *q, int dirfd);
 void quota_close(struct quota *q);
 int quota_begin(struct quota *q);

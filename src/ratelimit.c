@@ -21,6 +21,30 @@ bool rate_allow(struct rate_entry *e, uint64_t now, uint64_t interval, uint32_t 
 	return false;
 }
 
+/*
+ * Counts one crash against its executable's window (mine) and the global one (all). A crash the executable's limit
+ * suppresses does not count globally, so that one crash loop cannot use up the global budget. When the crash may
+ * be stored, the verdict carries the suppressed counts, which restart.
+ */
+struct rate_verdict rate_decide(struct rate_entry *mine, struct rate_entry *all, uint64_t now,
+				const struct rate_config *rc)
+{
+	struct rate_verdict v = { .allowed = true };
+
+	if (!rate_allow(mine, now, rc->interval, rc->burst))
+		return (struct rate_verdict) { .by = "executable" };
+	if (!rate_allow(all, now, rc->interval, rc->global_burst)) {
+		if (mine->suppressed < UINT32_MAX)
+			mine->suppressed++;
+		return (struct rate_verdict) { .by = "global" };
+	}
+	v.suppressed_exe = mine->suppressed;
+	v.suppressed_all = all->suppressed;
+	mine->suppressed = 0;
+	all->suppressed = 0;
+	return v;
+}
+
 /* FNV-1a, never 0 (the global entry's key). */
 uint64_t rate_key(const char *s)
 {

@@ -60,6 +60,10 @@ START_TEST(test_tables_bounded)
 	ck_assert_uint_eq(l.n_rate, LEDGER_RATE_MAX);
 	for (size_t i = 0; i < l.n_rate; i++)
 		ck_assert_uint_ne(l.rate[i].key, 5);
+	/* The global window (key 0) is never the one to go, however stale. */
+	ledger_rate(&l, 0)->start = 0;
+	ck_assert_uint_eq(ledger_rate(&l, 123456)->key, 123456);
+	ck_assert_uint_eq(ledger_rate(&l, 0)->start, 0);
 	ck_assert_uint_lt(ledger_format(&l, text, sizeof(text)), sizeof(text));
 }
 END_TEST

@@ -40,6 +40,35 @@ START_TEST(test_key)
 }
 END_TEST
 
+START_TEST(test_decide)
+{
+	const struct rate_config rc = { .interval = 60, .burst = 2, .global_burst = 3 };
+	struct rate_entry a = { .key = 1 }, b = { .key = 2 }, all = { .key = 0 };
+	struct rate_verdict v;
+
+	ck_assert(rate_decide(&a, &all, 100, &rc).allowed);
+	ck_assert(rate_decide(&a, &all, 100, &rc).allowed);
+	v = rate_decide(&a, &all, 100, &rc);
+	ck_assert(!v.allowed);
+	ck_assert_str_eq(v.by, "executable");
+	/* a's loop did not use up the global budget: b gets the third global slot. */
+	ck_assert(rate_decide(&b, &all, 101, &rc).allowed);
+	v = rate_decide(&b, &all, 101, &rc);
+	ck_assert(!v.allowed);
+	ck_assert_str_eq(v.by, "global");
+	ck_assert_uint_eq(b.suppressed, 1);
+	/* Next window: b is stored and reports its suppressed crash and the global one; the counts restart. */
+	v = rate_decide(&b, &all, 200, &rc);
+	ck_assert(v.allowed);
+	ck_assert_uint_eq(v.suppressed_exe, 1);
+	ck_assert_uint_eq(v.suppressed_all, 1);
+	ck_assert_uint_eq(b.suppressed, 0);
+	ck_assert_uint_eq(all.suppressed, 0);
+	v = rate_decide(&a, &all, 200, &rc);
+	ck_assert_uint_eq(v.suppressed_exe, 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ratelimit");
@@ -48,6 +77,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_clock_backwards_and_off);
 	tcase_add_test(tc, test_key);
+	tcase_add_test(tc, test_decide);
 	suite_add_tcase(s, tc);
 	return s;
 }
