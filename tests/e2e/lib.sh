@@ -88,9 +88,11 @@ crash() {
 	{ wait "$CRASH_PID"; CRASH_STATUS=$?; } 2>/dev/null
 }
 
-# The kernel log from here on: kmsg_mark, then kmsg_since prints what came after.
-kmsg_mark() { KMSG_LINES=$(dmesg | wc -l); }
-kmsg_since() { dmesg | tail -n +"$((KMSG_LINES + 1))"; }
+# The kernel log from here on: kmsg_mark, then kmsg_since prints the messages that came after. Records are told
+# apart by their sequence numbers ("prio,seq,usec,flags;message"), which hold when the ring buffer wraps.
+_kmsg() { dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null | grep -a '^[0-9]*,[0-9]*,'; }
+kmsg_mark() { KMSG_SEQ=$(_kmsg | tail -n 1 | cut -d, -f2); KMSG_SEQ=${KMSG_SEQ:-0}; }
+kmsg_since() { _kmsg | awk -F, -v s="$KMSG_SEQ" '$2 > s { sub(/^[^;]*;/, ""); print }'; }
 
 journald_running() { [ -S /run/systemd/journal/socket ] && pidof systemd-journald >/dev/null 2>&1; }
 
