@@ -4,7 +4,7 @@
 set -eu
 
 pkgs="build-essential pkg-config libsystemd-dev check valgrind gdb systemd"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs xfsprogs strace groff-base"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs xfsprogs strace groff-base systemd-coredump attr"
 
 missing=""
 for p in $pkgs; do
@@ -19,6 +19,18 @@ if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 	exit 1
 fi
 echo "coresink: installing:$missing" >&2
+# systemd-coredump's postinst (it brings coredumpctl) points these at itself: put back what was there.
+saved=""
+for k in kernel/core_pattern kernel/core_pipe_limit fs/suid_dumpable; do
+	saved="$saved$k=$(cat /proc/sys/$k)
+"
+done
+restore() {
+	printf '%s' "$saved" | while IFS= read -r line; do
+		printf '%s\n' "${line#*=}" > "/proc/sys/${line%%=*}"
+	done
+}
+trap restore EXIT
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
 # shellcheck disable=SC2086

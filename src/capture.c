@@ -11,9 +11,11 @@
 #include "capture.h"
 #include "kargs.h"
 #include "name.h"
+#include "procinfo.h"
 #include "quota.h"
 #include "report.h"
 #include "store.h"
+#include "xattr.h"
 
 #define EXIT_SYSTEM 111
 #define RLIMIT_MIN 4096   /* below a page, no core is worth storing: the kernel itself writes none */
@@ -23,9 +25,9 @@ struct job {
 	struct kargs k;
 	struct outcome o;
 	struct quota q;
+	struct procinfo pi;
 	bool have_quota;
 	int dirfd;
-	char exe[PATH_MAX];
 };
 
 /* Loads the configuration over the defaults. A missing default file is no problem; a missing named one is. */
@@ -37,16 +39,6 @@ void load_config(struct config *c, const char *path, bool named, struct diag *d)
 	r = config_load(c, path, d);
 	if (r < 0 && (named || r != -ENOENT))
 		diag_add(d, "cannot read %s: %s", path, strerror(-r));
-}
-
-static void read_exe(pid_t pid, char *buf, size_t len)
-{
-	char proc[64];
-	ssize_t n;
-
-	(void) snprintf(proc, sizeof(proc), "/proc/%d/exe", (int)pid);
-	n = pid > 0 ? readlink(proc, buf, len - 1) : -1;
-	buf[n > 0 ? n : 0] = '\0';
 }
 
 static int fail(struct job *j, const char *step, int r)
@@ -87,7 +79,7 @@ static bool rate_limited(struct job *j)
 					(uint32_t)j->c.rate_global_burst };
 	struct rate_verdict v;
 
-	if (!j->have_quota || quota_rate(&j->q, j->exe[0] ? j->exe : j->k.comm, j->k.time, &rc, &v) < 0)
+	if (!j->have_quota || quota_rate(&j->q, j->pi.exe[0] ? j->pi.exe : j->k.comm, j->k.time, &rc, &v) < 0)
 		return false;
 	j->o.suppressed_exe = v.suppressed_exe;
 	j->o.suppressed_all = v.suppressed_all;
@@ -128,7 +120,10 @@ static enum result verdict(const struct job *j, int r)
 static int publish(struct job *j, struct store_file *f)
 {
 	char name[NAME_MAX_LEN];
-	int r = store_publish(f, j->k.comm, j->k.pid, j->k.time, name, sizeof(name));
+	int r;
+
+	(void) xattr_describe(f->fd, &j->k, j->pi.exe);
+	r = store_publish(f, j->k.comm, j->k.pid, j->k.time, name, sizeof(name));
 
 	if (r < 0)
 		return fail(j, "publishing the file", r);
@@ -198,12 +193,13 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	(void) kargs_parse(argc, argv, &j.k, &kd);
 	load_config(&j.c, config, named, &cd);
 	/* Read while the crashed process still exists: it does until the core has been read. */
-	read_exe(j.k.pid, j.exe, sizeof(j.exe));
-	j.o.exe = j.exe;
+	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
+	j.o.exe = j.pi.exe;
 	r = run(&j, &cd);
 	(void) report_diag(&kd, "the kernel arguments");
 	(void) report_diag(&cd, config);
-	(void) report_crash(&j.k, &j.o);
+	(void) report_crash(&j.k, &j.o, &j.pi);
+	procinfo_free(&j.pi);
 	if (j.have_quota)
 		quota_close(&j.q);
 	if (j.dirfd >= 0)

@@ -96,6 +96,19 @@ static int parse_burst(const char *v, void *field)
 	return 0;
 }
 
+static int parse_bool(const char *v, void *field)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcmp(v, yes[i]) == 0 || strcmp(v, no[i]) == 0) {
+			*(bool *)field = strcmp(v, yes[i]) == 0;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int parse_strategy(const char *v, void *field)
 {
 	int s = strategy_from_string(v);
@@ -139,6 +152,11 @@ static void print_on_limit(FILE *f, const void *field)
 	fputs(*(const enum on_limit *)field == ON_LIMIT_DISCARD ? "discard" : "truncate", f);
 }
 
+static void print_bool(FILE *f, const void *field)
+{
+	fputs(*(const bool *)field ? "yes" : "no", f);
+}
+
 static void print_strategy(FILE *f, const void *field)
 {
 	fputs(strategy_to_string(*(const enum strategy *)field), f);
@@ -161,6 +179,7 @@ static const struct key keys[] = {
 	{ "RateLimitIntervalSec", parse_interval, print_u64, offsetof(struct config, rate_interval) },
 	{ "RateLimitBurst", parse_burst, print_u64, offsetof(struct config, rate_burst) },
 	{ "RateLimitGlobalBurst", parse_burst, print_u64, offsetof(struct config, rate_global_burst) },
+	{ "CaptureEnvironment", parse_bool, print_bool, offsetof(struct config, capture_environment) },
 };
 
 void config_defaults(struct config *c)

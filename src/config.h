@@ -3,6 +3,7 @@
 #define CORESINK_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -32,6 +33,7 @@ struct config {
 	uint64_t rate_interval;    /* seconds */
 	uint64_t rate_burst;       /* stored crashes per executable per interval; 0: no limit */
 	uint64_t rate_global_burst;
+	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 };
 
 void config_defaults(struct config *c);

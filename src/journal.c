@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <systemd/sd-journal.h>
@@ -95,4 +97,33 @@ int journal_send(struct fields *f)
 		return 0;
 	r = kmsg_send(f);
 	return r < 0 ? r : 1;
+}
+
+/*
+ * Sends the entry with uid's credentials, so that journald files it where that user can read it, as
+ * systemd-coredump does; a child drops to uid and gid and sends. When journald does not take it from the child,
+ * the root parent falls back to the kernel log. uid 0 or unknown: a plain journal_send().
+ */
+int journal_send_as(struct fields *f, uid_t uid, gid_t gid)
+{
+	pid_t pid;
+	int status;
+
+	if (uid == 0 || uid == (uid_t)-1 || gid == (gid_t)-1)
+		return journal_send(f);
+	pid = fork();
+	if (pid < 0)
+		return journal_send(f);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+			_exit(1);
+		_exit(journald_listening() && sd_journal_sendv(f->iov, (int)f->n) >= 0 ? 0 : 1);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return journal_send(f);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	status = kmsg_send(f);
+	return status < 0 ? status : 1;
 }

@@ -3,9 +3,10 @@
 #define CORESINK_JOURNAL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
-#define FIELDS_MAX 40
+#define FIELDS_MAX 64
 
 /* The fields of one entry, each "NAME=value"; values may hold any byte. */
 struct fields {
@@ -19,6 +20,7 @@ void fields_init(struct fields *f, int priority);
 void fields_add(struct fields *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fields_free(struct fields *f);
 int journal_send(struct fields *f);
+int journal_send_as(struct fields *f, uid_t uid, gid_t gid);
 
 extern const char *journal_socket_path;
 extern const char *journal_kmsg_path;

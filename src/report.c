@@ -136,8 +136,39 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 		   (unsigned)k->uid, sig, clause, extra);
 }
 
+static void add_text(struct fields *f, const char *name, const char *value)
+{
+	if (value && value[0])
+		fields_add(f, "%s=%s", name, value);
+}
+
+/* What /proc told, under systemd-coredump's field names; or why nothing was taken from there. */
+static void add_proc_fields(struct fields *f, const struct procinfo *pi)
+{
+	if (!pi->trusted) {
+		fields_add(f, "CORESINK_METADATA=not collected: %s", pi->why ? pi->why : "unknown");
+		return;
+	}
+	add_text(f, "COREDUMP_CMDLINE", pi->cmdline);
+	add_text(f, "COREDUMP_CGROUP", pi->cgroup);
+	add_text(f, "COREDUMP_UNIT", pi->units.unit);
+	add_text(f, "COREDUMP_USER_UNIT", pi->units.user_unit);
+	add_text(f, "COREDUMP_SLICE", pi->units.slice);
+	if (pi->units.owner_uid != (uid_t)-1)
+		fields_add(f, "COREDUMP_OWNER_UID=%u", (unsigned)pi->units.owner_uid);
+	add_text(f, "COREDUMP_CWD", pi->cwd);
+	add_text(f, "COREDUMP_ROOT", pi->root);
+	add_text(f, "COREDUMP_PROC_STATUS", pi->status);
+	add_text(f, "COREDUMP_PROC_MAPS", pi->maps);
+	add_text(f, "COREDUMP_PROC_LIMITS", pi->limits);
+	add_text(f, "COREDUMP_OPEN_FDS", pi->fds);
+	add_text(f, "COREDUMP_ENVIRON", pi->environ);
+	if (pi->container)
+		add_text(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
+}
+
 /* Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. */
-int report_crash(const struct kargs *k, const struct outcome *o)
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi)
 {
 	struct fields f;
 	char sig[32];
@@ -148,7 +179,9 @@ int report_crash(const struct kargs *k, const struct outcome *o)
 	add_message(&f, k, o, sig);
 	add_process_fields(&f, k, o->exe, sig);
 	add_outcome_fields(&f, o);
-	r = journal_send(&f);
+	add_proc_fields(&f, pi);
+	/* The owner may read the entry, unless the process was not dumpable by its owner (setuid, %d = 2). */
+	r = k->dumpmode == 1 ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	fields_free(&f);
 	return r;
 }

@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "engine.h"
 #include "kargs.h"
+#include "procinfo.h"
 
 #define CORESINK_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
 
@@ -36,7 +37,7 @@ struct outcome {
 	uint64_t vacuumed_bytes;
 };
 
-int report_crash(const struct kargs *k, const struct outcome *o);
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi);
 int report_diag(const struct diag *d, const char *what);
 const char *result_to_string(enum result r);
 
