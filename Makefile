@@ -32,7 +32,7 @@ LIB_SRC = src/io.c src/engine.c src/space.c src/parse.c src/diag.c src/config.c 
 	  src/store.c src/journal.c src/report.c src/ratelimit.c src/ledger.c src/vacuum.c src/quota.c \
 	  src/capture.c src/cgroup.c src/procinfo.c src/xattr.c
 LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/%.o)
-UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup
+UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch
 

@@ -104,6 +104,13 @@ start_journald() {
 	[ -x "$jd" ] || skip "no $jd"
 	[ -d /run/systemd/journal ] || at_exit "rm -rf /run/systemd/journal"
 	[ -d /run/log/journal ] || at_exit "rm -rf /run/log/journal"
+	# journald's runtime journal lives on a tmpfs on a real system (it will not remove it from a disk after a
+	# flush, and then never splits by user): give it one where /run is not.
+	if [ "$(stat -f -c %T /run)" != tmpfs ] && ! mountpoint -q /run/log/journal; then
+		mkdir -p /run/log/journal
+		mount -t tmpfs -o mode=0755,size=64M coresink-journal /run/log/journal || fail "tmpfs for journald"
+		at_exit "umount /run/log/journal"
+	fi
 	"$jd" >/dev/null 2>&1 &
 	JOURNALD_PID=$!
 	at_exit "stop_journald"
@@ -112,6 +119,16 @@ start_journald() {
 		sleep 0.1
 	done
 	fail "systemd-journald did not create its socket"
+}
+
+# Makes the journald this test started write to /var/log/journal, where it splits entries by user (on /run it
+# keeps one file); what it creates there is removed at exit. Fails when a system journald runs.
+journald_persistent() {
+	[ -n "${JOURNALD_PID:-}" ] || return 1
+	mid=$(cat /etc/machine-id)
+	[ -d /var/log/journal ] || { mkdir -p /var/log/journal; at_exit "rmdir /var/log/journal"; }
+	[ -d "/var/log/journal/$mid" ] || at_exit "rm -rf '/var/log/journal/$mid'"
+	journalctl --flush >/dev/null 2>&1
 }
 
 # Stops the journald this test started; its socket stays behind, as after a crash of journald.
@@ -125,7 +142,8 @@ stop_journald() {
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
 journal_entry() {
 	for _ in $(seq 50); do
-		e=$(journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
+		# Multi-line fields come in binary form, with NULs in their length: drop those.
+		e=$(journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | tr -d '\0')
 		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
 		sleep 0.1
 	done

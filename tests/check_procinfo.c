@@ -1,0 +1,117 @@
+/* check_procinfo.c: /proc metadata of a real process, and the identity checks against pid reuse. */
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "unit.h"
+#include "procinfo.h"
+
+/* A pidfd of pid, or -1 where pidfd_open is unknown (valgrind 3.19 does not know it). */
+static int pidfd_of(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0 && errno == ENOSYS) {
+		fprintf(stderr, "check_procinfo: pidfd_open not available here (valgrind?): pidfd case skipped\n");
+		return -1;
+	}
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+START_TEST(test_self_with_pidfd)
+{
+	struct procinfo pi;
+	char cwd[PATH_MAX];
+	int fd = pidfd_of(getpid());
+
+	if (fd < 0)
+		return;
+	ck_assert_int_eq(procinfo_read(getpid(), fd, (uint64_t)time(NULL), false, &pi), 0);
+	ck_assert(pi.trusted);
+	ck_assert_ptr_nonnull(strstr(pi.cmdline, "check_procinfo"));
+	ck_assert_str_ne(pi.exe, "");
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	ck_assert_str_eq(pi.cwd, cwd);
+	ck_assert_str_eq(pi.root, "/");
+	ck_assert_ptr_nonnull(strstr(pi.status, "Name:\tcheck_procinfo"));
+	ck_assert_ptr_nonnull(strstr(pi.limits, "Max core file size"));
+	ck_assert_ptr_nonnull(strstr(pi.maps, "check_procinfo"));
+	ck_assert_ptr_nonnull(strstr(pi.fds, "0:"));
+	ck_assert_ptr_nonnull(strstr(pi.fds, "flags:"));
+	ck_assert_ptr_null(pi.environ);
+	ck_assert(!pi.container);
+	procinfo_free(&pi);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_environ_only_when_asked)
+{
+	struct procinfo pi;
+
+	ck_assert_int_eq(procinfo_read(getpid(), -1, (uint64_t)time(NULL), true, &pi), 0);
+	/* /proc/PID/environ is the environment at exec, one variable a line here. */
+	ck_assert_ptr_nonnull(pi.environ);
+	ck_assert_ptr_nonnull(strstr(pi.environ, "PATH="));
+	procinfo_free(&pi);
+}
+END_TEST
+
+START_TEST(test_pidfd_of_another_process_refused)
+{
+	struct procinfo pi;
+	pid_t child = fork();
+	int fd;
+
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		/* Never outlive a failed test by more than a few seconds. */
+		alarm(10);
+		pause();
+		_exit(0);
+	}
+	fd = pidfd_of(child);
+	if (fd < 0) {
+		kill(child, SIGKILL);
+		unit_reap(child);
+		return;
+	}
+	/* A pidfd that names another process vouches for nothing. */
+	ck_assert_int_eq(procinfo_read(getpid(), fd, (uint64_t)time(NULL), false, &pi), -ESRCH);
+	ck_assert(!pi.trusted);
+	ck_assert_ptr_null(pi.cmdline);
+	ck_assert_ptr_nonnull(strstr(pi.why, "pidfd"));
+	kill(child, SIGKILL);
+	ck_assert_int_eq(WTERMSIG(unit_reap(child)), SIGKILL);
+	/* The child is gone now: its pidfd no longer names a live process, and its /proc directory is gone. */
+	ck_assert_int_eq(procinfo_read(child, fd, (uint64_t)time(NULL), false, &pi), -ESRCH);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_started_after_the_crash_refused)
+{
+	struct procinfo pi;
+
+	/* Without a pidfd, a process that started after the crash time has a reused pid. */
+	ck_assert_int_eq(procinfo_read(getpid(), -1, 1000000000, false, &pi), -ESRCH);
+	ck_assert_ptr_nonnull(strstr(pi.why, "started after the crash"));
+	ck_assert_int_eq(procinfo_read(getpid(), -1, (uint64_t)time(NULL), false, &pi), 0);
+	procinfo_free(&pi);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("procinfo");
+	TCase *tc = tcase_create("procinfo");
+
+	tcase_add_test(tc, test_self_with_pidfd);
+	tcase_add_test(tc, test_environ_only_when_asked);
+	tcase_add_test(tc, test_pidfd_of_another_process_refused);
+	tcase_add_test(tc, test_started_after_the_crash_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
