@@ -83,7 +83,7 @@ check: $(B)/.deps-test
 	sh tests/run-units.sh $(B) $(UNITS)
 	sh tests/run-units.sh --valgrind $(B) $(UNITS)
 	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
-	sh tests/e2e/run.sh $(B)
+	bash tests/e2e/run.sh $(B)
 
 asan-units: $(UNIT_BIN)
 	sh tests/run-units.sh $(B) $(UNITS)

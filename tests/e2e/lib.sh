@@ -109,7 +109,8 @@ start_journald() {
 	if [ "$(stat -f -c %T /run)" != tmpfs ] && ! mountpoint -q /run/log/journal; then
 		mkdir -p /run/log/journal
 		mount -t tmpfs -o mode=0755,size=64M coresink-journal /run/log/journal || fail "tmpfs for journald"
-		at_exit "umount /run/log/journal"
+		# A journald just stopped may hold it for a moment: then detach it lazily.
+		at_exit "umount /run/log/journal 2>/dev/null || umount -l /run/log/journal"
 	fi
 	"$jd" >/dev/null 2>&1 &
 	JOURNALD_PID=$!
