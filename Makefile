@@ -1,5 +1,7 @@
 # coresink: a kernel.core_pattern handler. Plain make; see README.md.
 .DELETE_ON_ERROR:
+# Objects made by chains of rules (the fuzzers') are kept.
+.SECONDARY:
 
 VERSION = 0.1
 PREFIX ?= /usr/local
@@ -27,6 +29,10 @@ CHECK_LIBS = $$(pkg-config --libs check)
 
 B = build
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_CC = clang
+FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZERS = config kargs state
+FUZZ_SECONDS = 30
 
 LIB_SRC = src/io.c src/engine.c src/space.c src/parse.c src/diag.c src/config.c src/kargs.c src/name.c \
 	  src/store.c src/journal.c src/report.c src/ratelimit.c src/ledger.c src/vacuum.c src/quota.c \
@@ -77,16 +83,42 @@ $(B)/patcheck: tests/patcheck.c tests/pattern.h
 $(B)/freewatch: tests/freewatch.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/freewatch.c
 
-# The tests: Check suites, the same under valgrind and under ASan+UBSan, then end to end against the kernel.
+# The tests: Check suites, the same under valgrind and under ASan+UBSan, a short run of each fuzzer, then end to
+# end against the kernel (with the ASan+UBSan handler too).
 check: $(B)/.deps-test
 	$(MAKE) all $(UNIT_BIN) $(HELPERS)
 	sh tests/run-units.sh $(B) $(UNITS)
 	sh tests/run-units.sh --valgrind $(B) $(UNITS)
 	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
+	$(MAKE) fuzz-run FUZZ_SECONDS=$(FUZZ_SECONDS)
 	bash tests/e2e/run.sh $(B)
 
-asan-units: $(UNIT_BIN)
+asan-units: $(UNIT_BIN) $(B)/coresink
 	sh tests/run-units.sh $(B) $(UNITS)
+
+# libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
+FUZZ_OBJ = $(LIB_SRC:src/%.c=$(B)/fuzz/%.o)
+FUZZ_BIN = $(FUZZERS:%=$(B)/fuzz/fuzz_%)
+
+$(B)/fuzz/%.o: src/%.c src/*.h | $(B)/.deps-test
+	@mkdir -p $(B)/fuzz
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_OBJ) $(SYSTEMD_LIBS)
+
+fuzz-run: $(FUZZ_BIN)
+	for f in $(FUZZERS); do \
+		mkdir -p $(B)/fuzz/corpus-$$f; \
+		(cd $(B)/fuzz && ./fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			corpus-$$f $(CURDIR)/tests/fuzz/corpus/$$f > fuzz_$$f.log 2>&1); rc=$$?; \
+		grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' $(B)/fuzz/fuzz_$$f.log; \
+		if [ $$rc -ne 0 ]; then tail -n 40 $(B)/fuzz/fuzz_$$f.log; echo "fuzz_$$f: FOUND A CRASH"; exit 1; fi; \
+		echo "fuzz_$$f: no finding in $(FUZZ_SECONDS) s"; \
+	done
+
+fuzz:
+	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
 install: $(B)/.deps
 	$(MAKE) all
@@ -123,4 +155,4 @@ clean:
 
 FORCE:
 
-.PHONY: all check asan-units install uninstall enable disable clean
+.PHONY: all check asan-units fuzz fuzz-run install uninstall enable disable clean

@@ -61,6 +61,9 @@ static int open_storage(struct job *j, struct diag *d)
 	int r;
 
 	j->dirfd = store_open_dir(j->c.directory);
+	if (j->dirfd == -EPERM || j->dirfd == -ENOTDIR)
+		return fail(j, "refusing Directory= (a symlink or not a directory, not root's, or writable by others)",
+			    j->dirfd);
 	if (j->dirfd < 0)
 		return fail(j, "opening the directory", j->dirfd);
 	r = quota_open(&j->q, j->dirfd);

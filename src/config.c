@@ -267,13 +267,19 @@ int config_load(struct config *c, const char *path, struct diag *d)
 	unsigned line = 0;
 	int in_section = 0;
 
+	int r = 0;
+
 	if (!f)
 		return -errno;
+	errno = 0;
 	while (getline(&text, &cap, f) >= 0)
 		(void) config_parse_line(c, path, ++line, text, &in_section, d);
+	/* A directory opens, then fails to read: that is no config file either. */
+	if (ferror(f))
+		r = errno ? -errno : -EIO;
 	free(text);
 	(void) fclose(f);
-	return 0;
+	return r;
 }
 
 /* Prints the effective configuration as a config file would say it: every key of the table, in its order. */

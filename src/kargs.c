@@ -71,5 +71,8 @@ int kargs_parse(int argc, char *const *argv, struct kargs *k, struct diag *d)
 		else
 			k->pidfd = (int)v[9];
 	}
+	/* Arguments that do not parse describe a process we cannot be sure of: its core is for root only. */
+	if (bad)
+		k->dumpmode = 2;
 	return bad ? -EINVAL : 0;
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <syslog.h>
 
 #include "journal.h"
@@ -47,6 +48,15 @@ const char *result_to_string(enum result r)
 	return r <= RESULT_FAILED ? result_names[r] : "?";
 }
 
+/* The handler's own peak memory: it must stay small whatever the size of the core. */
+static void add_footprint(struct fields *f)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		fields_add(f, "CORESINK_MAXRSS=%ld", ru.ru_maxrss * 1024L);
+}
+
 static void add_outcome_fields(struct fields *f, const struct outcome *o)
 {
 	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
@@ -71,6 +81,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_PREALLOC=ftruncate (fallocate: %s)", strerror(EOPNOTSUPP));
 	if (o->error)
 		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(o->error));
+	add_footprint(f);
 }
 
 /* Why a limit stopped the capture, as a clause. */

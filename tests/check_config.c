@@ -104,6 +104,17 @@ START_TEST(test_missing_file)
 }
 END_TEST
 
+START_TEST(test_directory_is_not_a_config)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, dir, &d), -EISDIR);
+	ck_assert_str_eq(c.directory, "/var/lib/coresink");
+}
+END_TEST
+
 START_TEST(test_garbage_is_bounded)
 {
 	struct config c;
@@ -155,6 +166,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bad_values_keep_defaults);
 	tcase_add_test(tc, test_other_section_ignored);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_directory_is_not_a_config);
 	tcase_add_test(tc, test_garbage_is_bounded);
 	tcase_add_test(tc, test_print_roundtrip);
 	suite_add_tcase(s, tc);

@@ -54,6 +54,18 @@ START_TEST(test_bad_numbers)
 }
 END_TEST
 
+START_TEST(test_any_bad_argument_means_root_only)
+{
+	char *argv[] = { "99999999999999999999", "0", "0", "11", "0", "0", "h", "c", "1", "" };
+	struct kargs k;
+	struct diag d = { 0 };
+
+	/* Only %P is bad, %d says 1: still root only. */
+	ck_assert_int_eq(kargs_parse(10, argv, &k, &d), -EINVAL);
+	ck_assert_int_eq(k.dumpmode, 2);
+}
+END_TEST
+
 START_TEST(test_wrong_count)
 {
 	char *argv[] = { "1", "2", "3" };
@@ -88,6 +100,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_no_pidfd);
 	tcase_add_test(tc, test_bad_numbers);
+	tcase_add_test(tc, test_any_bad_argument_means_root_only);
 	tcase_add_test(tc, test_wrong_count);
 	tcase_add_test(tc, test_hostile_comm_kept_raw);
 	suite_add_tcase(s, tc);

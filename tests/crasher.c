@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -30,6 +31,8 @@ int main(int argc, char **argv)
 		timed |= strcmp(argv[i], "-t") == 0;
 		if (strcmp(argv[i], "-u") == 0 && i + 1 < argc)
 			uid = (uid_t)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+			prctl(PR_SET_NAME, argv[++i], 0, 0, 0);
 	}
 	size_t mib = i < argc ? strtoul(argv[i], NULL, 10) : 64;
 	size_t words = mib << 17;

@@ -28,7 +28,7 @@ ok() { echo "ok   $NAME: $*"; }
 fail() { echo "FAIL $NAME: $*"; exit 1; }
 skip() { echo "SKIP $NAME: $*"; exit 77; }
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
-check() { d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
 
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root ($1)"; }
 
@@ -40,7 +40,7 @@ scratch() {
 
 # write_config FILE KEY=VALUE...: a [Coresink] config with these lines.
 write_config() {
-	f=$1; shift
+	local f=$1 kv; shift
 	{ echo "[Coresink]"; for kv in "$@"; do echo "$kv"; done; } > "$f"
 }
 
@@ -153,6 +153,12 @@ journal_entry() {
 
 # has_line TEXT LINE: TEXT holds LINE exactly.
 has_line() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
+# all_of TEXT LINE...: TEXT holds each LINE exactly; none_of TEXT PART...: TEXT holds none of the PARTs.
+all_of() { local text=$1 l; shift; for l in "$@"; do has_line "$text" "$l" || return 1; done; }
+none_of() { local text=$1 p; shift; for p in "$@"; do has "$text" "$p" && return 1; done; return 0; }
+# matches TEXT REGEX: a line of TEXT matches the extended REGEX.
+matches() { printf '%s\n' "$1" | grep -qE -- "$2"; }
+
 # has TEXT PART: TEXT holds PART somewhere; lacks: it does not.
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
 lacks() { ! has "$@"; }
@@ -162,6 +168,7 @@ entries() { ls -A "$1" | grep -vx '\.coresink\.state'; }
 
 # The only entry of a core directory (the ledger aside), or failure when there are none or several.
 only_file() {
+	local n
 	n=$(entries "$1" | wc -l)
 	# Called as $(only_file ...): the reason goes to stderr, or it would vanish into the variable.
 	[ "$n" -eq 1 ] || { ls -la "$1"; fail "expected one file in $1, found $n"; } >&2

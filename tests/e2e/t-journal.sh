@@ -19,7 +19,7 @@ for field in "COREDUMP_PID=$CRASH_PID" "COREDUMP_UID=0" "COREDUMP_GID=0" "COREDU
 	"SYSLOG_IDENTIFIER=coresink" "PRIORITY=2"; do
 	check "entry has $field" has_line "$e" "$field"
 done
-check "entry has a COREDUMP_TIMESTAMP in microseconds" bash -c "grep -qE '^COREDUMP_TIMESTAMP=[0-9]{16}$' <<< '$e'"
+check "entry has a COREDUMP_TIMESTAMP in microseconds" matches "$e" '^COREDUMP_TIMESTAMP=[0-9]{16}$'
 check "entry is not marked truncated" lacks "$e" "COREDUMP_TRUNCATED="
 check "the typo is a warning entry of its own" \
 	has "$(journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "bad value 'splcie' for Strategy"

@@ -29,7 +29,7 @@ check "RLIMIT_CORE 0: the message says why" has "$e" "not stored: RLIMIT_CORE is
 crash_with 8192 32
 core=$(only_file "$T/cores") || exit 1
 check "RLIMIT_CORE 8 MiB: the core is cut at exactly 8 MiB" test "$(file_size "$core")" -eq $((8 * MIB))
-check "and marked truncated, by RLIMIT_CORE" bash -c "grep -qx COREDUMP_TRUNCATED=1 <<< '$e' && grep -qx CORESINK_LIMIT=RLIMIT_CORE <<< '$e'"
+check "and marked truncated, by RLIMIT_CORE" all_of "$e" COREDUMP_TRUNCATED=1 CORESINK_LIMIT=RLIMIT_CORE
 check "and COREDUMP_RLIMIT says 8 MiB" has_line "$e" "COREDUMP_RLIMIT=$((8 * MIB))"
 rm -f "$core"
 
@@ -37,7 +37,7 @@ write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "MaxCoreSize=4M" "O
 crash_with unlimited 16
 check "OnLimit=discard: nothing kept at MaxCoreSize" test -z "$(entries "$T/cores")"
 check "OnLimit=discard: logged as discarded by MaxCoreSize" \
-	bash -c "grep -qx CORESINK_RESULT=discarded <<< '$e' && grep -qx CORESINK_LIMIT=MaxCoreSize <<< '$e'"
+	all_of "$e" CORESINK_RESULT=discarded CORESINK_LIMIT=MaxCoreSize
 
 # MaxUse 40 MiB, cores of ~17 MiB: the third crash needs room, so the oldest goes.
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "MaxUse=40M" "ChunkSize=1M" "RateLimitBurst=0"
@@ -52,4 +52,4 @@ check "MaxUse holds: $total bytes stored of 40 MiB" test "$total" -le $((40 * MI
 check "the newest core is kept, complete" "$PATCHECK" "$(ls "$T"/cores/core.*.${pids[3]}.*)" 16
 check "the oldest cores were removed for it" test -z "$(ls "$T"/cores/core.*.${pids[0]}.* 2>/dev/null)"
 check "and the entry says so" has "$e" "old core(s)"
-check "CORESINK_VACUUMED in the entry" bash -c "grep -qE '^CORESINK_VACUUMED=[1-9]' <<< '$e'"
+check "CORESINK_VACUUMED in the entry" matches "$e" '^CORESINK_VACUUMED=[1-9]'

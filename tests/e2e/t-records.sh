@@ -29,7 +29,7 @@ check "COREDUMP_PROC_STATUS" has "$e" "Name:	crasher"
 check "COREDUMP_PROC_LIMITS" has "$e" "Max core file size"
 check "COREDUMP_PROC_MAPS" has "$e" "$CRASHER"
 check "COREDUMP_OPEN_FDS" has "$e" "flags:"
-check "COREDUMP_CGROUP" bash -c "grep -q '^COREDUMP_CGROUP=/' <<< '$(printf '%s\n' "$e" | grep '^COREDUMP_CGROUP=')'"
+check "COREDUMP_CGROUP" matches "$e" '^COREDUMP_CGROUP=/'
 check "no COREDUMP_ENVIRON unless asked" lacks "$e" "COREDUMP_ENVIRON"
 for x in "pid=$CRASH_PID" "uid=0" "gid=0" "signal=11" "comm=crasher" "exe=$CRASHER" "hostname=$(hostname)"; do
 	v=$(getfattr --only-values -n "user.coredump.${x%%=*}" "$core" 2>/dev/null)

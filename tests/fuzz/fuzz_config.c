@@ -1,0 +1,31 @@
+/* fuzz_config.c: libFuzzer harness for the config parser: any bytes, as lines of a config file. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct config c;
+	struct diag d = { 0 };
+	char *text = malloc(size + 1), *line, *save = NULL;
+	unsigned n = 0;
+	int in_section = 0;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	config_defaults(&c);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		(void) config_parse_line(&c, "fuzz", ++n, line, &in_section, &d);
+	/* Whatever came in, the result is a usable configuration. */
+	if (c.directory[0] != '/' || c.chunk_size < 65536 || c.chunk_size % 4096 || (c.file_mode & ~0666) ||
+	    !(c.file_mode & 0400) || c.rate_interval == 0)
+		abort();
+	free(text);
+	return 0;
+}
