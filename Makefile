@@ -1,7 +1,5 @@
 # coresink: a kernel.core_pattern handler. Plain make; see README.md.
 .DELETE_ON_ERROR:
-# Objects made by chains of rules (the fuzzers') are kept.
-.SECONDARY:
 
 VERSION = 0.1
 PREFIX ?= /usr/local
@@ -99,6 +97,8 @@ asan-units: $(UNIT_BIN) $(B)/coresink
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
 FUZZ_OBJ = $(LIB_SRC:src/%.c=$(B)/fuzz/%.o)
 FUZZ_BIN = $(FUZZERS:%=$(B)/fuzz/fuzz_%)
+# Made by a chain of rules, but worth keeping between runs. (Not a bare .SECONDARY: that would stop FORCE forcing.)
+.SECONDARY: $(FUZZ_OBJ)
 
 $(B)/fuzz/%.o: src/%.c src/*.h | $(B)/.deps-test
 	@mkdir -p $(B)/fuzz
