@@ -36,7 +36,9 @@ one_run() {
 	if [ "$mode" = kernel ]; then
 		echo "$dir/cores/core.%p" > /proc/sys/kernel/core_pattern
 	else
-		printf '[Coresink]\nDirectory=%s/cores\nStrategy=%s\nKeepFree=1G\n' "$dir" "$mode" > "$dir/c.conf"
+		# A benchmark is a crash loop: the rate limits and the quota would (rightly) stop it.
+		printf '[Coresink]\nDirectory=%s/cores\nStrategy=%s\nKeepFree=1G\nMaxUse=100%%\nRateLimitBurst=0\nRateLimitGlobalBurst=0\n' \
+			"$dir" "$mode" > "$dir/c.conf"
 		"$b/coresink" --config "$dir/c.conf" --core-pattern > /proc/sys/kernel/core_pattern
 	fi
 	sync; echo 3 > /proc/sys/vm/drop_caches
