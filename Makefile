@@ -40,7 +40,7 @@ UNITS = space parse config kargs name engine store journal ratelimit ledger vacu
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch
 
-all: $(B)/coresink $(B)/60-coresink.conf
+all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf
 
 # The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
 # since LIBEXECDIR may differ between 'make' and 'make install'.
@@ -67,6 +67,14 @@ $(B)/libcoresink.a: $(LIB_OBJ)
 
 $(B)/coresink: $(B)/coresink.o $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/coresink.o $(B)/libcoresink.a $(SYSTEMD_LIBS)
+
+BENCH_OBJ = $(B)/bench.o $(B)/bench_producer.o $(B)/bench_report.o
+$(B)/coresink-bench: $(BENCH_OBJ) $(B)/libcoresink.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(BENCH_OBJ) $(B)/libcoresink.a $(SYSTEMD_LIBS)
+
+# A quick default run of the benchmark, on pipe input, in /var/tmp.
+bench: all
+	$(B)/coresink-bench --size 256M --runs 3
 
 $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a | $(B)/.deps-test
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) -Isrc -o $@ $< $(B)/libcoresink.a \
@@ -123,6 +131,7 @@ fuzz:
 install: $(B)/.deps
 	$(MAKE) all
 	install -D -m 0755 $(B)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink
+	install -D -m 0755 $(B)/coresink-bench $(DESTDIR)$(BINDIR)/coresink-bench
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
@@ -134,7 +143,7 @@ install: $(B)/.deps
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -e $(SYSCTLDIR)/60-coresink.conf ]; then \
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
-	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(DATADIR)/60-coresink.conf \
+	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
@@ -155,4 +164,4 @@ clean:
 
 FORCE:
 
-.PHONY: all check asan-units fuzz fuzz-run install uninstall enable disable clean
+.PHONY: all bench check asan-units fuzz fuzz-run install uninstall enable disable clean

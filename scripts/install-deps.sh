@@ -4,7 +4,7 @@
 set -eu
 
 pkgs="build-essential pkg-config libsystemd-dev check valgrind gdb systemd"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs xfsprogs strace groff-base systemd-coredump attr clang libclang-rt-14-dev"
+[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs xfsprogs strace groff-base systemd-coredump attr clang libclang-rt-14-dev gnuplot-nox"
 
 missing=""
 for p in $pkgs; do
