@@ -136,6 +136,7 @@ install: $(B)/.deps
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
 	install -D -m 0644 man/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
+	install -D -m 0644 man/coresink-bench.1 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
 	test -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf || \
 		install -D -m 0644 conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf
 
@@ -145,7 +146,7 @@ uninstall:
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
 	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
-		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
+		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/coresink.conf; \

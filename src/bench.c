@@ -42,6 +42,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: coresink-bench [--size BYTES] [--runs N] [--dir DIR] [--strategies LIST]\n"
 		   "                      [--data random|zeros|core] [--writes 4k|1m|vmsplice]\n"
 		   "                      [--csv FILE] [--plot FILE.png|FILE.svg] [--no-drop-caches]\n"
+		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
 		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, prealloc=keep-size|extend|none\n");
 }
@@ -217,7 +218,7 @@ static int run_one(const struct options *opt, const struct variant *v, uint64_t 
 	out = open_output(opt, v, path, sizeof(path));
 	if (out < 0 || pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	pid = producer_start(p[1], opt->size, opt->writes);
+	pid = producer_start(p, opt->size, opt->writes);
 	(void) close(p[1]);
 	if (pid < 0)
 		return (int)pid;

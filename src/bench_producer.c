@@ -147,14 +147,19 @@ static int produce(int wfd, uint64_t bytes, enum write_mode mode)
 	return 0;
 }
 
-/* Forks a producer writing into wfd. The caller closes its copy of wfd. Returns the pid or -errno. */
-pid_t producer_start(int wfd, uint64_t bytes, enum write_mode mode)
+/*
+ * Forks a producer writing into the pipe p. It must not keep the read end: a consumer that stops early (a full disk)
+ * has to make it fail with EPIPE. The caller closes its write end. Returns the pid or -errno.
+ */
+pid_t producer_start(const int p[2], uint64_t bytes, enum write_mode mode)
 {
 	pid_t pid = fork();
+	int wfd = p[1];
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		(void) close(p[0]);
 		signal(SIGPIPE, SIG_DFL);
 		_exit(produce(wfd, bytes, mode) == 0 ? 0 : 1);
 	}

@@ -11,7 +11,7 @@ enum write_mode { WRITE_4K, WRITE_1M, WRITE_VMSPLICE };
 int data_kind_from_string(const char *s);
 int write_mode_from_string(const char *s);
 int data_prepare(enum data_kind kind);
-pid_t producer_start(int wfd, uint64_t bytes, enum write_mode mode);
+pid_t producer_start(const int p[2], uint64_t bytes, enum write_mode mode);
 uint64_t checksum_expected(uint64_t bytes);
 int checksum_file(int fd, uint64_t *sum, uint64_t *size);
 

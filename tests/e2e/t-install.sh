@@ -12,8 +12,10 @@ tree=$(cd "$T/stage" && find . -type f -printf '%m %p\n' | sort)
 expected="644 ./etc/coresink.conf
 644 ./usr/lib/tmpfiles.d/coresink.conf
 644 ./usr/share/coresink/60-coresink.conf
+644 ./usr/share/man/man1/coresink-bench.1
 644 ./usr/share/man/man5/coresink.conf.5
 644 ./usr/share/man/man8/coresink.8
+755 ./usr/bin/coresink-bench
 755 ./usr/libexec/coresink"
 check "make install DESTDIR stages exactly the expected files and modes" test "$tree" = "$expected"
 check "and changes no live setting" \
@@ -35,13 +37,17 @@ sed 's/^#\([A-Za-z]*=\)/\1/' "$TOP/conf/coresink.conf" > "$T/uncommented.conf"
 check "every documented default parses cleanly" bash -c "'$CORESINK' --config '$T/uncommented.conf' --check-config >/dev/null"
 
 # The man pages render without a warning; --help and the synopsis name the same options.
-for m in "$TOP/man/coresink.8" "$TOP/man/coresink.conf.5"; do
+for m in "$TOP/man/coresink.8" "$TOP/man/coresink.conf.5" "$TOP/man/coresink-bench.1"; do
 	check "$(basename "$m") renders without warnings" test -z "$(groff -man -Tutf8 -ww -z "$m" 2>&1)"
 done
 help_opts=$("$CORESINK" --help | grep -o -- '--[a-z-]*' | sort -u)
 man_opts=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$TOP/man/coresink.8" | grep -o -- '\\-\\-[a-z\\-]*' |
 	sed 's/\\//g' | sort -u)
 check "--help and coresink(8)'s synopsis name the same options: $(echo $help_opts)" test "$help_opts" = "$man_opts"
+bench_help=$("$B/coresink-bench" --help | grep -o -- '--[a-z-]*' | sort -u)
+bench_man=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$TOP/man/coresink-bench.1" | grep -o -- '\\-\\-[a-z\\-]*' |
+	sed 's/\\//g' | sort -u)
+check "coresink-bench --help and its synopsis name the same options" test "$bench_help" = "$bench_man"
 
 # Live: enable and disable round trip, with a real install under a scratch prefix.
 need_root "enable/disable change kernel.core_pattern"
