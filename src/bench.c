@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		   "                      [--csv FILE] [--plot FILE.png|FILE.svg] [--no-drop-caches]\n"
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
-		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, prealloc=keep-size|extend|none\n");
+		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, prealloc=keep-size|extend|ftruncate|none\n");
 }
 
 /* One knob of a variant, "key=value". 0 or -EINVAL. */
@@ -61,6 +61,7 @@ static int knob(struct variant *v, const char *kv)
 	if (strncmp(kv, "prealloc=", 9) == 0)
 		return strcmp(val, "keep-size") == 0 ? (v->o.prealloc = PREALLOC_KEEP_SIZE, 0) :
 		       strcmp(val, "extend") == 0 ? (v->o.prealloc = PREALLOC_EXTEND, 0) :
+		       strcmp(val, "ftruncate") == 0 ? (v->o.prealloc = PREALLOC_FTRUNCATE, 0) :
 		       strcmp(val, "none") == 0 ? (v->o.prealloc = PREALLOC_NONE, 0) : -EINVAL;
 	if (parse_bytes(val, &n) < 0 || n == 0 || n % 4096 || n > (1ULL << 30))
 		return -EINVAL;

@@ -75,14 +75,18 @@ void report_table(FILE *f, const struct variant *v, int nv, const struct sample 
 {
 	struct summary sum[VARIANTS_MAX];
 	double best = 0;
+	int w = 8;
 
-	for (int i = 0; i < nv; i++)
+	for (int i = 0; i < nv; i++) {
 		sum[i] = summarize(i, s, ns);
+		if ((int)strlen(v[i].name) > w)
+			w = (int)strlen(v[i].name);
+	}
 	qsort(sum, (size_t)nv, sizeof(*sum), by_rate);
 	for (int i = 0; i < nv; i++)
 		if (sum[i].verified && !v[sum[i].variant].null_sink && sum[i].median > best)
 			best = sum[i].median;
-	fprintf(f, "%-34s %8s %8s %8s %7s %10s %9s %9s %8s  %s\n", "strategy", "min", "median", "max", "cpu_s",
+	fprintf(f, "%-*s %8s %8s %8s %7s %10s %9s %9s %8s  %s\n", w, "strategy", "min", "median", "max", "cpu_s",
 		"calls/GiB", "cache_MiB", "disk_MiB", "slower", "output");
 	for (int i = 0; i < nv; i++) {
 		const struct summary *r = &sum[i];
@@ -91,7 +95,7 @@ void report_table(FILE *f, const struct variant *v, int nv, const struct sample 
 		if (!v[r->variant].null_sink)
 			(void) snprintf(slower, sizeof(slower), best > 0 && r->median > 0 ?
 					"%+.0f%%" : "-", best > 0 && r->median > 0 ? (best / r->median - 1) * 100 : 0);
-		fprintf(f, "%-34s %8.0f %8.0f %8.0f %7.2f %10.0f %9.0f %9.0f %8s  %s\n", v[r->variant].name, r->min,
+		fprintf(f, "%-*s %8.0f %8.0f %8.0f %7.2f %10.0f %9.0f %9.0f %8s  %s\n", w, v[r->variant].name, r->min,
 			r->median, r->max, r->cpu, r->calls_per_gib, r->cache, r->blocks, slower,
 			r->verified ? "verified" : "FAILED: wrong size or checksum");
 	}

@@ -282,7 +282,7 @@ static int prealloc(struct copy *c, size_t len)
 
 	if (c->o->prealloc == PREALLOC_NONE)
 		return 0;
-	if (!c->no_fallocate) {
+	if (!c->no_fallocate && c->o->prealloc != PREALLOC_FTRUNCATE) {
 		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
 			return 0;
 		if (errno != EOPNOTSUPP)

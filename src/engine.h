@@ -19,6 +19,7 @@ enum strategy {
 enum prealloc {
 	PREALLOC_KEEP_SIZE,     /* fallocate(FALLOC_FL_KEEP_SIZE) ahead of each chunk */
 	PREALLOC_EXTEND,        /* fallocate(0): extends the size, trimmed at the end */
+	PREALLOC_FTRUNCATE,     /* ftruncate ahead of each chunk: what is left where fallocate is not supported */
 	PREALLOC_NONE,
 	_PREALLOC_MAX
 };

@@ -6,7 +6,7 @@ BENCH=$B/coresink-bench
 [ -x "$BENCH" ] || fail "no $BENCH"
 scratch
 out=$("$BENCH" --size 16M --runs 2 --dir "$T" --no-drop-caches --csv "$T/runs.csv" --plot "$T/chart.png" \
-	--strategies null,splice,readwrite:buffer=64K,naive-splice:prealloc=none,splice:chunk=1M:hygiene=off)
+	--strategies null,splice,readwrite:buffer=64K:prealloc=ftruncate,naive-splice:prealloc=none,splice:chunk=1M:hygiene=off:prealloc=extend)
 rc=$?
 printf '%s\n' "$out"
 check "the bench exits 0" test "$rc" -eq 0
