@@ -23,5 +23,6 @@ struct procinfo {
 
 int procinfo_read(pid_t pid, int pidfd, uint64_t crash_time, bool environ, struct procinfo *pi);
 void procinfo_free(struct procinfo *pi);
+int procinfo_start_time(pid_t pid, uint64_t *ticks);
 
 #endif

@@ -11,40 +11,15 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "procinfo.h"
 #include "quota.h"
 #include "vacuum.h"
-
-/* Field 22 of /proc/PID/stat, the start time in clock ticks: with the pid, it names one process for good. */
-static int proc_start(pid_t pid, uint64_t *start)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd;
-	unsigned long long v;
-
-	(void) snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	(void) close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: the fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 &v) != 1)
-		return -EIO;
-	*start = v;
-	return 0;
-}
 
 static bool alive(const struct inflight *f)
 {
 	uint64_t start;
 
-	return proc_start(f->pid, &start) == 0 && start == f->start;
+	return procinfo_start_time(f->pid, &start) == 0 && start == f->start;
 }
 
 static int lock(struct quota *q)
@@ -78,7 +53,7 @@ int quota_open(struct quota *q, int dirfd)
 	int r;
 
 	*q = (struct quota) { .dirfd = dirfd, .statefd = -1, .pid = getpid() };
-	r = proc_start(q->pid, &q->start);
+	r = procinfo_start_time(q->pid, &q->start);
 	if (r < 0)
 		return r;
 	q->statefd = openat(dirfd, LEDGER_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
