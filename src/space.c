@@ -6,9 +6,10 @@
 
 /*
  * Blocks kept back on top of the reserve for what a write allocates besides data (extent and indirect blocks,
- * journal), so that the reserve holds on ext4 and xfs and not only on tmpfs.
+ * journal), so that the reserve holds on ext4 and xfs and not only on tmpfs. A 64 MiB capture on ext4 was seen to
+ * use 24 such blocks; 64 leaves room for deeper extent trees (256 KiB with 4 KiB blocks).
  */
-#define METADATA_BLOCKS 32
+#define METADATA_BLOCKS 64
 
 static const char *const limit_names[_LIMIT_MAX] = {
 	[LIMIT_NONE] = "none",
