@@ -11,8 +11,7 @@
 
 static int safe_char(unsigned char ch)
 {
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       ch == '-' || ch == '_' || ch == '+' || ch == '.';
+	return ch != '\0' && strchr(NAME_SAFE_CHARS, ch) != NULL;
 }
 
 /* Copies in to out (len > 1), with every byte outside [A-Za-z0-9._+-] as '_' and at most NAME_COMM_MAX bytes. */

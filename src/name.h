@@ -7,6 +7,8 @@
 #include <sys/types.h>
 
 #define NAME_COMM_MAX 32
+/* The only bytes a stored name's comm part may hold; vacuum recognizes coresink's files by the same set. */
+#define NAME_SAFE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-"
 #define NAME_MAX_LEN 128
 
 void name_sanitize(const char *in, char *out, size_t len);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "name.h"
 #include "vacuum.h"
 
 #define VACUUM_MAX 4096
@@ -37,7 +38,6 @@ static bool is_stamp(const char *s)
 /* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N], comm of the safe characters: what name_format() writes. */
 bool vacuum_is_core(const char *name)
 {
-	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-";
 	size_t len = strlen(name), end = len, p;
 	const char *dot = strrchr(name, '.');
 
@@ -55,7 +55,7 @@ bool vacuum_is_core(const char *name)
 		;
 	if (p <= 6 || !digits(name + p, end - p))
 		return false;
-	return strspn(name + 5, safe) >= p - 1 - 5;
+	return strspn(name + 5, NAME_SAFE_CHARS) >= p - 1 - 5;
 }
 
 static bool stat_core(int dirfd, const char *name, struct core *c)
