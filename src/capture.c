@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "config.h"
 #include "kargs.h"
 #include "name.h"
 #include "procinfo.h"
@@ -29,17 +30,6 @@ struct job {
 	bool have_quota;
 	int dirfd;
 };
-
-/* Loads the configuration over the defaults. A missing default file is no problem; a missing named one is. */
-void load_config(struct config *c, const char *path, bool named, struct diag *d)
-{
-	int r;
-
-	config_defaults(c);
-	r = config_load(c, path, d);
-	if (r < 0 && (named || r != -ENOENT))
-		diag_add(d, "cannot read %s: %s", path, strerror(-r));
-}
 
 static int fail(struct job *j, const char *step, int r)
 {
@@ -194,7 +184,7 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	j.dirfd = -1;
 	j.q.statefd = -1;
 	(void) kargs_parse(argc, argv, &j.k, &kd);
-	load_config(&j.c, config, named, &cd);
+	config_read(&j.c, config, named, &cd);
 	/* Read while the crashed process still exists: it does until the core has been read. */
 	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
 	j.o.exe = j.pi.exe;

@@ -4,10 +4,6 @@
 
 #include <stdbool.h>
 
-#include "config.h"
-#include "diag.h"
-
-void load_config(struct config *c, const char *path, bool named, struct diag *d);
 int capture_run(const char *config, bool named, int argc, char **argv);
 
 #endif

@@ -48,7 +48,7 @@ static int parse_chunk(const char *v, void *field)
 }
 
 /* KeepFree= and MaxUse=: bytes or a percentage of the file system. */
-static int parse_keep_free(const char *v, void *field)
+static int parse_size_or_percent(const char *v, void *field)
 {
 	return parse_size_spec(v, field);
 }
@@ -170,8 +170,8 @@ static void print_mode(FILE *f, const void *field)
 static const struct key keys[] = {
 	{ "Directory", parse_directory, print_string, offsetof(struct config, directory) },
 	{ "ChunkSize", parse_chunk, print_size, offsetof(struct config, chunk_size) },
-	{ "KeepFree", parse_keep_free, print_size_spec, offsetof(struct config, keep_free) },
-	{ "MaxUse", parse_keep_free, print_size_spec, offsetof(struct config, max_use) },
+	{ "KeepFree", parse_size_or_percent, print_size_spec, offsetof(struct config, keep_free) },
+	{ "MaxUse", parse_size_or_percent, print_size_spec, offsetof(struct config, max_use) },
 	{ "MaxCoreSize", parse_max_core, print_u64, offsetof(struct config, max_core_size) },
 	{ "OnLimit", parse_on_limit, print_on_limit, offsetof(struct config, on_limit) },
 	{ "Strategy", parse_strategy, print_strategy, offsetof(struct config, strategy) },
@@ -280,6 +280,20 @@ int config_load(struct config *c, const char *path, struct diag *d)
 	free(text);
 	(void) fclose(f);
 	return r;
+}
+
+/*
+ * The defaults, then path over them. A missing default file is no problem (defaults are a valid configuration);
+ * a missing file the user named, or one that cannot be read, is reported in d.
+ */
+void config_read(struct config *c, const char *path, bool named, struct diag *d)
+{
+	int r;
+
+	config_defaults(c);
+	r = config_load(c, path, d);
+	if (r < 0 && (named || r != -ENOENT))
+		diag_add(d, "cannot read %s: %s", path, strerror(-r));
 }
 
 /* Prints the effective configuration as a config file would say it: every key of the table, in its order. */

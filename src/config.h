@@ -40,6 +40,7 @@ void config_defaults(struct config *c);
 int config_parse_line(struct config *c, const char *file, unsigned line, char *text, int *in_section,
 		      struct diag *d);
 int config_load(struct config *c, const char *path, struct diag *d);
+void config_read(struct config *c, const char *path, bool named, struct diag *d);
 void config_print(const struct config *c, FILE *f);
 
 #endif

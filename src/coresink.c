@@ -97,7 +97,7 @@ static int check_config(const char *path, bool named)
 	struct config c;
 	struct diag d = { 0 };
 
-	load_config(&c, path, named, &d);
+	config_read(&c, path, named, &d);
 	config_print(&c, stdout);
 	for (int i = 0; i < d.n; i++)
 		fprintf(stderr, "coresink: %s\n", d.msg[i]);
