@@ -52,17 +52,22 @@ static int knob(struct variant *v, const char *kv)
 {
 	const char *val = strchr(kv, '=');
 	uint64_t n;
+	int p;
 
 	if (!val++)
 		return -EINVAL;
-	if (strncmp(kv, "hygiene=", 8) == 0)
-		return strcmp(val, "on") == 0 ? (v->o.hygiene = true, 0) :
-		       strcmp(val, "off") == 0 ? (v->o.hygiene = false, 0) : -EINVAL;
-	if (strncmp(kv, "prealloc=", 9) == 0)
-		return strcmp(val, "keep-size") == 0 ? (v->o.prealloc = PREALLOC_KEEP_SIZE, 0) :
-		       strcmp(val, "extend") == 0 ? (v->o.prealloc = PREALLOC_EXTEND, 0) :
-		       strcmp(val, "ftruncate") == 0 ? (v->o.prealloc = PREALLOC_FTRUNCATE, 0) :
-		       strcmp(val, "none") == 0 ? (v->o.prealloc = PREALLOC_NONE, 0) : -EINVAL;
+	if (strncmp(kv, "hygiene=", 8) == 0) {
+		if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
+			return -EINVAL;
+		v->o.hygiene = strcmp(val, "on") == 0;
+		return 0;
+	}
+	if (strncmp(kv, "prealloc=", 9) == 0) {
+		if ((p = prealloc_from_string(val)) < 0)
+			return -EINVAL;
+		v->o.prealloc = (enum prealloc)p;
+		return 0;
+	}
 	if (parse_bytes(val, &n) < 0 || n == 0 || n % 4096 || n > (1ULL << 30))
 		return -EINVAL;
 	if (strncmp(kv, "chunk=", 6) == 0)

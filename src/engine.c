@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -23,6 +24,13 @@ static const char *const strategy_names[_STRATEGY_MAX] = {
 	[STRATEGY_NAIVE_SPLICE] = "naive-splice",
 };
 
+static const char *const prealloc_names[_PREALLOC_MAX] = {
+	[PREALLOC_KEEP_SIZE] = "keep-size",
+	[PREALLOC_EXTEND] = "extend",
+	[PREALLOC_FTRUNCATE] = "ftruncate",
+	[PREALLOC_NONE] = "none",
+};
+
 /* The state of one copy. */
 struct copy {
 	int in, out;
@@ -35,6 +43,7 @@ struct copy {
 	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
 	uint64_t prev_off, prev_len;  /* the chunk under writeback */
 	bool eof;
+	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
 	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
 };
 
@@ -47,6 +56,14 @@ int strategy_from_string(const char *s)
 {
 	for (int i = 0; i < _STRATEGY_MAX; i++)
 		if (strcmp(s, strategy_names[i]) == 0)
+			return i;
+	return -EINVAL;
+}
+
+int prealloc_from_string(const char *s)
+{
+	for (int i = 0; i < _PREALLOC_MAX; i++)
+		if (strcmp(s, prealloc_names[i]) == 0)
 			return i;
 	return -EINVAL;
 }
@@ -329,8 +346,10 @@ static bool input_has_more(struct copy *c)
 
 static int copy_setup(struct copy *c)
 {
+	struct stat st;
 	int r;
 
+	c->regular = fstat(c->out, &st) == 0 && S_ISREG(st.st_mode);
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
@@ -437,10 +456,12 @@ static int copy_finish(struct copy *c)
 	if (c->o->hygiene)
 		(void) sync_file_range(c->out, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 				       SYNC_FILE_RANGE_WAIT_AFTER);
-	/* EINVAL: not a regular file (a benchmark's /dev/null), where there is nothing to trim. */
-	if (ftruncate(c->out, (off_t)c->off) < 0 && errno != EINVAL)
+	/* Only a regular file has a size to trim and data to sync (the benchmark's null sink is /dev/null). */
+	if (!c->regular)
+		return 0;
+	if (ftruncate(c->out, (off_t)c->off) < 0)
 		r = -errno;
-	if (fdatasync(c->out) < 0 && r == 0 && errno != EINVAL)
+	if (fdatasync(c->out) < 0 && r == 0)
 		r = -errno;
 	if (c->o->hygiene)
 		(void) posix_fadvise(c->out, 0, 0, POSIX_FADV_DONTNEED);

@@ -295,6 +295,9 @@ START_TEST(test_names)
 	ck_assert_int_eq(strategy_from_string("naive-splice"), STRATEGY_NAIVE_SPLICE);
 	ck_assert_int_eq(strategy_from_string("mmap"), -EINVAL);
 	ck_assert_str_eq(strategy_to_string(STRATEGY_READWRITE), "readwrite");
+	ck_assert_int_eq(prealloc_from_string("keep-size"), PREALLOC_KEEP_SIZE);
+	ck_assert_int_eq(prealloc_from_string("ftruncate"), PREALLOC_FTRUNCATE);
+	ck_assert_int_eq(prealloc_from_string("fallocate"), -EINVAL);
 }
 END_TEST
 
