@@ -114,23 +114,21 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 	uint64_t done = 0;
 	int r = ensure_buffer(c);
 
-	while (r == 0 && done < len) {
+	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
 		ssize_t got = io_read_full(fd, c->buf, n, fd == c->in ? &c->st->in_calls : NULL);
 
-		if (got <= 0) {
-			c->eof = got == 0 && fd == c->in;
-			r = (int)got;
+		if (got < 0)
+			return got;
+		/* io_read_full() comes back short only at the end of its input. */
+		if ((size_t)got < n && fd == c->in)
+			c->eof = true;
+		if (got == 0)
 			break;
-		}
 		c->st->out_calls++;
 		r = io_write_full(c->out, c->buf, (size_t)got);
 		if (r == 0)
 			done += (uint64_t)got;
-		if ((size_t)got < n && fd == c->in)
-			c->eof = true;
-		if (c->eof)
-			break;
 	}
 	return r < 0 ? r : (ssize_t)done;
 }
