@@ -32,10 +32,12 @@ FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZERS = config kargs state
 FUZZ_SECONDS = 30
 
-LIB_SRC = src/io.c src/engine.c src/space.c src/parse.c src/diag.c src/config.c src/kargs.c src/name.c \
-	  src/store.c src/journal.c src/report.c src/ratelimit.c src/ledger.c src/vacuum.c src/quota.c \
-	  src/capture.c src/cgroup.c src/procinfo.c src/xattr.c
-LIB_OBJ = $(LIB_SRC:src/%.c=$(B)/%.o)
+# The tree shows the programs: src/lib is the handler's library (libcoresink.a), src/coresink the handler's main,
+# src/bench coresink-bench, tests/helpers what the end-to-end tests crash and measure with.
+LIB_SRC = $(wildcard src/lib/*.c)
+LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
+LIB_HDR = $(wildcard src/lib/*.h)
+BENCH_OBJ = $(B)/obj/bench/bench.o $(B)/obj/bench/producer.o $(B)/obj/bench/table.o
 UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch
@@ -58,17 +60,25 @@ $(B)/.deps-test:
 	sh scripts/install-deps.sh --test
 	@touch $@
 
-$(B)/%.o: src/%.c src/*.h | $(B)/.deps
+$(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(B)/obj/coresink/%.o: src/coresink/%.c $(LIB_HDR) | $(B)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
+
+$(B)/obj/bench/%.o: src/bench/%.c src/bench/*.h $(LIB_HDR) | $(B)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
 
 $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(B)/coresink: $(B)/coresink.o $(B)/libcoresink.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/coresink.o $(B)/libcoresink.a $(SYSTEMD_LIBS)
+$(B)/coresink: $(B)/obj/coresink/coresink.o $(B)/libcoresink.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/obj/coresink/coresink.o $(B)/libcoresink.a $(SYSTEMD_LIBS)
 
-BENCH_OBJ = $(B)/bench.o $(B)/bench_producer.o $(B)/bench_report.o
 $(B)/coresink-bench: $(BENCH_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(BENCH_OBJ) $(B)/libcoresink.a $(SYSTEMD_LIBS)
 
@@ -76,18 +86,19 @@ $(B)/coresink-bench: $(BENCH_OBJ) $(B)/libcoresink.a
 bench: all
 	$(B)/coresink-bench --size 256M --runs 3
 
-$(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a | $(B)/.deps-test
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) -Isrc -o $@ $< $(B)/libcoresink.a \
-		$(SYSTEMD_LIBS) $(CHECK_LIBS)
+# The suites link the production objects; the engine's is fed by the bench's producer.
+$(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/producer.o | $(B)/.deps-test
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) -Isrc/lib -Isrc/bench -o $@ $< \
+		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(SYSTEMD_LIBS) $(CHECK_LIBS)
 
-$(B)/crasher: tests/crasher.c tests/pattern.h
-	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -o $@ tests/crasher.c
+$(B)/crasher: tests/helpers/crasher.c tests/helpers/pattern.h
+	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -o $@ tests/helpers/crasher.c
 
-$(B)/patcheck: tests/patcheck.c tests/pattern.h
-	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/patcheck.c
+$(B)/patcheck: tests/helpers/patcheck.c tests/helpers/pattern.h
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/patcheck.c
 
-$(B)/freewatch: tests/freewatch.c
-	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/freewatch.c
+$(B)/freewatch: tests/helpers/freewatch.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/freewatch.c
 
 # The tests: Check suites, the same under valgrind and under ASan+UBSan, a short run of each fuzzer, then end to
 # end against the kernel (with the ASan+UBSan handler too).
@@ -103,17 +114,17 @@ asan-units: $(UNIT_BIN) $(B)/coresink
 	sh tests/run-units.sh $(B) $(UNITS)
 
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
-FUZZ_OBJ = $(LIB_SRC:src/%.c=$(B)/fuzz/%.o)
+FUZZ_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/fuzz/%.o)
 FUZZ_BIN = $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 # Made by a chain of rules, but worth keeping between runs. (Not a bare .SECONDARY: that would stop FORCE forcing.)
 .SECONDARY: $(FUZZ_OBJ)
 
-$(B)/fuzz/%.o: src/%.c src/*.h | $(B)/.deps-test
+$(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_OBJ) $(SYSTEMD_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc/lib -o $@ $< $(FUZZ_OBJ) $(SYSTEMD_LIBS)
 
 fuzz-run: $(FUZZ_BIN)
 	for f in $(FUZZERS); do \

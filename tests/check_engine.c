@@ -4,6 +4,7 @@
  */
 #include "unit.h"
 #include "engine.h"
+#include "producer.h"
 
 #define MIB (1024 * 1024)
 
@@ -12,6 +13,7 @@ static char dir[256];
 static void setup(void)
 {
 	unit_tmpdir(dir, sizeof(dir));
+	ck_assert_int_eq(data_prepare(DATA_RANDOM), 0);
 }
 
 static void teardown(void)
@@ -30,15 +32,17 @@ static int out_file(const char *name, int flags)
 	return fd;
 }
 
-/* Runs the engine on size bytes produced in piece-byte writes; returns the stats, checks the file. */
-static struct engine_stats run(const struct engine_opts *o, size_t size, size_t piece, int out)
+/* Runs the engine on size bytes produced in 4 KiB writes, as the kernel writes; returns the stats. */
+static struct engine_stats run(const struct engine_opts *o, size_t size, int out)
 {
 	struct engine_stats st;
 	int p[2];
 	pid_t pid;
 
 	ck_assert_int_eq(pipe(p), 0);
-	pid = unit_produce(p, size, piece);
+	pid = producer_start(p, size, WRITE_4K);
+	ck_assert_int_gt(pid, 0);
+	close(p[1]);
 	ck_assert_int_eq(engine_copy(p[0], out, o, &st), 0);
 	close(p[0]);
 	/* A truncated capture stops reading, and the writer dies of SIGPIPE, as the kernel's dump stops. */
@@ -57,7 +61,7 @@ static void assert_complete(int out, const struct engine_stats *st, size_t size)
 	ck_assert(!st->truncated);
 	ck_assert_int_eq(fstat(out, &s), 0);
 	ck_assert_int_eq(s.st_size, (off_t)size);
-	ck_assert_uint_eq(unit_pattern_prefix(out), size);
+	ck_assert_uint_eq((uint64_t)producer_prefix(out), size);
 }
 
 START_TEST(test_each_strategy_identical)
@@ -71,7 +75,7 @@ START_TEST(test_each_strategy_identical)
 
 	engine_defaults(&o);
 	o.strategy = strategies[_i];
-	st = run(&o, size, 4096, out);
+	st = run(&o, size, out);
 	assert_complete(out, &st, size);
 	ck_assert(!st.fell_back);
 	close(out);
@@ -87,7 +91,7 @@ START_TEST(test_staged_splice_moves_whole_chunks)
 
 	engine_defaults(&o);
 	o.chunk = 4 * MIB;
-	st = run(&o, size, 4096, out);
+	st = run(&o, size, out);
 	assert_complete(out, &st, size);
 	/*
 	 * The kernel writes 4 KiB at a time; splice straight to the file would take one call per few KiB. Through
@@ -110,7 +114,7 @@ START_TEST(test_refused_from_start)
 	/* splice(2) refuses O_APPEND output with EINVAL: the kernel itself, no mock. */
 	engine_defaults(&o);
 	o.strategy = splicers[_i];
-	st = run(&o, size, 4096, out);
+	st = run(&o, size, out);
 	assert_complete(out, &st, size);
 	ck_assert(st.fell_back);
 	ck_assert_int_eq(st.fallback_error, EINVAL);
@@ -140,10 +144,10 @@ START_TEST(test_refused_mid_stream)
 		int r;
 
 		close(p[0]);
-		r = unit_write_pattern(p[1], 0, size / 2, 4096);
+		r = producer_write(p[1], 0, size / 2, WRITE_4K);
 
 		fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_APPEND);
-		_exit(r == 0 && unit_write_pattern(p[1], size / 2, size, 4096) == 0 ? 0 : 1);
+		_exit(r == 0 && producer_write(p[1], size / 2, size, WRITE_4K) == 0 ? 0 : 1);
 	}
 	close(p[1]);
 	ck_assert_int_eq(engine_copy(p[0], out, &o, &st), 0);
@@ -165,7 +169,7 @@ START_TEST(test_reserve_stops_capture)
 	/* A reserve of 100% can never be met: nothing is written and the rest of the input is known to exist. */
 	engine_defaults(&o);
 	o.keep_free = (struct size_spec) { 100, true, UINT64_MAX };
-	st = run(&o, 8 * MIB, 4096, out);
+	st = run(&o, 8 * MIB, out);
 	ck_assert_uint_eq(st.bytes, 0);
 	ck_assert(st.truncated);
 	ck_assert_uint_lt(st.min_avail, UINT64_MAX);
@@ -180,7 +184,7 @@ START_TEST(test_empty_input)
 	int out = out_file("core", 0);
 
 	engine_defaults(&o);
-	st = run(&o, 0, 4096, out);
+	st = run(&o, 0, out);
 	ck_assert_uint_eq(st.bytes, 0);
 	ck_assert(!st.truncated);
 	close(out);
@@ -198,7 +202,7 @@ START_TEST(test_no_preallocation_left)
 	/* One 16 MiB chunk is preallocated for 3 MiB of data; none of it may outlive the capture. */
 	engine_defaults(&o);
 	o.prealloc = _i;
-	st = run(&o, size, 4096, out);
+	st = run(&o, size, out);
 	assert_complete(out, &st, size);
 	ck_assert_int_eq(fstat(out, &s), 0);
 	ck_assert_int_le((long long)s.st_blocks * 512, (long long)size + 64 * 1024);
@@ -220,41 +224,50 @@ START_TEST(test_core_limits_cut_exactly)
 	else
 		o.rlimit = cut;
 	o.close_on_limit = true;
-	st = run(&o, 20 * MIB, 4096, out);
+	st = run(&o, 20 * MIB, out);
 	ck_assert(st.truncated);
 	ck_assert_int_eq(st.limit, _i == 0 ? LIMIT_MAX_CORE : LIMIT_RLIMIT);
 	ck_assert_uint_eq(st.bytes, cut);
-	ck_assert_uint_eq(unit_pattern_prefix(out), cut);
+	ck_assert_uint_eq((uint64_t)producer_prefix(out), cut);
 	close(out);
 }
 END_TEST
 
-/* A stand-in for the handler's ledger: others use `used` bytes, and make_room can free them. */
+/*
+ * A stand-in for the handler's ledger: others use `used` bytes, and make_room can free them; fail_after makes
+ * used() fail from its Nth call on (0: never).
+ */
 struct fake_room {
 	uint64_t used, can_free, asked, reserved;
-	int calls;
+	int calls, used_calls, fail_after;
 };
 
-static uint64_t fake_used(void *ctx)
-{
-	return ((struct fake_room *)ctx)->used;
-}
-
-static uint64_t fake_make_room(void *ctx, uint64_t need)
+static int fake_used(void *ctx, uint64_t *bytes)
 {
 	struct fake_room *f = ctx;
-	uint64_t freed = f->can_free;
 
-	f->asked = need;
-	f->calls++;
-	f->used -= freed;
-	f->can_free = 0;
-	return freed;
+	if (f->fail_after && ++f->used_calls >= f->fail_after)
+		return -EIO;
+	*bytes = f->used;
+	return 0;
 }
 
-static void fake_reserve(void *ctx, uint64_t bytes)
+static int fake_make_room(void *ctx, uint64_t need, uint64_t *freed)
+{
+	struct fake_room *f = ctx;
+
+	*freed = f->can_free;
+	f->asked = need;
+	f->calls++;
+	f->used -= *freed;
+	f->can_free = 0;
+	return 0;
+}
+
+static int fake_reserve(void *ctx, uint64_t bytes)
 {
 	((struct fake_room *)ctx)->reserved = bytes;
+	return 0;
 }
 
 START_TEST(test_max_use_asks_for_room)
@@ -270,7 +283,7 @@ START_TEST(test_max_use_asks_for_room)
 	o.chunk = 1 * MIB;
 	o.hooks = &h;
 	o.max_use = (struct size_spec) { 12 * MIB, false, UINT64_MAX };
-	st = run(&o, 8 * MIB, 4096, out);
+	st = run(&o, 8 * MIB, out);
 	ck_assert_int_ge(f.calls, 1);
 	ck_assert_uint_eq(f.asked, 1 * MIB);
 	if (_i == 0) {
@@ -283,7 +296,30 @@ START_TEST(test_max_use_asks_for_room)
 	}
 	/* The last reservation covers what was written. */
 	ck_assert_uint_ge(f.reserved, st.bytes);
-	ck_assert_uint_eq(unit_pattern_prefix(out), st.bytes);
+	ck_assert_uint_eq((uint64_t)producer_prefix(out), st.bytes);
+	close(out);
+}
+END_TEST
+
+/* A ledger that fails mid-capture: the error is kept, MaxUse no longer applies, the core is still complete. */
+START_TEST(test_hook_error_reported)
+{
+	struct fake_room f = { .used = 10 * MIB, .fail_after = 3 };
+	struct engine_hooks h = { fake_used, fake_make_room, fake_reserve, &f };
+	struct engine_opts o;
+	struct engine_stats st;
+	int out = out_file("core", 0);
+
+	engine_defaults(&o);
+	o.chunk = 1 * MIB;
+	o.hooks = &h;
+	o.max_use = (struct size_spec) { 16 * MIB, false, UINT64_MAX };
+	st = run(&o, 8 * MIB, out);
+	ck_assert_int_eq(st.hook_error, EIO);
+	ck_assert_int_eq(f.used_calls, 3);
+	ck_assert(!st.truncated);
+	ck_assert_uint_eq(st.bytes, 8 * MIB);
+	ck_assert_uint_eq((uint64_t)producer_prefix(out), st.bytes);
 	close(out);
 }
 END_TEST
@@ -317,6 +353,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_no_preallocation_left, PREALLOC_KEEP_SIZE, _PREALLOC_MAX);
 	tcase_add_loop_test(tc, test_core_limits_cut_exactly, 0, 2);
 	tcase_add_loop_test(tc, test_max_use_asks_for_room, 0, 2);
+	tcase_add_test(tc, test_hook_error_reported);
 	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 	return s;

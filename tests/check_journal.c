@@ -13,13 +13,13 @@ static void setup(void)
 {
 	unit_tmpdir(dir, sizeof(dir));
 	snprintf(kmsg, sizeof(kmsg), "%s/kmsg", dir);
-	journal_socket_path = "/nonexistent/socket";
-	journal_kmsg_path = kmsg;
+	journal_test_redirect("/nonexistent/socket", kmsg);
 	close(open(kmsg, O_CREAT | O_WRONLY, 0600));
 }
 
 static void teardown(void)
 {
+	journal_test_redirect(NULL, NULL);
 	unit_rmtree(dir);
 }
 

@@ -24,6 +24,27 @@ START_TEST(test_full)
 }
 END_TEST
 
+START_TEST(test_tid)
+{
+	char *argv[] = { "1234", "0", "0", "6", "0", "0", "h", "c", "1", "", "1240" };
+	struct kargs k;
+	struct diag d = { 0 };
+
+	/* %I after an empty %F (kernel < 6.16); a pattern of an older coresink ends before it. */
+	ck_assert_int_eq(kargs_parse(11, argv, &k, &d), 0);
+	ck_assert_int_eq(k.tid, 1240);
+	ck_assert_int_eq(k.pidfd, -1);
+	ck_assert_int_eq(k.dumpmode, SUID_DUMP_USER);
+	ck_assert_int_eq(kargs_parse(10, argv, &k, &d), 0);
+	ck_assert_int_eq(k.tid, 0);
+	argv[10] = "-3";
+	ck_assert_int_eq(kargs_parse(11, argv, &k, &d), -EINVAL);
+	ck_assert_int_eq(k.tid, 0);
+	ck_assert_int_eq(k.dumpmode, SUID_DUMP_ROOT);
+	ck_assert_int_eq(diag_count(&d), 1);
+}
+END_TEST
+
 START_TEST(test_no_pidfd)
 {
 	char *argv[] = { "1", "0", "0", "6", "0", "0", "h", "c", "2", "" };
@@ -99,6 +120,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_no_pidfd);
+	tcase_add_test(tc, test_tid);
 	tcase_add_test(tc, test_bad_numbers);
 	tcase_add_test(tc, test_any_bad_argument_means_root_only);
 	tcase_add_test(tc, test_wrong_count);

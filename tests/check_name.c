@@ -41,6 +41,49 @@ START_TEST(test_format)
 }
 END_TEST
 
+/* name_parse() reads back exactly what name_format() wrote: the sanitized comm, pid, time and clash suffix. */
+START_TEST(test_round_trip)
+{
+	static const struct { const char *comm; pid_t pid; uint64_t time; unsigned attempt; } in[] = {
+		{ "sleep", 1234, 1763731200, 0 },
+		{ "a.b.c", 99, 0, 3 },
+		{ "../../etc/x", 7, 4102444799, 0 },
+		{ "", 1, 1, 1 },
+		{ "12345", INT32_MAX, 951782400, 99 },
+		{ "abcdefghijklmnopqrstuvwxyz0123456789", 42, 1763731200, 0 },
+	};
+	char buf[NAME_MAX_LEN], safe[NAME_COMM_MAX + 1];
+	struct name_parts p;
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		ck_assert_int_eq(name_format(buf, sizeof(buf), in[i].comm, in[i].pid, in[i].time, in[i].attempt), 0);
+		ck_assert_msg(name_parse(buf, &p) == 0, "%s", buf);
+		name_sanitize(in[i].comm, safe, sizeof(safe));
+		ck_assert_str_eq(p.comm, safe);
+		ck_assert_int_eq(p.pid, in[i].pid);
+		ck_assert_uint_eq(p.time, in[i].time);
+		ck_assert_uint_eq(p.attempt, in[i].attempt);
+	}
+}
+END_TEST
+
+/* Anything name_format() cannot write is not a name. */
+static const char *const not_names[] = {
+	"core", "core.1234", "core..1234.20261121T132000Z", "core.sleep.x1.20261121T132000Z",
+	"core.sleep.1234.20261121X132000Z", "core.sleep.1234.20261121T132000Z.", "core.sleep.1234.20261121T132000Z.0",
+	"core.sleep.1234.20261121T132000Z.3a", "core.sl eep.1234.20261121T132000Z", "core.sleep.1234.20261321T132000Z",
+	"core.sleep.1234.20261121T132000", "core..hidden.1.20261121T132000Z", "core.sleep.99999999999.20261121T132000Z",
+	"core.abcdefghijklmnopqrstuvwxyz0123456.1.20261121T132000Z", "core.sleep.1234.20260230T000000Z",
+};
+
+START_TEST(test_parse_rejects)
+{
+	struct name_parts p;
+
+	ck_assert_msg(name_parse(not_names[_i], &p) == -EINVAL, "%s", not_names[_i]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("name");
@@ -48,6 +91,8 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(tc, test_sanitize_table, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_loop_test(tc, test_parse_rejects, 0, (int)(sizeof(not_names) / sizeof(not_names[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

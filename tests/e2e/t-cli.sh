@@ -21,8 +21,8 @@ expect 0 '^coresink [0-9.]+$' -- --version
 expect 100 '^usage:' --
 expect 100 '^usage:' -- --bogus
 expect 100 '^usage:' -- --core-pattern extra
-expect 0 "^\|$CORESINK %P %u %g %s %t %c %h %e %d %F$" -- --core-pattern
-expect 0 "^\|$CORESINK --config $T/good.conf %P %u %g %s %t %c %h %e %d %F$" -- --config "$T/good.conf" --core-pattern
+expect 0 "^\|$CORESINK %P %u %g %s %t %c %h %e %d %F %I$" -- --core-pattern
+expect 0 "^\|$CORESINK --config $T/good.conf %P %u %g %s %t %c %h %e %d %F %I$" -- --config "$T/good.conf" --core-pattern
 expect 100 'longer than 127 bytes' -- --config "$long" --core-pattern
 expect 100 'No such file' -- --config relative.conf --core-pattern
 expect 0 '^KeepFree=10%$' -- --config "$T/good.conf" --check-config

@@ -66,7 +66,7 @@ mk install "${vars[@]}" > /dev/null || fail "make install PREFIX"
 write_config "$T/etc/coresink.conf" "Directory=$T/cores" "KeepFree=64M"
 mk enable "${vars[@]}" > /dev/null || fail "make enable"
 check "enable points the kernel at the installed handler" \
-	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F"
+	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
 check "and sets kernel.core_pipe_limit=16" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 16
 check "and installs the drop-in for boot" test -f "$T/sysctl.d/60-coresink.conf"
 crash 8

@@ -1,0 +1,541 @@
+/*
+ * engine.c: copies a core from a pipe into a file in chunks: staged splice (or read/write), a free-space check
+ * and a preallocation before each chunk, page-cache hygiene behind it, and a transparent switch to read/write
+ * when the kernel refuses splice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "basics.h"
+#include "engine.h"
+#include "io.h"
+#include "space.h"
+
+#define PIPE_FLOOR (64 * 1024)
+
+static const char *const strategy_names[] = {
+	[STRATEGY_SPLICE] = "splice",
+	[STRATEGY_READWRITE] = "readwrite",
+	[STRATEGY_NAIVE_SPLICE] = "naive-splice",
+};
+
+static const char *const prealloc_names[] = {
+	[PREALLOC_KEEP_SIZE] = "keep-size",
+	[PREALLOC_EXTEND] = "extend",
+	[PREALLOC_FTRUNCATE] = "ftruncate",
+	[PREALLOC_NONE] = "none",
+};
+
+/* The state of one copy. */
+struct copy {
+	int in, out;
+	const struct engine_opts *o;
+	struct engine_stats *st;
+	enum strategy strategy;
+	int stage[2];             /* the private pipe of the staged splice */
+	char *buf;                /* the read/write buffer, allocated on first use */
+	uint64_t off;             /* bytes written so far: the file position */
+	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
+	uint64_t prev_off, prev_len;  /* the chunk under writeback */
+	bool eof;
+	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
+	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
+	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
+};
+
+DEFINE_STRING_TABLE_LOOKUP(strategy, enum strategy, strategy_names, _STRATEGY_MAX)
+DEFINE_STRING_TABLE_LOOKUP(prealloc, enum prealloc, prealloc_names, _PREALLOC_MAX)
+
+void engine_defaults(struct engine_opts *o)
+{
+	*o = (struct engine_opts) {
+		.strategy = STRATEGY_SPLICE,
+		.prealloc = PREALLOC_KEEP_SIZE,
+		.chunk = 16 << 20,
+		.buffer = 1 << 20,
+		.in_pipe = 1 << 20,
+		.max_use = { .value = UINT64_MAX, .cap = UINT64_MAX },
+		.max_core = UINT64_MAX,
+		.rlimit = UINT64_MAX,
+		.hygiene = true,
+		.check_space = true,
+		.lock_fd = -1,
+	};
+}
+
+/* Errors that mean "splice cannot do this pair of files", after which read/write does the rest. */
+static bool splice_refused(int r)
+{
+	return r == -EINVAL || r == -ENOSYS || r == -EOPNOTSUPP || r == -EBADF;
+}
+
+static bool out_of_space(int r)
+{
+	return r == -ENOSPC || r == -EDQUOT || r == -EFBIG;
+}
+
+static int ensure_buffer(struct copy *c)
+{
+	void *p;
+
+	if (c->buf)
+		return 0;
+	if (posix_memalign(&p, PAGE_BYTES, c->o->buffer) != 0)
+		return -ENOMEM;
+	c->buf = p;
+	return 0;
+}
+
+/* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
+static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
+{
+	uint64_t done = 0;
+	int r = ensure_buffer(c);
+
+	while (r == 0 && done < len && !c->eof) {
+		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
+		ssize_t got = io_read_full(fd, c->buf, n, fd == c->in ? &c->st->in_calls : NULL);
+
+		if (got < 0)
+			return got;
+		/* io_read_full() comes back short only at the end of its input. */
+		if ((size_t)got < n && fd == c->in)
+			c->eof = true;
+		if (got == 0)
+			break;
+		c->st->out_calls++;
+		r = io_write_full(c->out, c->buf, (size_t)got);
+		if (r == 0)
+			done += (uint64_t)got;
+	}
+	return r < 0 ? r : (ssize_t)done;
+}
+
+/*
+ * Fills the private pipe from the input with up to want bytes. The pipe fills by slots, not bytes (a slot may hold
+ * a partial page), so the chunk is complete when the pipe is full, want is reached, or the input ends; waiting for
+ * want bytes could block forever. Returns the bytes staged, or -errno when nothing could be staged.
+ */
+static ssize_t stage_fill(struct copy *c, size_t want)
+{
+	size_t filled = 0;
+
+	while (filled < want) {
+		ssize_t r = io_splice(c->in, c->stage[1], want - filled, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+		c->st->in_calls++;
+		if (r > 0) {
+			filled += (size_t)r;
+			continue;
+		}
+		if (r == 0) {
+			c->eof = true;
+			break;
+		}
+		if (r != -EAGAIN)
+			return filled > 0 ? (ssize_t)filled : r;
+		/* EAGAIN: the input is empty or the private pipe is full; only the first is worth waiting for. */
+		r = io_pipe_is_full(c->stage[1]);
+		if (r != 0)
+			return r < 0 ? r : (ssize_t)filled;
+		r = io_wait_readable(c->in);
+		if (r < 0)
+			return r;
+	}
+	return (ssize_t)filled;
+}
+
+/* Moves one chunk through the private pipe: bytes written, or -errno. A refused splice switches strategy. */
+static ssize_t move_staged(struct copy *c, size_t want)
+{
+	ssize_t filled = stage_fill(c, want), n;
+	size_t moved = 0;
+	int r;
+
+	if (filled <= 0)
+		return filled;
+	r = io_splice_all(c->stage[0], c->out, (size_t)filled, &moved, &c->st->out_calls);
+	if (r == 0 || !splice_refused(r))
+		return r < 0 ? r : (ssize_t)moved;
+
+	/* The file refused splice: what is staged goes out by read/write, and so does the rest of the stream. */
+	c->st->fell_back = true;
+	c->st->fallback_error = -r;
+	c->strategy = STRATEGY_READWRITE;
+	n = rw_copy(c, c->stage[0], (uint64_t)filled - moved);
+	return n < 0 ? n : (ssize_t)(moved + (size_t)n);
+}
+
+/* Splices straight from the input to the file, as far as want: bytes written, or -errno. */
+static ssize_t move_naive(struct copy *c, size_t want)
+{
+	size_t done = 0;
+
+	while (done < want) {
+		ssize_t r = io_splice(c->in, c->out, want - done, SPLICE_F_MOVE);
+
+		c->st->in_calls++;
+		if (r < 0)
+			return done > 0 ? (ssize_t)done : r;
+		if (r == 0) {
+			c->eof = true;
+			break;
+		}
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+/* Moves up to want bytes with the current strategy, switching to read/write for good if splice is refused. */
+static ssize_t move_strategy(struct copy *c, size_t want)
+{
+	ssize_t r;
+
+	switch (c->strategy) {
+	case STRATEGY_SPLICE:
+		r = move_staged(c, want);
+		break;
+	case STRATEGY_NAIVE_SPLICE:
+		r = move_naive(c, want);
+		break;
+	default:
+		return rw_copy(c, c->in, want);
+	}
+	if (r < 0 && splice_refused((int)r)) {
+		/* Refused before a byte moved (the input cannot be spliced, or naive splice to this file). */
+		c->st->fell_back = true;
+		c->st->fallback_error = (int)-r;
+		c->strategy = STRATEGY_READWRITE;
+		return rw_copy(c, c->in, want);
+	}
+	return r;
+}
+
+/*
+ * Moves the first bytes of the stream through the caller's head buffer on their way to the file, whatever the
+ * strategy: they are read once, and the caller learns what the core's notes say without reading the file back.
+ */
+static ssize_t move_head(struct copy *c, size_t want)
+{
+	size_t n = want < c->o->head_len ? want : c->o->head_len;
+	ssize_t got = io_read_full(c->in, c->o->head, n, &c->st->in_calls);
+	int r;
+
+	if (got < 0)
+		return got;
+	if ((size_t)got < n)
+		c->eof = true;
+	c->st->head_bytes = (size_t)got;
+	c->st->out_calls++;
+	r = io_write_full(c->out, c->o->head, (size_t)got);
+	return r < 0 ? r : got;
+}
+
+/* Moves up to want bytes: the head first, then the current strategy. Bytes written, or -errno. */
+static ssize_t move_chunk(struct copy *c, size_t want)
+{
+	ssize_t r, h = 0;
+
+	if (c->off == 0 && c->o->head && c->o->head_len > 0) {
+		h = move_head(c, want);
+		if (h < 0 || c->eof || (size_t)h == want)
+			return h;
+		want -= (size_t)h;
+	}
+	r = move_strategy(c, want);
+	return r < 0 ? (h > 0 ? h : r) : r + h;
+}
+
+/* Takes a hook's result: after its first error the hooks are off for the rest of the copy. */
+static void hook_result(struct copy *c, int r)
+{
+	if (r >= 0)
+		return;
+	if (c->st->hook_error == 0)
+		c->st->hook_error = -r;
+	c->hooks = NULL;
+}
+
+/* Reads what the policy needs: the file system's numbers and the bytes other cores use. */
+static int read_space(struct copy *c, struct space_in *in)
+{
+	const struct engine_opts *o = c->o;
+	struct statfs sfs;
+	uint64_t used = 0;
+
+	if (c->hooks)
+		hook_result(c, c->hooks->used(c->hooks->ctx, &used));
+	*in = (struct space_in) {
+		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->off, .used = used,
+		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
+		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
+	};
+	if (o->check_space) {
+		if (fstatfs(c->out, &sfs) < 0)
+			return -errno;
+		in->avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize;
+		in->total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize;
+		in->block = (uint64_t)sfs.f_frsize;
+		if (in->avail < c->st->min_avail)
+			c->st->min_avail = in->avail;
+		c->st->reserve = space_resolve(&o->keep_free, in->total);
+	}
+	return 0;
+}
+
+/* Asks the hooks to delete old cores for need bytes: whether any room was made. */
+static bool make_room(struct copy *c, uint64_t need)
+{
+	uint64_t freed = 0;
+
+	if (!c->hooks)
+		return false;
+	hook_result(c, c->hooks->make_room(c->hooks->ctx, need, &freed));
+	return freed > 0;
+}
+
+/*
+ * Decides how much of the next chunk may be written. When free space or the quota is short, old cores are deleted
+ * first: the new crash matters more than the oldest one. *which says what bound the answer.
+ */
+static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
+{
+	struct space_in in;
+	uint64_t budget;
+	int r = read_space(c, &in);
+
+	if (r < 0)
+		return r;
+	budget = space_budget(&in, c->o->chunk, which);
+	if (budget < c->o->chunk && (*which == LIMIT_KEEP_FREE || *which == LIMIT_MAX_USE) &&
+	    make_room(c, c->o->chunk - budget)) {
+		r = read_space(c, &in);
+		if (r < 0)
+			return r;
+		budget = space_budget(&in, c->o->chunk, which);
+	}
+	if (c->hooks)
+		hook_result(c, c->hooks->reserve(c->hooks->ctx, c->off + budget));
+	*want = (size_t)budget;
+	return 0;
+}
+
+/*
+ * Reserves the blocks of the next chunk. Where the file system has no fallocate (EOPNOTSUPP: ext2, ext3, some
+ * network file systems) the file is extended with ftruncate instead, which at least sets its size once per chunk;
+ * never posix_fallocate, which emulates by writing a byte per block. Only running out of space is an error.
+ */
+static int prealloc(struct copy *c, size_t len)
+{
+	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
+
+	if (c->o->prealloc == PREALLOC_NONE)
+		return 0;
+	if (!c->no_fallocate && c->o->prealloc != PREALLOC_FTRUNCATE) {
+		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
+			return 0;
+		if (errno != EOPNOTSUPP)
+			return out_of_space(-errno) ? -errno : 0;
+		c->no_fallocate = true;
+		c->st->prealloc_fallback = true;
+	}
+	/* Writes go to the file position, so a size set ahead of them changes nothing; copy_finish trims it. */
+	return ftruncate(c->out, (off_t)(c->off + len)) < 0 && out_of_space(-errno) ? -errno : 0;
+}
+
+/* Waits for the chunk under writeback and drops it from the page cache. */
+static void settle(struct copy *c)
+{
+	if (!c->o->hygiene || c->prev_len == 0)
+		return;
+	(void) sync_file_range(c->out, (off_t)c->prev_off, (off_t)c->prev_len,
+			       SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+	(void) posix_fadvise(c->out, (off_t)c->prev_off, (off_t)c->prev_len, POSIX_FADV_DONTNEED);
+	c->prev_len = 0;
+}
+
+/* Starts writeback of the chunk written last; it proceeds while the next chunk is copied. */
+static void start_writeback(struct copy *c)
+{
+	if (!c->o->hygiene || c->pend_len == 0)
+		return;
+	(void) sync_file_range(c->out, (off_t)c->pend_off, (off_t)c->pend_len, SYNC_FILE_RANGE_WRITE);
+	c->prev_off = c->pend_off;
+	c->prev_len = c->pend_len;
+	c->pend_len = 0;
+}
+
+/*
+ * Tells whether the input still holds data once the budget is spent. The private pipe is always drained by
+ * then, so one byte read from the input decides; it is consumed, as the capture stops anyway.
+ */
+static bool input_has_more(struct copy *c)
+{
+	char b;
+
+	return io_read_full(c->in, &b, 1, NULL) == 1;
+}
+
+static int copy_setup(struct copy *c)
+{
+	struct stat st;
+	int r;
+
+	c->regular = fstat(c->out, &st) == 0 && S_ISREG(st.st_mode);
+	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
+	if (c->o->in_pipe > 0)
+		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
+	if (c->strategy != STRATEGY_SPLICE)
+		return 0;
+	if (pipe2(c->stage, O_CLOEXEC) < 0)
+		return -errno;
+	/* Above fs.pipe-max-size needs CAP_SYS_RESOURCE, which the handler has; elsewhere take what is granted. */
+	r = io_set_pipe_size(c->stage[1], c->o->chunk, PIPE_FLOOR);
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+static void copy_teardown(struct copy *c)
+{
+	int saved = errno;
+
+	if (c->stage[0] >= 0)
+		(void) close(c->stage[0]);
+	if (c->stage[1] >= 0)
+		(void) close(c->stage[1]);
+	free(c->buf);
+	errno = saved;
+}
+
+/* Stops the copy at a limit: the rest of the input is known to exist, and the kernel need not send it. */
+static void stop_at_limit(struct copy *c, enum limit which)
+{
+	c->st->truncated = input_has_more(c);
+	if (c->st->truncated)
+		c->st->limit = which;
+	if (c->o->close_on_limit && c->in >= 0) {
+		(void) close(c->in);
+		c->in = -1;
+	}
+}
+
+/*
+ * Plans the chunk and reserves its blocks under the lock, so that concurrent captures see each other's
+ * preallocations in statfs and each other's reservations in the hooks. Returns 0 or -errno; *want 0 means stop.
+ */
+static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
+{
+	int r;
+
+	if (c->o->lock_fd >= 0 && flock(c->o->lock_fd, LOCK_EX) < 0)
+		return -errno;
+	r = plan_chunk(c, want, which);
+	if (r == 0 && *want > 0) {
+		r = prealloc(c, *want);
+		if (r < 0) {
+			c->st->space_error = -r;
+			*which = LIMIT_KEEP_FREE;
+			*want = 0;
+			r = 0;
+		}
+	}
+	if (c->o->lock_fd >= 0)
+		(void) flock(c->o->lock_fd, LOCK_UN);
+	return r;
+}
+
+/* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
+static int copy_step(struct copy *c)
+{
+	enum limit which = LIMIT_NONE;
+	size_t want = 0;
+	ssize_t n;
+	int r;
+
+	/*
+	 * Page-cache hygiene around the preallocation (Linus Torvalds' pattern, reordered): no write may be in
+	 * flight while fallocate runs, as ext4 merges a new unwritten extent into one under I/O and warns when that
+	 * I/O completes. So: wait for the chunk before last, preallocate, then start writeback of the last chunk,
+	 * which proceeds while this one is copied.
+	 */
+	settle(c);
+	r = reserve_chunk(c, &want, &which);
+	if (r < 0)
+		return r;
+	if (want == 0) {
+		stop_at_limit(c, which);
+		return 0;
+	}
+	start_writeback(c);
+	n = move_chunk(c, want);
+	if (n < 0)
+		return (int)n;
+	c->st->chunks++;
+	c->pend_off = c->off;
+	c->pend_len = (uint64_t)n;
+	c->off += (uint64_t)n;
+	/* A move of nothing happens only at the end of the input; never spin on it. */
+	return c->eof || n == 0 ? 0 : 1;
+}
+
+/* Leaves the file at exactly the bytes written, on disk, and out of the page cache. */
+static int copy_finish(struct copy *c)
+{
+	int r = 0;
+
+	/* Let all writeback finish before trimming the preallocation, for the reason given in copy_step(). */
+	if (c->o->hygiene)
+		(void) sync_file_range(c->out, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				       SYNC_FILE_RANGE_WAIT_AFTER);
+	/* Only a regular file has a size to trim and data to sync (the benchmark's null sink is /dev/null). */
+	if (!c->regular)
+		return 0;
+	if (ftruncate(c->out, (off_t)c->off) < 0)
+		r = -errno;
+	if (fdatasync(c->out) < 0 && r == 0)
+		r = -errno;
+	if (c->o->hygiene)
+		(void) posix_fadvise(c->out, 0, 0, POSIX_FADV_DONTNEED);
+	return r;
+}
+
+/*
+ * Copies the input into the output file (opened for writing at offset 0) until EOF, the reserve, or an error.
+ * Returns 0 or -errno; either way st->bytes is what the file holds, and the file keeps it.
+ */
+int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st)
+{
+	struct copy c = { .in = in, .out = out, .o = o, .st = st, .strategy = o->strategy, .stage = { -1, -1 },
+			  .hooks = o->hooks };
+	int r, f;
+
+	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
+	r = copy_setup(&c);
+	while (r == 0 && (r = copy_step(&c)) > 0)
+		r = 0;
+	if (out_of_space(r)) {
+		/* Another writer took the room between the check and the write: keep what was written. */
+		st->space_error = -r;
+		st->truncated = true;
+		st->limit = LIMIT_KEEP_FREE;
+		r = 0;
+	}
+	if (r < 0 || st->truncated) {
+		/* Errors may leave a partial write; the file position says what really arrived. */
+		off_t pos = lseek(out, 0, SEEK_CUR);
+
+		if (pos >= 0)
+			c.off = (uint64_t)pos;
+	}
+	f = copy_finish(&c);
+	st->bytes = c.off;
+	copy_teardown(&c);
+	return r < 0 ? r : f;
+}

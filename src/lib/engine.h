@@ -1,0 +1,83 @@
+/* engine.h: the capture engine, shared by the handler and coresink-bench. */
+#ifndef CORESINK_ENGINE_H
+#define CORESINK_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parse.h"
+#include "space.h"
+
+enum strategy {
+	STRATEGY_SPLICE,        /* stdin -> private pipe of one chunk -> file */
+	STRATEGY_READWRITE,     /* read-fill a buffer, write it */
+	STRATEGY_NAIVE_SPLICE,  /* stdin -> file directly; for comparison only */
+	_STRATEGY_MAX
+};
+
+enum prealloc {
+	PREALLOC_KEEP_SIZE,     /* fallocate(FALLOC_FL_KEEP_SIZE) ahead of each chunk */
+	PREALLOC_EXTEND,        /* fallocate(0): extends the size, trimmed at the end */
+	PREALLOC_FTRUNCATE,     /* ftruncate ahead of each chunk: what is left where fallocate is not supported */
+	PREALLOC_NONE,
+	_PREALLOC_MAX
+};
+
+/*
+ * What the handler adds to the free-space check: the bytes of other cores, room made by deleting old ones, and the
+ * record of what this capture holds. The engine calls them once per chunk, holding lock_fd. Each returns 0 or
+ * -errno; after an error the engine stops calling them and MaxUse no longer applies to this capture (free space
+ * still does), as when the ledger cannot be opened at all. The error is kept in engine_stats.hook_error.
+ */
+struct engine_hooks {
+	int (*used)(void *ctx, uint64_t *bytes);                   /* stored cores + other captures in flight */
+	int (*make_room)(void *ctx, uint64_t need, uint64_t *freed); /* deletes old cores */
+	int (*reserve)(void *ctx, uint64_t bytes);                 /* this capture now holds bytes */
+	void *ctx;
+};
+
+struct engine_opts {
+	enum strategy strategy;
+	enum prealloc prealloc;
+	size_t chunk;             /* bytes per chunk, a multiple of PAGE_BYTES */
+	size_t buffer;            /* read/write buffer, a multiple of PAGE_BYTES */
+	size_t in_pipe;           /* F_SETPIPE_SZ for the input when it is a pipe; 0 leaves it */
+	struct size_spec keep_free;
+	struct size_spec max_use; /* only with hooks */
+	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
+	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
+	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
+	bool check_space;         /* fstatfs before each chunk */
+	bool close_on_limit;      /* close the input as soon as a limit stops the copy: the kernel stops dumping */
+	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
+	void *head;               /* receives the first head_len bytes as they pass (the core's notes); NULL: none */
+	size_t head_len;
+	const struct engine_hooks *hooks;  /* NULL for none */
+};
+
+struct engine_stats {
+	uint64_t bytes;           /* bytes in the file at the end */
+	bool truncated;           /* the input had more than was stored */
+	enum limit limit;         /* what stopped it, when truncated by a limit */
+	bool fell_back;           /* splice was refused and read/write took over */
+	int fallback_error;       /* the errno that caused it */
+	bool prealloc_fallback;   /* fallocate unsupported here: ftruncate preallocated instead */
+	int space_error;          /* ENOSPC/EDQUOT met while writing (another writer took the room) */
+	int hook_error;           /* the first error of a hook (the ledger, vacuum); MaxUse was off from then on */
+	unsigned long in_calls;   /* read(2)/splice(2) calls on the input (naive splice: every call) */
+	unsigned long out_calls;  /* write(2) buffers and splice(2) calls into the file */
+	unsigned long chunks;
+	size_t head_bytes;        /* bytes copied into opts.head */
+	uint64_t min_avail;       /* lowest free space seen before a chunk */
+	uint64_t reserve;         /* KeepFree in bytes, as last resolved */
+};
+
+void engine_defaults(struct engine_opts *o);
+int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st);
+const char *strategy_to_string(enum strategy s);
+int strategy_from_string(const char *s);
+const char *prealloc_to_string(enum prealloc p);
+int prealloc_from_string(const char *s);
+
+#endif

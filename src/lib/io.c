@@ -1,0 +1,150 @@
+/* io.c: the one place for EINTR retries and partial transfers; every raw read, write and splice goes through here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "io.h"
+
+/* Reads until len bytes or end of file: the count (short only at EOF) or -errno. calls, if set, counts read(2)s. */
+ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
+{
+	char *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r;
+
+		do r = read(fd, p + done, len - done);
+		while (r < 0 && errno == EINTR);
+		if (calls)
+			(*calls)++;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+/* Writes all len bytes, advancing through partial writes: 0 or -errno. */
+int io_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t r;
+
+		do r = write(fd, p, len);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EIO;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* One splice(2) at the file positions, retried on EINTR: bytes moved, 0 at EOF, or -errno. */
+ssize_t io_splice(int in, int out, size_t len, unsigned int flags)
+{
+	ssize_t r;
+
+	do r = splice(in, NULL, out, NULL, len, flags);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
+/*
+ * Splices exactly len bytes that are already in the pipe in to out. *moved counts what really arrived, so that
+ * a caller whose splice is refused halfway knows how much is still in the pipe.
+ */
+int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *calls)
+{
+	*moved = 0;
+	while (*moved < len) {
+		ssize_t r = io_splice(in, out, len - *moved, SPLICE_F_MOVE);
+
+		(*calls)++;
+		if (r < 0)
+			return (int)r;
+		if (r == 0)
+			return -EPIPE;
+		*moved += (size_t)r;
+	}
+	return 0;
+}
+
+/* Blocks until fd has data or hangs up: 0 or -errno. */
+int io_wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do r = poll(&p, 1, -1);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}
+
+/* Tells whether the pipe behind write end wfd has no free slot: 1 full, 0 not, or -errno. */
+int io_pipe_is_full(int wfd)
+{
+	struct pollfd p = { .fd = wfd, .events = POLLOUT };
+	int r;
+
+	do r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return !(p.revents & POLLOUT);
+}
+
+/* Grows a pipe to want bytes, halving down to floor when refused: the size granted, or -errno. */
+int io_set_pipe_size(int fd, size_t want, size_t floor)
+{
+	for (size_t sz = want; sz >= floor && sz > 0; sz /= 2) {
+		int r = fcntl(fd, F_SETPIPE_SZ, (int)sz);
+
+		if (r >= 0)
+			return r;
+		if (errno != EPERM && errno != ENOMEM)
+			return -errno;
+	}
+	return -EPERM;
+}
+
+/* Writes all of iov's bytes from memory into the pipe wfd with vmsplice(2), lending the pages: 0 or -errno. */
+int io_vmsplice_full(int wfd, const void *buf, size_t len)
+{
+	struct iovec iov = { (void *)(uintptr_t)buf, len };
+
+	while (iov.iov_len > 0) {
+		ssize_t r;
+
+		do r = vmsplice(wfd, &iov, 1, 0);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EIO;
+		iov.iov_base = (char *)iov.iov_base + r;
+		iov.iov_len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Waits for the child pid to end: 0 with its *status, or -errno. */
+int io_waitpid(pid_t pid, int *status)
+{
+	pid_t r;
+
+	do r = waitpid(pid, status, 0);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : 0;
+}

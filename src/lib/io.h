@@ -1,0 +1,18 @@
+/* io.h: the one place for EINTR retries and partial transfers. */
+#ifndef CORESINK_IO_H
+#define CORESINK_IO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls);
+int io_write_full(int fd, const void *buf, size_t len);
+ssize_t io_splice(int in, int out, size_t len, unsigned int flags);
+int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *calls);
+int io_wait_readable(int fd);
+int io_pipe_is_full(int wfd);
+int io_set_pipe_size(int fd, size_t want, size_t floor);
+int io_vmsplice_full(int wfd, const void *buf, size_t len);
+int io_waitpid(pid_t pid, int *status);
+
+#endif

@@ -1,0 +1,27 @@
+/* journal.h: sending one structured entry to journald, or to the kernel log when journald is not there. */
+#ifndef CORESINK_JOURNAL_H
+#define CORESINK_JOURNAL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#define FIELDS_MAX 64
+
+/* The fields of one entry, each "NAME=value"; values may hold any byte. */
+struct fields {
+	struct iovec iov[FIELDS_MAX];
+	size_t n;
+	int priority;
+	const char *message;   /* points into iov, for the kernel-log fallback */
+};
+
+void fields_init(struct fields *f, int priority);
+void fields_add(struct fields *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fields_free(struct fields *f);
+int journal_send(struct fields *f);
+int journal_send_as(struct fields *f, uid_t uid, gid_t gid);
+
+void journal_test_redirect(const char *socket, const char *kmsg);
+
+#endif

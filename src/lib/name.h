@@ -1,0 +1,26 @@
+/* name.h: the stored file's name, written and read back. */
+#ifndef CORESINK_NAME_H
+#define CORESINK_NAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NAME_COMM_MAX 32
+/* The only bytes a stored name's comm part may hold; vacuum recognizes coresink's files by the same set. */
+#define NAME_SAFE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-"
+#define NAME_MAX_LEN 128
+
+/* What a stored name says. */
+struct name_parts {
+	char comm[NAME_COMM_MAX + 1];   /* as sanitized */
+	pid_t pid;
+	uint64_t time;                  /* seconds since the epoch, UTC */
+	unsigned attempt;               /* the ".N" of a name clash, 0 without */
+};
+
+void name_sanitize(const char *in, char *out, size_t len);
+int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt);
+int name_parse(const char *name, struct name_parts *p);
+
+#endif

@@ -1,0 +1,122 @@
+/* parse.c: strict parsers for the numbers, sizes and modes found in arguments and the config file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* Parses a plain decimal number: no sign, no blanks, no trailing garbage, no overflow. 0 or -EINVAL/-ERANGE. */
+int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != '\0')
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* The power of two a unit suffix stands for: 0 for none, 10 for K ... 40 for T, or -EINVAL. */
+static int suffix_shift(const char *suffix)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+
+	if (*suffix == '\0')
+		return 0;
+	u = strchr(units, suffix[0]);
+	if (!u || suffix[0] == '\0')
+		return -EINVAL;
+	/* Accept "16M", "16MB" and "16MiB" alike; nothing else after the unit. */
+	if (suffix[1] == '\0' || strcmp(suffix + 1, "B") == 0 || strcmp(suffix + 1, "iB") == 0)
+		return 10 * (int)(u - units + 1);
+	return -EINVAL;
+}
+
+/* Parses bytes with an optional binary unit (K, M, G, T: powers of 1024). 0 or -EINVAL/-ERANGE. */
+int parse_bytes(const char *s, uint64_t *ret)
+{
+	char digits[32];
+	size_t n = strspn(s ? s : "", "0123456789");
+	uint64_t v;
+	int shift, r;
+
+	if (n == 0 || n >= sizeof(digits))
+		return n == 0 ? -EINVAL : -ERANGE;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	shift = suffix_shift(s + n);
+	if (shift < 0)
+		return -EINVAL;
+	r = parse_u64(digits, &v);
+	if (r < 0)
+		return r;
+	if (shift > 0 && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*ret = v << shift;
+	return 0;
+}
+
+/* Parses "N%" (0..100) or bytes as parse_bytes does. The result carries no cap. */
+int parse_size_spec(const char *s, struct size_spec *ret)
+{
+	size_t len = s ? strlen(s) : 0;
+	struct size_spec spec = { .cap = UINT64_MAX };
+	int r;
+
+	if (len > 1 && s[len - 1] == '%') {
+		char digits[8];
+
+		if (len - 1 >= sizeof(digits))
+			return -ERANGE;
+		memcpy(digits, s, len - 1);
+		digits[len - 1] = '\0';
+		r = parse_u64(digits, &spec.value);
+		if (r < 0)
+			return r;
+		if (spec.value > 100)
+			return -ERANGE;
+		spec.percent = true;
+	} else {
+		r = parse_bytes(s, &spec.value);
+		if (r < 0)
+			return r;
+	}
+	*ret = spec;
+	return 0;
+}
+
+/* Parses an octal file mode. Only read and write bits are meaningful for a core; anything else is refused. */
+int parse_mode(const char *s, mode_t *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || *s < '0' || *s > '7')
+		return -EINVAL;
+	v = strtoul(s, &end, 8);
+	if (*end != '\0')
+		return -EINVAL;
+	if (v & ~0666UL)
+		return -ERANGE;
+	if (!(v & 0400))
+		return -ERANGE;
+	*ret = (mode_t)v;
+	return 0;
+}
+
+/* Formats a size spec the way the config file writes it. */
+int format_size_spec(char *buf, size_t len, const struct size_spec *s)
+{
+	if (s->percent)
+		return snprintf(buf, len, "%llu%%", (unsigned long long)s->value);
+	return snprintf(buf, len, "%llu", (unsigned long long)s->value);
+}

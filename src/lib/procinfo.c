@@ -1,0 +1,239 @@
+/*
+ * procinfo.c: what /proc tells about the crashed process, read while it still exists (the kernel keeps it until
+ * its core has been read, and waits for the handler when kernel.core_pipe_limit > 0).
+ *
+ * A pid can be reused once its process is reaped, and a helper running as root must not describe, or be tricked
+ * into reading, another process (CVE-2020-15702, CVE-2025-4598). So everything is read through one directory fd
+ * of /proc/PID, and only then is the identity checked: with the kernel's pidfd (%F), the process must still exist,
+ * so the pid was never free in between; without it, the process must have started before the crash. Links under
+ * /proc/PID are only read, never followed: nothing is opened through the crashed process's root or cwd.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "io.h"
+#include "proc.h"
+#include "procinfo.h"
+
+#define FDS_MAX (64 * 1024)
+#define ANCESTORS_MAX 64
+
+/* NUL-separated words (cmdline, environ) joined by sep, without the trailing one. */
+static char *join(char *buf, size_t len, char sep)
+{
+	while (len > 0 && buf[len - 1] == '\0')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = sep;
+	buf[len] = '\0';
+	return buf;
+}
+
+static char *read_words(int dirfd, const char *name, char sep)
+{
+	size_t len;
+	char *buf = proc_read(dirfd, name, &len);
+
+	return buf ? join(buf, len, sep) : NULL;
+}
+
+static void read_link(int dirfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n = readlinkat(dirfd, name, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* Every open fd as systemd-coredump writes them: "N:target" then its fdinfo, a blank line between. */
+static char *read_fds(int dirfd)
+{
+	int fd = openat(dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* owned by d once opened */
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char *out = calloc(1, FDS_MAX), target[PATH_MAX], info[sizeof("fdinfo/") + 256];
+	size_t n = 0;
+	struct dirent *e;
+
+	while (d && out && n + 1 < FDS_MAX && (e = readdir(d))) {
+		char *fdinfo;
+
+		if (e->d_name[0] == '.')
+			continue;
+		read_link(fd, e->d_name, target, sizeof(target));
+		(void) snprintf(info, sizeof(info), "fdinfo/%s", e->d_name);
+		fdinfo = proc_read(dirfd, info, NULL);
+		n += (size_t)snprintf(out + n, FDS_MAX - n, "%s%s:%s\n%s", n ? "\n" : "", e->d_name, target,
+				      fdinfo ? fdinfo : "");
+		free(fdinfo);
+	}
+	if (d)
+		closedir(d);
+	else if (fd >= 0)
+		(void) close(fd);
+	return out;
+}
+
+static bool same_file(int dirfd, const char *name, const char *ours)
+{
+	struct stat a, b;
+
+	return fstatat(dirfd, name, &a, 0) == 0 && stat(ours, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+static pid_t parent_of(int dirfd)
+{
+	char *status = proc_read(dirfd, "status", NULL), *p = status ? strstr(status, "\nPPid:") : NULL;
+	pid_t ppid = p ? (pid_t)strtol(p + 6, NULL, 10) : 0;
+
+	free(status);
+	return ppid;
+}
+
+/*
+ * The command line of the first ancestor in the handler's own pid namespace: what started the container (a
+ * runtime, unshare, systemd-nspawn). Informational only; read from /proc/PPID directly.
+ */
+static char *container_parent(int dirfd)
+{
+	pid_t p = parent_of(dirfd);
+
+	for (int i = 0; i < ANCESTORS_MAX && p > 0; i++) {
+		int fd = proc_open(p);
+		char *cmd = NULL;
+
+		if (fd < 0)
+			return NULL;
+		if (same_file(fd, "ns/pid", "/proc/self/ns/pid"))
+			cmd = read_words(fd, "cmdline", ' ');
+		else
+			p = parent_of(fd);
+		(void) close(fd);
+		if (cmd)
+			return cmd;
+	}
+	return NULL;
+}
+
+static long long boot_time(void)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[256];
+	long long btime = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	if (f)
+		(void) fclose(f);
+	return btime;
+}
+
+/* Whether fd is a pidfd of pid: its fdinfo says "Pid:\tPID" (a pidfd of a reaped process says -1). */
+static bool pidfd_names(int fd, pid_t pid)
+{
+	char path[64], *info, *p;
+	bool ok;
+	int dirfd = proc_open(0);
+
+	(void) snprintf(path, sizeof(path), "fdinfo/%d", fd);
+	info = dirfd >= 0 ? proc_read(dirfd, path, NULL) : NULL;
+	p = info ? strstr(info, "\nPid:\t") : NULL;
+	ok = p && strtol(p + 6, NULL, 10) == pid;
+	free(info);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	return ok;
+}
+
+/* Whether what was read through dirfd came from the crashed process of pid; why not, when not. */
+static const char *verify(int dirfd, pid_t pid, int pidfd, uint64_t crash_time)
+{
+	uint64_t ticks;
+	long long btime = boot_time();
+	long hz = sysconf(_SC_CLK_TCK);
+
+	/* The process still exists after the reads, so the pid was never free to be reused in between. */
+	if (pidfd >= 0)
+		return pidfd_names(pidfd, pid) && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 ?
+			       NULL : "the pidfd (%F) does not name it, or it is gone";
+	if (proc_start_ticks(dirfd, &ticks) < 0 || btime < 0 || hz <= 0)
+		return "its start time cannot be read";
+	/* One second of slack: %t and btime are whole seconds. */
+	if ((uint64_t)btime + ticks / (uint64_t)hz > crash_time + 1)
+		return "it started after the crash: the pid was reused";
+	return NULL;
+}
+
+static void read_all(int dirfd, bool environ, struct procinfo *pi)
+{
+	const char *path;
+
+	pi->cmdline = read_words(dirfd, "cmdline", ' ');
+	pi->cgroup = proc_read(dirfd, "cgroup", NULL);
+	path = pi->cgroup ? cgroup_path(pi->cgroup) : NULL;
+	if (path) {
+		memmove(pi->cgroup, path, strcspn(path, "\n"));
+		pi->cgroup[strcspn(path, "\n")] = '\0';
+		cgroup_units(pi->cgroup, &pi->units);
+	}
+	pi->status = proc_read(dirfd, "status", NULL);
+	pi->maps = proc_read(dirfd, "maps", NULL);
+	pi->limits = proc_read(dirfd, "limits", NULL);
+	pi->fds = read_fds(dirfd);
+	if (environ)
+		pi->environ = read_words(dirfd, "environ", '\n');
+	read_link(dirfd, "exe", pi->exe, sizeof(pi->exe));
+	read_link(dirfd, "cwd", pi->cwd, sizeof(pi->cwd));
+	read_link(dirfd, "root", pi->root, sizeof(pi->root));
+	pi->container = !same_file(dirfd, "ns/pid", "/proc/self/ns/pid");
+	if (pi->container)
+		pi->container_cmdline = container_parent(dirfd);
+}
+
+/* Reads what /proc tells of pid. 0 when trusted, or -ESRCH (pi->why says why) or -errno; pi is freed then. */
+int procinfo_read(pid_t pid, int pidfd, uint64_t crash_time, bool environ, struct procinfo *pi)
+{
+	int dirfd;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->units.owner_uid = (uid_t)-1;
+	dirfd = pid > 0 ? proc_open(pid) : -ESRCH;
+	if (dirfd < 0) {
+		pi->why = "its /proc directory is gone";
+		return -ESRCH;
+	}
+	read_all(dirfd, environ, pi);
+	pi->why = verify(dirfd, pid, pidfd, crash_time);
+	(void) close(dirfd);
+	pi->trusted = pi->why == NULL;
+	if (!pi->trusted) {
+		const char *why = pi->why;
+
+		procinfo_free(pi);
+		pi->why = why;
+		return -ESRCH;
+	}
+	return 0;
+}
+
+void procinfo_free(struct procinfo *pi)
+{
+	free(pi->cmdline);
+	free(pi->cgroup);
+	free(pi->status);
+	free(pi->maps);
+	free(pi->limits);
+	free(pi->fds);
+	free(pi->environ);
+	free(pi->container_cmdline);
+	memset(pi, 0, sizeof(*pi));
+	pi->units.owner_uid = (uid_t)-1;
+}

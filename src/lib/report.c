@@ -1,0 +1,223 @@
+/*
+ * report.c: the one journal entry each crash gets, with the COREDUMP_* fields coredumpctl reads, and the entry
+ * for configuration and argument problems.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <syslog.h>
+
+#include "basics.h"
+#include "journal.h"
+#include "report.h"
+
+static void signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+
+	if (abbrev)
+		(void) snprintf(buf, len, "SIG%s", abbrev);
+	else
+		(void) snprintf(buf, len, "%d", sig);
+}
+
+static void add_process_fields(struct fields *f, const struct kargs *k, const char *exe, const char *sig)
+{
+	fields_add(f, "MESSAGE_ID=" CORESINK_MESSAGE_ID);
+	fields_add(f, "COREDUMP_PID=%d", (int)k->pid);
+	fields_add(f, "COREDUMP_UID=%u", (unsigned)k->uid);
+	fields_add(f, "COREDUMP_GID=%u", (unsigned)k->gid);
+	fields_add(f, "COREDUMP_SIGNAL=%d", k->signal);
+	fields_add(f, "COREDUMP_SIGNAL_NAME=%s", sig);
+	fields_add(f, "COREDUMP_TIMESTAMP=%llu", (unsigned long long)k->time * 1000000ULL);
+	fields_add(f, "COREDUMP_RLIMIT=%llu", (unsigned long long)k->rlimit);
+	fields_add(f, "COREDUMP_HOSTNAME=%s", k->hostname);
+	fields_add(f, "COREDUMP_COMM=%s", k->comm);
+	if (exe[0])
+		fields_add(f, "COREDUMP_EXE=%s", exe);
+}
+
+static const char *const result_names[] = {
+	[RESULT_STORED] = "stored", [RESULT_TRUNCATED] = "truncated", [RESULT_DISCARDED] = "discarded",
+	[RESULT_SUPPRESSED] = "suppressed", [RESULT_SKIPPED] = "skipped", [RESULT_FAILED] = "failed",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(result, enum result, result_names, _RESULT_MAX)
+
+/* The handler's own peak memory: it must stay small whatever the size of the core. */
+static void add_footprint(struct fields *f)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		fields_add(f, "CORESINK_MAXRSS=%ld", ru.ru_maxrss * 1024L);
+}
+
+static void add_outcome_fields(struct fields *f, const struct outcome *o)
+{
+	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
+	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
+	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
+	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
+	/* Data-moving syscalls, input side then file side: what the strategy cost. */
+	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
+	if (o->path[0])
+		fields_add(f, "COREDUMP_FILENAME=%s", o->path);
+	if (o->result == RESULT_TRUNCATED)
+		fields_add(f, "COREDUMP_TRUNCATED=1");
+	if (o->result == RESULT_TRUNCATED || o->result == RESULT_DISCARDED)
+		fields_add(f, "CORESINK_LIMIT=%s", limit_to_string(o->st.limit));
+	if (o->suppressed_exe || o->suppressed_all)
+		fields_add(f, "CORESINK_SUPPRESSED=%u", o->suppressed_exe + o->suppressed_all);
+	if (o->vacuumed)
+		fields_add(f, "CORESINK_VACUUMED=%u", o->vacuumed);
+	if (o->st.fell_back)
+		fields_add(f, "CORESINK_FALLBACK=readwrite (splice: %s)", strerror(o->st.fallback_error));
+	if (o->st.prealloc_fallback)
+		fields_add(f, "CORESINK_PREALLOC=ftruncate (fallocate: %s)", strerror(EOPNOTSUPP));
+	if (o->error)
+		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(o->error));
+	if (o->st.hook_error)
+		fields_add(f, "CORESINK_LEDGER_ERROR=%s", strerror(o->st.hook_error));
+	add_footprint(f);
+}
+
+/* Why a limit stopped the capture, as a clause. */
+static void limit_reason(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
+{
+	if (o->error)
+		(void) snprintf(buf, len, "%s failed: %s", o->step, strerror(o->error));
+	else if (o->st.space_error)
+		(void) snprintf(buf, len, "%s", strerror(o->st.space_error));
+	else if (o->st.limit == LIMIT_KEEP_FREE)
+		(void) snprintf(buf, len, "keeping %llu bytes free (KeepFree)", (unsigned long long)o->st.reserve);
+	else if (o->st.limit == LIMIT_RLIMIT)
+		(void) snprintf(buf, len, "RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
+	else
+		(void) snprintf(buf, len, "%s reached", limit_to_string(o->st.limit));
+}
+
+/* What came of the core, after "dumped core (SIG)": one clause per result. */
+static void result_clause(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
+{
+	char why[96];
+	unsigned long long bytes = (unsigned long long)o->st.bytes;
+
+	limit_reason(k, o, why, sizeof(why));
+	switch (o->result) {
+	case RESULT_STORED:
+		(void) snprintf(buf, len, "%llu bytes stored in %s", bytes, o->path);
+		break;
+	case RESULT_TRUNCATED:
+		(void) snprintf(buf, len, "truncated to %llu bytes in %s: %s", bytes, o->path, why);
+		break;
+	case RESULT_DISCARDED:
+		if (bytes == 0)
+			(void) snprintf(buf, len, "not stored: %s", why);
+		else
+			(void) snprintf(buf, len, "discarded after %llu bytes: %s, and OnLimit=discard", bytes, why);
+		break;
+	case RESULT_SUPPRESSED:
+		(void) snprintf(buf, len, "not stored: %s crash-rate limit (RateLimitBurst)", o->suppressed_by);
+		break;
+	case RESULT_SKIPPED:
+		(void) snprintf(buf, len, "not stored: RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
+		break;
+	default:
+		(void) snprintf(buf, len, "not stored: %s: %s", o->step ? o->step : "error", strerror(o->error));
+	}
+}
+
+/* Says in one sentence what happened, naming the process the way systemd-coredump does. */
+static void add_message(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig)
+{
+	char clause[PATH_MAX + 400], extra[256] = "";
+
+	result_clause(k, o, clause, sizeof(clause));
+	if (o->suppressed_exe || o->suppressed_all)
+		(void) snprintf(extra, sizeof(extra), " %u earlier crash(es) were not stored (rate limit).",
+				o->suppressed_exe + o->suppressed_all);
+	if (o->vacuumed)
+		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				" Removed %u old core(s), %llu bytes, to make room.", o->vacuumed,
+				(unsigned long long)o->vacuumed_bytes);
+	if (o->st.hook_error)
+		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				" The ledger failed during the capture (%s): MaxUse was not applied from then on.",
+				strerror(o->st.hook_error));
+	fields_add(f, "MESSAGE=Process %d (%.32s) of user %u dumped core (%s); %s.%s", (int)k->pid, k->comm,
+		   (unsigned)k->uid, sig, clause, extra);
+}
+
+static void add_text(struct fields *f, const char *name, const char *value)
+{
+	if (value && value[0])
+		fields_add(f, "%s=%s", name, value);
+}
+
+/* What /proc told, under systemd-coredump's field names; or why nothing was taken from there. */
+static void add_proc_fields(struct fields *f, const struct procinfo *pi)
+{
+	if (!pi->trusted) {
+		fields_add(f, "CORESINK_METADATA=not collected: %s", pi->why ? pi->why : "unknown");
+		return;
+	}
+	add_text(f, "COREDUMP_CMDLINE", pi->cmdline);
+	add_text(f, "COREDUMP_CGROUP", pi->cgroup);
+	add_text(f, "COREDUMP_UNIT", pi->units.unit);
+	add_text(f, "COREDUMP_USER_UNIT", pi->units.user_unit);
+	add_text(f, "COREDUMP_SLICE", pi->units.slice);
+	if (pi->units.owner_uid != (uid_t)-1)
+		fields_add(f, "COREDUMP_OWNER_UID=%u", (unsigned)pi->units.owner_uid);
+	add_text(f, "COREDUMP_CWD", pi->cwd);
+	add_text(f, "COREDUMP_ROOT", pi->root);
+	add_text(f, "COREDUMP_PROC_STATUS", pi->status);
+	add_text(f, "COREDUMP_PROC_MAPS", pi->maps);
+	add_text(f, "COREDUMP_PROC_LIMITS", pi->limits);
+	add_text(f, "COREDUMP_OPEN_FDS", pi->fds);
+	add_text(f, "COREDUMP_ENVIRON", pi->environ);
+	if (pi->container)
+		add_text(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
+}
+
+/* Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. */
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi)
+{
+	struct fields f;
+	char sig[32];
+	int r;
+
+	signal_name(k->signal, sig, sizeof(sig));
+	fields_init(&f, o->result == RESULT_STORED ? LOG_CRIT : LOG_ERR);
+	add_message(&f, k, o, sig);
+	add_process_fields(&f, k, o->exe, sig);
+	add_outcome_fields(&f, o);
+	add_proc_fields(&f, pi);
+	/* The owner may read the entry, unless the process was not dumpable by its owner (setuid: SUID_DUMP_ROOT). */
+	r = k->dumpmode == SUID_DUMP_USER ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
+	fields_free(&f);
+	return r;
+}
+
+/* Logs every problem in d as one warning entry about what (the config file, the arguments), and what follows. */
+int report_diag(const struct diag *d, const char *what, const char *consequence)
+{
+	char text[DIAG_MAX * DIAG_LEN / 2];
+	size_t n = 0;
+	struct fields f;
+	int r;
+
+	if (diag_count(d) == 0)
+		return 0;
+	text[0] = '\0';
+	for (int i = 0; i < d->n && n < sizeof(text); i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", i ? "; " : "", d->msg[i]);
+	fields_init(&f, LOG_WARNING);
+	fields_add(&f, "MESSAGE=%d problem(s) with %s, %s: %s%s", diag_count(d), what, consequence, text,
+		   d->dropped ? "; ..." : "");
+	r = journal_send(&f);
+	fields_free(&f);
+	return r;
+}

@@ -1,0 +1,46 @@
+/* report.h: the one journal entry each crash gets, and the entry for configuration problems. */
+#ifndef CORESINK_REPORT_H
+#define CORESINK_REPORT_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "engine.h"
+#include "kargs.h"
+#include "procinfo.h"
+
+#define CORESINK_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
+
+enum result {
+	RESULT_STORED,
+	RESULT_TRUNCATED,    /* stored up to a limit */
+	RESULT_DISCARDED,    /* a limit was reached and OnLimit=discard */
+	RESULT_SUPPRESSED,   /* over the crash-rate limit */
+	RESULT_SKIPPED,      /* RLIMIT_CORE below a page */
+	RESULT_FAILED,
+	_RESULT_MAX
+};
+
+/* What became of one capture. */
+struct outcome {
+	enum result result;
+	const char *exe;            /* "" when unknown */
+	char path[PATH_MAX + 256];  /* the stored file, "" when nothing was stored */
+	struct engine_stats st;
+	enum strategy strategy;
+	int error;                  /* positive errno of the step that failed, 0 if none */
+	const char *step;           /* what failed, for the message */
+	const char *suppressed_by;  /* the rate limit that suppressed it: "executable" or "global" */
+	uint32_t suppressed_exe;    /* crashes of this executable not stored since its last stored one */
+	uint32_t suppressed_all;    /* crashes the global limit did not store since the last stored one */
+	unsigned vacuumed;          /* old cores removed to make room */
+	uint64_t vacuumed_bytes;
+};
+
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi);
+int report_diag(const struct diag *d, const char *what, const char *consequence);
+const char *result_to_string(enum result r);
+int result_from_string(const char *s);
+
+#endif

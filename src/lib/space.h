@@ -1,0 +1,37 @@
+/* space.h: the storage policy, a pure function of numbers. */
+#ifndef CORESINK_SPACE_H
+#define CORESINK_SPACE_H
+
+#include <stdint.h>
+
+#include "parse.h"
+
+/* What stops a capture. */
+enum limit {
+	LIMIT_NONE,
+	LIMIT_KEEP_FREE,   /* free space would fall below KeepFree */
+	LIMIT_MAX_USE,     /* the stored cores would exceed MaxUse */
+	LIMIT_MAX_CORE,    /* this core would exceed MaxCoreSize */
+	LIMIT_RLIMIT,      /* this core would exceed the process's RLIMIT_CORE */
+	_LIMIT_MAX
+};
+
+/* Everything the policy looks at, in bytes. */
+struct space_in {
+	uint64_t avail;    /* f_bavail * f_frsize: what the file system still gives */
+	uint64_t total;    /* f_blocks * f_frsize */
+	uint64_t block;    /* f_frsize: the allocation unit */
+	uint64_t used;     /* stored cores plus other captures in flight, not counting this one */
+	uint64_t written;  /* this capture so far */
+	uint64_t max_core; /* MaxCoreSize; UINT64_MAX for none */
+	uint64_t rlimit;   /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
+	struct size_spec keep_free;
+	struct size_spec max_use;
+};
+
+uint64_t space_resolve(const struct size_spec *spec, uint64_t total);
+uint64_t space_budget(const struct space_in *in, uint64_t want, enum limit *which);
+const char *limit_to_string(enum limit l);
+int limit_from_string(const char *s);
+
+#endif
