@@ -29,7 +29,7 @@ B = build
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZERS = config kargs state
+FUZZERS = config kargs state escape
 FUZZ_SECONDS = 30
 
 # The tree shows the programs: src/lib is the handler's library (libcoresink.a), src/coresink the handler's main,
@@ -38,9 +38,9 @@ LIB_SRC = $(wildcard src/lib/*.c)
 LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
 LIB_HDR = $(wildcard src/lib/*.h)
 BENCH_OBJ = $(B)/obj/bench/bench.o $(B)/obj/bench/producer.o $(B)/obj/bench/table.o
-UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo
+UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
-HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch
+HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock
 
 all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf
 
@@ -99,6 +99,9 @@ $(B)/patcheck: tests/helpers/patcheck.c tests/helpers/pattern.h
 
 $(B)/freewatch: tests/helpers/freewatch.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/freewatch.c
+
+$(B)/deadsock: tests/helpers/deadsock.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/deadsock.c
 
 # The tests: Check suites, the same under valgrind and under ASan+UBSan, a short run of each fuzzer, then end to
 # end against the kernel (with the ASan+UBSan handler too).

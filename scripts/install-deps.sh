@@ -1,24 +1,68 @@
 #!/bin/sh
-# Installs the Debian packages coresink needs to build and test, when they are missing.
+# Checks that what coresink needs to build (or, with --test, to test) is there, the way the build finds it:
+# pkg-config for the libraries, PATH for the tools. Nothing is installed when all is there, so a packager's build in
+# a clean chroot with its build dependencies, or a Fedora or Arch machine with the libraries, never reaches apt-get.
+# Only what is really missing is installed, on Debian as root, and it is said first; elsewhere it is named.
 # Exit codes: 0 all present (or installed), 1 missing and not installable here.
 set -eu
 
-pkgs="build-essential pkg-config libsystemd-dev check valgrind gdb systemd"
-[ "${1:-}" = "--test" ] && pkgs="$pkgs e2fsprogs xfsprogs strace groff-base systemd-coredump attr clang libclang-rt-14-dev gnuplot-nox"
+# One need a line: how to tell it is there, the Debian package that brings it, what it is.
+build_needs='
+cmd:cc build-essential a C compiler
+cmd:pkg-config pkg-config pkg-config
+pc:libsystemd libsystemd-dev libsystemd (sd-journal)'
+test_needs='
+pc:check check the Check unit test library
+cmd:valgrind valgrind valgrind
+cmd:gdb gdb gdb
+cmd:clang clang clang (libFuzzer and sanitizers)
+fuzzer:clang libclang-rt-14-dev the libFuzzer runtime
+cmd:mkfs.ext4 e2fsprogs mkfs.ext4
+cmd:mkfs.xfs xfsprogs mkfs.xfs
+cmd:strace strace strace
+cmd:groff groff-base groff
+cmd:coredumpctl systemd-coredump coredumpctl
+file:/lib/systemd/systemd-journald systemd systemd-journald
+cmd:getfattr attr getfattr
+cmd:gnuplot gnuplot-nox gnuplot
+cmd:jq jq jq'
 
-missing=""
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
+needs=$build_needs
+[ "${1:-}" = "--test" ] && needs="$build_needs$test_needs"
+
+present() {
+	case $1 in
+	cmd:*) command -v "${1#cmd:}" >/dev/null 2>&1 ;;
+	pc:*) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "${1#pc:}" ;;
+	file:*) [ -e "${1#file:}" ] ;;
+	# libFuzzer's runtime is a file of clang's own, not a package clang always pulls in.
+	fuzzer:*) command -v clang >/dev/null 2>&1 && [ -e "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a)" ] ;;
+	esac
+}
+
+missing="" pkgs=""
+newline='
+'
+IFS=$newline
+for line in $needs; do
+	[ -n "$line" ] || continue
+	IFS=' ' read -r test pkg what <<-EOL
+	$line
+	EOL
+	present "$test" && continue
+	missing="$missing, $what"
+	case " $pkgs " in *" $pkg "*) ;; *) pkgs="$pkgs $pkg" ;; esac
 done
+unset IFS
 [ -z "$missing" ] && exit 0
 
+echo "coresink: missing: ${missing#, }" >&2
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "coresink: missing packages:$missing" >&2
-	echo "coresink: install them as root: apt-get install$missing" >&2
+	echo "coresink: on Debian, install as root: apt-get install$pkgs" >&2
+	echo "coresink: elsewhere, install your distribution's packages for these (e.g. systemd-devel and check-devel on Fedora)" >&2
 	exit 1
 fi
-echo "coresink: installing:$missing" >&2
+echo "coresink: installing the Debian packages:$pkgs" >&2
 # systemd-coredump's postinst (it brings coredumpctl) points these at itself: put back what was there.
 saved=""
 for k in kernel/core_pattern kernel/core_pipe_limit fs/suid_dumpable; do
@@ -34,4 +78,4 @@ trap restore EXIT
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >&2
+apt-get install -y -qq --no-install-recommends $pkgs >&2

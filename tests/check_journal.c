@@ -46,7 +46,7 @@ START_TEST(test_fallback_to_kmsg)
 	ck_assert_int_eq(journal_send(&f), 1);
 	fields_free(&f);
 	read_back(buf, sizeof(buf));
-	snprintf(expect, sizeof(expect), "<2>coresink[%d]: Process 7 (evil\\x0aMESSAGE=forged\\x1b) dumped core\n",
+	snprintf(expect, sizeof(expect), "<2>coresink[%d]: Process 7 (evil\\nMESSAGE=forged\\x1b) dumped core\n",
 		 (int)getpid());
 	ck_assert_str_eq(buf, expect);
 }

@@ -11,6 +11,7 @@
 #include "basics.h"
 #include "capture.h"
 #include "config.h"
+#include "elfcore.h"
 #include "kargs.h"
 #include "name.h"
 #include "procinfo.h"
@@ -86,7 +87,12 @@ static bool rate_limited(struct job *j)
 
 static void engine_options(struct job *j, struct engine_opts *o, struct engine_hooks *h)
 {
+	/* The core's first bytes, kept as they pass: its notes say the signal's si_code. */
+	static unsigned char head[ELFCORE_HEAD_MAX];
+
 	engine_defaults(o);
+	o->head = head;
+	o->head_len = sizeof(head);
 	o->strategy = j->c.strategy;
 	o->chunk = j->c.chunk_size;
 	o->keep_free = j->c.keep_free;
@@ -142,6 +148,7 @@ static int store(struct job *j)
 	if (r < 0)
 		return fail(j, "creating the file", r);
 	r = engine_copy(STDIN_FILENO, f.fd, &eo, &j->o.st);
+	j->o.have_siginfo = elfcore_siginfo(eo.head, j->o.st.head_bytes, &j->o.siginfo) == 0;
 	j->o.vacuumed = j->q.removed;
 	j->o.vacuumed_bytes = j->q.freed;
 	if (j->o.st.bytes == 0 && (r < 0 || !j->o.st.truncated)) {
@@ -193,6 +200,7 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	j.dirfd = -1;
 	j.q.statefd = -1;
 	(void) kargs_parse(argc, argv, &j.k, &kd);
+	(void) report_start(&j.k);
 	config_read(&j.c, config, named, &cd);
 	/* Read while the crashed process still exists: it does until the core has been read. */
 	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);

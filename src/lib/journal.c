@@ -16,6 +16,7 @@
 
 #include <systemd/sd-journal.h>
 
+#include "escape.h"
 #include "io.h"
 #include "journal.h"
 
@@ -78,7 +79,10 @@ static int journald_listening(void)
 	return stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-/* Writes MESSAGE as one kernel log record, control bytes escaped so that it cannot forge a second record. */
+/*
+ * Writes MESSAGE as one kernel log record, escaped (escape.c) so that it cannot forge a second record, cut to what
+ * one record holds.
+ */
 static int kmsg_send(const struct fields *f)
 {
 	char line[1024];
@@ -86,13 +90,9 @@ static int kmsg_send(const struct fields *f)
 	int fd, r;
 
 	n = (size_t)snprintf(line, sizeof(line), "<%d>coresink[%d]: ", f->priority, (int)getpid());
-	for (const unsigned char *p = (const unsigned char *)(f->message ? f->message : "");
-	     *p && n + 5 < sizeof(line); p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			n += (size_t)snprintf(line + n, sizeof(line) - n, "\\x%02x", *p);
-		else
-			line[n++] = (char)*p;
-	}
+	n += escape_text(line + n, sizeof(line) - n - 1, f->message ? f->message : "", 0);
+	if (n > sizeof(line) - 2)
+		n = strlen(line);
 	line[n++] = '\n';
 	fd = open(kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)

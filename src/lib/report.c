@@ -3,6 +3,7 @@
  * for configuration and argument problems.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <syslog.h>
 
 #include "basics.h"
+#include "escape.h"
 #include "journal.h"
 #include "report.h"
 
@@ -23,20 +25,45 @@ static void signal_name(int sig, char *buf, size_t len)
 		(void) snprintf(buf, len, "%d", sig);
 }
 
-static void add_process_fields(struct fields *f, const struct kargs *k, const char *exe, const char *sig)
+/*
+ * Adds NAME=value with value escaped (see escape.c): every string the crashing process or its /proc directory
+ * gives goes through here, so that no entry can break journalctl or coredumpctl. Empty values are left out.
+ */
+static void add_text(struct fields *f, const char *name, const char *value, unsigned flags)
+{
+	char *e;
+
+	if (!value || !value[0])
+		return;
+	e = escape_dup(value, flags);
+	if (e)
+		fields_add(f, "%s=%s", name, e);
+	free(e);
+}
+
+static void add_line(struct fields *f, const char *name, const char *value)
+{
+	add_text(f, name, value, ESCAPE_BACKSLASH);
+}
+
+static void add_process_fields(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig)
 {
 	fields_add(f, "MESSAGE_ID=" CORESINK_MESSAGE_ID);
 	fields_add(f, "COREDUMP_PID=%d", (int)k->pid);
+	if (k->tid > 0)
+		fields_add(f, "COREDUMP_TID=%d", (int)k->tid);
 	fields_add(f, "COREDUMP_UID=%u", (unsigned)k->uid);
 	fields_add(f, "COREDUMP_GID=%u", (unsigned)k->gid);
 	fields_add(f, "COREDUMP_SIGNAL=%d", k->signal);
 	fields_add(f, "COREDUMP_SIGNAL_NAME=%s", sig);
+	if (o->have_siginfo)
+		fields_add(f, "COREDUMP_CODE=%d", o->siginfo.code);
+	fields_add(f, "COREDUMP_DUMPABLE=%d", (int)k->dumpmode);
 	fields_add(f, "COREDUMP_TIMESTAMP=%llu", (unsigned long long)k->time * 1000000ULL);
 	fields_add(f, "COREDUMP_RLIMIT=%llu", (unsigned long long)k->rlimit);
-	fields_add(f, "COREDUMP_HOSTNAME=%s", k->hostname);
-	fields_add(f, "COREDUMP_COMM=%s", k->comm);
-	if (exe[0])
-		fields_add(f, "COREDUMP_EXE=%s", exe);
+	add_line(f, "COREDUMP_HOSTNAME", k->hostname);
+	add_line(f, "COREDUMP_COMM", k->comm);
+	add_line(f, "COREDUMP_EXE", o->exe);
 }
 
 static const char *const result_names[] = {
@@ -63,8 +90,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
 	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
-	if (o->path[0])
-		fields_add(f, "COREDUMP_FILENAME=%s", o->path);
+	add_line(f, "COREDUMP_FILENAME", o->path);
 	if (o->result == RESULT_TRUNCATED)
 		fields_add(f, "COREDUMP_TRUNCATED=1");
 	if (o->result == RESULT_TRUNCATED || o->result == RESULT_DISCARDED)
@@ -133,9 +159,10 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 /* Says in one sentence what happened, naming the process the way systemd-coredump does. */
 static void add_message(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig)
 {
-	char clause[PATH_MAX + 400], extra[256] = "";
+	char clause[PATH_MAX + 400], extra[256] = "", comm[NAME_COMM_ESCAPED], msg[sizeof(clause) + 512];
 
 	result_clause(k, o, clause, sizeof(clause));
+	(void) escape_text(comm, sizeof(comm), k->comm, ESCAPE_BACKSLASH);
 	if (o->suppressed_exe || o->suppressed_all)
 		(void) snprintf(extra, sizeof(extra), " %u earlier crash(es) were not stored (rate limit).",
 				o->suppressed_exe + o->suppressed_all);
@@ -147,14 +174,10 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				" The ledger failed during the capture (%s): MaxUse was not applied from then on.",
 				strerror(o->st.hook_error));
-	fields_add(f, "MESSAGE=Process %d (%.32s) of user %u dumped core (%s); %s.%s", (int)k->pid, k->comm,
-		   (unsigned)k->uid, sig, clause, extra);
-}
-
-static void add_text(struct fields *f, const char *name, const char *value)
-{
-	if (value && value[0])
-		fields_add(f, "%s=%s", name, value);
+	(void) snprintf(msg, sizeof(msg), "Process %d (%s) of user %u dumped core (%s); %s.%s", (int)k->pid, comm,
+			(unsigned)k->uid, sig, clause, extra);
+	/* The comm is escaped already; this catches the stored path, which holds the configured Directory. */
+	add_text(f, "MESSAGE", msg, 0);
 }
 
 /* What /proc told, under systemd-coredump's field names; or why nothing was taken from there. */
@@ -164,22 +187,45 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 		fields_add(f, "CORESINK_METADATA=not collected: %s", pi->why ? pi->why : "unknown");
 		return;
 	}
-	add_text(f, "COREDUMP_CMDLINE", pi->cmdline);
-	add_text(f, "COREDUMP_CGROUP", pi->cgroup);
-	add_text(f, "COREDUMP_UNIT", pi->units.unit);
-	add_text(f, "COREDUMP_USER_UNIT", pi->units.user_unit);
-	add_text(f, "COREDUMP_SLICE", pi->units.slice);
+	add_line(f, "COREDUMP_CMDLINE", pi->cmdline);
+	add_line(f, "COREDUMP_CGROUP", pi->cgroup);
+	add_line(f, "COREDUMP_UNIT", pi->units.unit);
+	add_line(f, "COREDUMP_USER_UNIT", pi->units.user_unit);
+	add_line(f, "COREDUMP_SLICE", pi->units.slice);
 	if (pi->units.owner_uid != (uid_t)-1)
 		fields_add(f, "COREDUMP_OWNER_UID=%u", (unsigned)pi->units.owner_uid);
-	add_text(f, "COREDUMP_CWD", pi->cwd);
-	add_text(f, "COREDUMP_ROOT", pi->root);
-	add_text(f, "COREDUMP_PROC_STATUS", pi->status);
-	add_text(f, "COREDUMP_PROC_MAPS", pi->maps);
-	add_text(f, "COREDUMP_PROC_LIMITS", pi->limits);
-	add_text(f, "COREDUMP_OPEN_FDS", pi->fds);
-	add_text(f, "COREDUMP_ENVIRON", pi->environ);
+	add_line(f, "COREDUMP_CWD", pi->cwd);
+	add_line(f, "COREDUMP_ROOT", pi->root);
+	/* What the kernel formats as lines keeps its newlines and tabs; the process's bytes in them are escaped. */
+	add_text(f, "COREDUMP_PROC_STATUS", pi->status, ESCAPE_MULTILINE);
+	add_text(f, "COREDUMP_PROC_MAPS", pi->maps, ESCAPE_MULTILINE);
+	add_text(f, "COREDUMP_PROC_LIMITS", pi->limits, ESCAPE_MULTILINE);
+	add_text(f, "COREDUMP_OPEN_FDS", pi->fds, ESCAPE_MULTILINE);
+	add_text(f, "COREDUMP_ENVIRON", pi->environ, ESCAPE_MULTILINE);
 	if (pi->container)
-		add_text(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
+		add_line(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
+}
+
+/*
+ * Logs that a crash is being handled, as soon as its process is known and before anything can hang or fail (as
+ * systemd-coredump does): a handler killed mid-capture still leaves this line. A plain log line, not the crash's
+ * entry. 0 journald, 1 kernel log, or -errno.
+ */
+int report_start(const struct kargs *k)
+{
+	char comm[NAME_COMM_ESCAPED], sig[32];
+	struct fields f;
+	int r;
+
+	signal_name(k->signal, sig, sizeof(sig));
+	(void) escape_text(comm, sizeof(comm), k->comm, ESCAPE_BACKSLASH);
+	fields_init(&f, LOG_INFO);
+	fields_add(&f, "MESSAGE=Process %d (%s) of user %u terminated abnormally with signal %d/%s, processing...",
+		   (int)k->pid, comm, (unsigned)k->uid, k->signal, sig);
+	fields_add(&f, "CORESINK_PID=%d", (int)k->pid);
+	r = journal_send(&f);
+	fields_free(&f);
+	return r;
 }
 
 /* Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. */
@@ -192,7 +238,7 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	signal_name(k->signal, sig, sizeof(sig));
 	fields_init(&f, o->result == RESULT_STORED ? LOG_CRIT : LOG_ERR);
 	add_message(&f, k, o, sig);
-	add_process_fields(&f, k, o->exe, sig);
+	add_process_fields(&f, k, o, sig);
 	add_outcome_fields(&f, o);
 	add_proc_fields(&f, pi);
 	/* The owner may read the entry, unless the process was not dumpable by its owner (setuid: SUID_DUMP_ROOT). */
@@ -204,7 +250,7 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 /* Logs every problem in d as one warning entry about what (the config file, the arguments), and what follows. */
 int report_diag(const struct diag *d, const char *what, const char *consequence)
 {
-	char text[DIAG_MAX * DIAG_LEN / 2];
+	char text[DIAG_MAX * DIAG_LEN / 2], msg[sizeof(text) + 512];
 	size_t n = 0;
 	struct fields f;
 	int r;
@@ -215,8 +261,10 @@ int report_diag(const struct diag *d, const char *what, const char *consequence)
 	for (int i = 0; i < d->n && n < sizeof(text); i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s", i ? "; " : "", d->msg[i]);
 	fields_init(&f, LOG_WARNING);
-	fields_add(&f, "MESSAGE=%d problem(s) with %s, %s: %s%s", diag_count(d), what, consequence, text,
-		   d->dropped ? "; ..." : "");
+	(void) snprintf(msg, sizeof(msg), "%d problem(s) with %s, %s: %s%s", diag_count(d), what, consequence, text,
+			d->dropped ? "; ..." : "");
+	/* The problems quote what was read: a config file's bytes, a hostile process's arguments. */
+	add_text(&f, "MESSAGE", msg, 0);
 	r = journal_send(&f);
 	fields_free(&f);
 	return r;

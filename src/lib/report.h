@@ -3,10 +3,13 @@
 #define CORESINK_REPORT_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "diag.h"
+#include "elfcore.h"
 #include "engine.h"
+#include "escape.h"
 #include "kargs.h"
 #include "procinfo.h"
 
@@ -36,8 +39,14 @@ struct outcome {
 	uint32_t suppressed_all;    /* crashes the global limit did not store since the last stored one */
 	unsigned vacuumed;          /* old cores removed to make room */
 	uint64_t vacuumed_bytes;
+	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
+	struct core_signal siginfo;
 };
 
+/* A comm (16 bytes with its NUL) escaped: the most it can grow to. */
+#define NAME_COMM_ESCAPED (16 * ESCAPE_GROWTH)
+
+int report_start(const struct kargs *k);
 int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 const char *result_to_string(enum result r);

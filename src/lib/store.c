@@ -93,7 +93,9 @@ static int link_final(struct store_file *f, const char *name)
 
 /*
  * Gives the complete file its final name (never replacing an existing file: a clash gets a ".N" suffix), then
- * closes it. The name is returned in name. 0 or -errno; on error the file is discarded.
+ * closes it, and syncs the directory: the entry that names the file must not outlive it in a power cut
+ * (systemd-coredump's LINK_TMPFILE_SYNC). The file's data was synced by the engine. The name is returned in name.
+ * 0 or -errno; on error the file is discarded.
  */
 int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, char *name, size_t len)
 {
@@ -104,6 +106,9 @@ int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t ti
 		if (r == 0)
 			r = link_final(f, name);
 	}
+	/* Failing, it leaves the file published, as the entry will say; only a power cut could still take it. */
+	if (r == 0)
+		(void) fsync(f->dirfd);
 	store_discard(f);
 	return r;
 }

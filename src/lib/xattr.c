@@ -5,14 +5,29 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
 
+#include "escape.h"
 #include "xattr.h"
 
 static int set(int fd, const char *name, const char *value)
 {
 	return fsetxattr(fd, name, value, strlen(value), 0) < 0 ? -errno : 0;
+}
+
+/* A string the crashing process chose, escaped as in its journal entry. */
+static int set_text(int fd, const char *name, const char *value)
+{
+	char *e = escape_dup(value, ESCAPE_BACKSLASH);
+	int r;
+
+	if (!e)
+		return -ENOMEM;
+	r = set(fd, name, e);
+	free(e);
+	return r;
 }
 
 static int set_number(int fd, const char *name, uint64_t v)
@@ -35,10 +50,10 @@ int xattr_describe(int fd, const struct kargs *k, const char *exe)
 	TRY(set_number(fd, "user.coredump.signal", (uint64_t)k->signal));
 	TRY(set_number(fd, "user.coredump.timestamp", k->time * 1000000ULL));
 	TRY(set_number(fd, "user.coredump.rlimit", k->rlimit));
-	TRY(set(fd, "user.coredump.hostname", k->hostname));
-	TRY(set(fd, "user.coredump.comm", k->comm));
+	TRY(set_text(fd, "user.coredump.hostname", k->hostname));
+	TRY(set_text(fd, "user.coredump.comm", k->comm));
 	if (exe[0])
-		TRY(set(fd, "user.coredump.exe", exe));
+		TRY(set_text(fd, "user.coredump.exe", exe));
 #undef TRY
 	return r;
 }

@@ -9,9 +9,11 @@ CORESINK=$B/coresink
 CRASHER=$B/crasher
 PATCHECK=$B/patcheck
 FREEWATCH=$B/freewatch
+DEADSOCK=$B/deadsock
+JOURNALD=/lib/systemd/systemd-journald
 MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
 UNLIMITED=18446744073709551615   # %c of a process without RLIMIT_CORE
-NAME=$(basename "$0" .sh)
+NAME=${CORESINK_TEST_NAME:-$(basename "$0" .sh)}
 
 _undo=""
 # Registers a command to run at exit; the last registered runs first.
@@ -94,13 +96,16 @@ _kmsg() { dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null | grep -a '^[0-9]*,
 kmsg_mark() { KMSG_SEQ=$(_kmsg | tail -n 1 | cut -d, -f2); KMSG_SEQ=${KMSG_SEQ:-0}; }
 kmsg_since() { _kmsg | awk -F, -v s="$KMSG_SEQ" '$2 > s { sub(/^[^;]*;/, ""); print }'; }
 
+# Whether a journald listens where the handler sends its entries. (pidof sees other mount namespaces' too: the
+# socket tells whether one is reachable from here.)
 journald_running() { [ -S /run/systemd/journal/socket ] && pidof systemd-journald >/dev/null 2>&1; }
 
 # Starts a private systemd-journald when none runs; it is stopped (by its pid) and its traces removed at exit.
+# When one runs already (the system's, or the one tests/e2e/run.sh started), the test uses it: JOURNALD_PID is "".
 start_journald() {
 	JOURNALD_PID=""
 	journald_running && return 0
-	jd=/lib/systemd/systemd-journald
+	jd=$JOURNALD
 	[ -x "$jd" ] || skip "no $jd"
 	[ -d /run/systemd/journal ] || at_exit "rm -rf /run/systemd/journal"
 	[ -d /run/log/journal ] || at_exit "rm -rf /run/log/journal"
@@ -122,16 +127,6 @@ start_journald() {
 	fail "systemd-journald did not create its socket"
 }
 
-# Makes the journald this test started write to /var/log/journal, where it splits entries by user (on /run it
-# keeps one file); what it creates there is removed at exit. Fails when a system journald runs.
-journald_persistent() {
-	[ -n "${JOURNALD_PID:-}" ] || return 1
-	mid=$(cat /etc/machine-id)
-	[ -d /var/log/journal ] || { mkdir -p /var/log/journal; at_exit "rmdir /var/log/journal"; }
-	[ -d "/var/log/journal/$mid" ] || at_exit "rm -rf '/var/log/journal/$mid'"
-	journalctl --flush >/dev/null 2>&1
-}
-
 # Stops the journald this test started; its socket stays behind, as after a crash of journald.
 stop_journald() {
 	[ -n "${JOURNALD_PID:-}" ] || return 0
@@ -149,6 +144,26 @@ journal_entry() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# crash_log PID: the MESSAGE of PID's crash entry, read from wherever the handler sent it: the journal when a
+# journald listens (the system's or the test's), the kernel log (since kmsg_mark) when none does.
+crash_log() {
+	if journald_running; then
+		journal_entry "$1" | sed -n 's/^MESSAGE=//p'
+	else
+		kmsg_since | grep -F "Process $1 ("
+	fi
+}
+
+# in_private_ns SCRIPT: runs the bash file SCRIPT (it sources lib.sh itself) in a private mount namespace in which
+# /run and /var/log are empty tmpfs: no journald's socket, no journal, whatever runs outside. What it mounts or
+# starts there is its own; the mounts go with the namespace. The handler it runs directly sees that /run, while a
+# kernel-spawned handler always sees the real one. Its exit status is SCRIPT's.
+in_private_ns() {
+	unshare --mount --propagation private bash -c '
+		mount -t tmpfs -o mode=0755 coresink-ns /run && mount -t tmpfs -o mode=0755 coresink-ns /var/log &&
+			exec env CORESINK_TEST_NAME="$1" bash "$2"' _ "$NAME" "$1"
 }
 
 # has_line TEXT LINE: TEXT holds LINE exactly.

@@ -29,7 +29,8 @@ done
 e=$(json "$p")
 check "a comm holding 'newline PRIORITY=7' forges no field: PRIORITY stays 2" \
 	no_forged_priority "$e"
-check "and the journal keeps the raw comm, escaped" has "$e" '"COREDUMP_COMM":"x\nPRIORITY=7"'
+check "and the journal shows the comm escaped, one line (JSON doubles the backslash)" \
+	has "$e" '"COREDUMP_COMM":"x\\nPRIORITY=7"'
 
 # Class 2: a hostile executable path (spaces, a newline) and the comm it gives.
 mkdir -p "$T/evil dir"
@@ -39,7 +40,7 @@ rm -rf "$T/cores"
 { ( ulimit -c unlimited; exec "$evil" 4 ) & p=$!; wait $p; } 2>/dev/null
 core=$(only_file "$T/cores") || exit 1
 check "exe with a space and a newline: a safe name ($(basename "$core"))" safe_name "$(basename "$core")" "$p"
-check "and COREDUMP_EXE holds the raw path, escaped" has "$(json "$p")" '"COREDUMP_EXE":"'"$T"'/evil dir/a\nb"'
+check "and COREDUMP_EXE holds the path escaped, one line" has "$(json "$p")" '"COREDUMP_EXE":"'"$T"'/evil dir/a\\nb"'
 
 # Class 3: unsafe directories. Each is refused, clearly logged, and nothing is written there or elsewhere.
 mkdir -p "$T/unsafe/target"

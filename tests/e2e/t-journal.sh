@@ -1,7 +1,10 @@
 #!/bin/bash
-# The journal, for real: a private systemd-journald when none runs. The crash entry carries the COREDUMP_* fields
-# coredumpctl reads; a config typo is its own warning entry and costs nothing. With journald gone (its socket left
-# behind, nobody listening) the crash goes to the kernel log and the core is still stored.
+# The journal, for real: a private systemd-journald when none runs, else the one that does. The crash entry carries
+# the COREDUMP_* fields coredumpctl reads; a config typo is its own warning entry and costs nothing; an early line
+# says the crash is being processed. With journald unreachable (no socket, or a socket nobody answers on) the crash
+# goes to the kernel log and the core is still stored: tested with the handler run in a private mount namespace,
+# which works whatever journald runs outside, and, where the journald is the test's own, with a kernel-spawned
+# handler after stopping it.
 . "$(dirname "$0")/lib.sh"
 need_root "it starts systemd-journald and sets kernel.core_pattern"
 scratch
@@ -23,9 +26,40 @@ check "entry has a COREDUMP_TIMESTAMP in microseconds" matches "$e" '^COREDUMP_T
 check "entry is not marked truncated" lacks "$e" "COREDUMP_TRUNCATED="
 check "the typo is a warning entry of its own" \
 	has "$(journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "bad value 'splcie' for Strategy"
+early=$(journalctl --no-pager -o export "CORESINK_PID=$CRASH_PID" | tr -d '\0')
+check "an early line, before the capture: processing" has_line "$early" \
+	"MESSAGE=Process $CRASH_PID (crasher) of user 0 terminated abnormally with signal 11/SIGSEGV, processing..."
+check "which is not a second crash entry" lacks "$early" "MESSAGE_ID="
+check "exactly one crash entry" \
+	test "$(journalctl --no-pager -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" | wc -l)" -eq 1
 
-# journald gone, socket left: the kernel log takes the entry; the core is stored all the same.
-[ -n "${JOURNALD_PID:-}" ] || skip "a system journald runs here; not stopping it"
+# journald unreachable, whatever runs outside: the handler in a private mount namespace, with no socket at all and
+# with a socket nobody answers on.
+cp "$core" "$T/in"
+cat > "$T/ns.sh" <<EOS
+. "$TOP/tests/e2e/lib.sh"
+for socket in none dead; do
+	rm -rf "$T/cores"
+	if [ \$socket = dead ]; then
+		mkdir -p /run/systemd/journal && "$DEADSOCK" /run/systemd/journal/socket || fail "deadsock"
+	fi
+	kmsg_mark
+	"$CORESINK" --config "$T/c.conf" 4242 0 0 11 "\$(date +%s)" "$UNLIMITED" "\$(hostname)" nsprobe 1 "" < "$T/in"
+	check "journal socket \$socket: the core is stored" cmp -s "\$(only_file "$T/cores")" "$T/in"
+	log=\$(kmsg_since)
+	check "journal socket \$socket: the early line went to the kernel log" \
+		has "\$log" "Process 4242 (nsprobe) of user 0 terminated abnormally with signal 11/SIGSEGV, processing..."
+	check "journal socket \$socket: and the crash entry, the stored file named" \
+		has "\$log" "Process 4242 (nsprobe) of user 0 dumped core (SIGSEGV); \$(file_size "$T/in") bytes stored in $T/cores/core.nsprobe.4242."
+done
+EOS
+in_private_ns "$T/ns.sh" || fail "the private namespace's checks"
+
+# A kernel-spawned handler sees the real socket: only a journald of this test's own may be stopped for it.
+if [ -z "${JOURNALD_PID:-}" ]; then
+	echo "SKIP $NAME: kernel-spawned handler with journald gone: the journald here is not the test's to stop"
+	exit 0
+fi
 stop_journald
 check "journald's socket is left behind, unanswered" test -S /run/systemd/journal/socket
 rm -rf "$T/cores"

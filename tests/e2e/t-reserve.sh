@@ -1,7 +1,7 @@
 #!/bin/bash
 # ENOSPC for real: a crash larger than the room on a small tmpfs. Free space never drops below KeepFree during
 # the capture (sampled every 100 us), the truncated core is kept and logged as truncated; with no room at all,
-# nothing is stored and the crash is still logged.
+# nothing is stored and the crash is still logged (in the journal where a journald runs, else the kernel log).
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts a tmpfs and sets kernel.core_pattern"
 scratch
@@ -26,7 +26,7 @@ check "and filled the room above the reserve (> 24 MiB)" test "$size" -gt $((24 
 "$PATCHECK" "$core" 64 > "$T/pat"; pat=$?
 check "what was kept is the process's memory, cut: $(cat "$T/pat")" test "$pat" -eq 1
 check "the ELF headers show the truncation" bash -c "! '$PATCHECK' --elf '$core' >/dev/null"
-log=$(kmsg_since)
+log=$(crash_log "$CRASH_PID")
 check "logged as truncated" has "$log" "Process $CRASH_PID (crasher) of user 0 dumped core (SIGSEGV); truncated to $size bytes"
 
 # No room at all: nothing is stored, nothing temporary is left, the crash is still logged.
@@ -36,5 +36,5 @@ dd if=/dev/zero of="$T/fs/filler" bs=1M count=33 status=none
 kmsg_mark
 crash 8
 check "nothing stored when the reserve is already reached" test -z "$(entries "$T/fs/cores")"
-log=$(kmsg_since)
+log=$(crash_log "$CRASH_PID")
 check "and the crash is logged as not stored" has "$log" "Process $CRASH_PID (crasher) of user 0 dumped core (SIGSEGV); not stored"

@@ -1,0 +1,16 @@
+/* elfcore.h: what the first bytes of a core say about the signal: the NT_SIGINFO note. */
+#ifndef CORESINK_ELFCORE_H
+#define CORESINK_ELFCORE_H
+
+#include <stddef.h>
+
+/* How far into the core the notes are looked for: past the program headers of ~18,000 mappings. */
+#define ELFCORE_HEAD_MAX (1024 * 1024)
+
+struct core_signal {
+	int signo, errnum, code;   /* siginfo_t's si_signo, si_errno, si_code */
+};
+
+int elfcore_siginfo(const void *head, size_t len, struct core_signal *s);
+
+#endif

@@ -1,0 +1,18 @@
+/* escape.h: text a crashing process controls, made safe for the journal and the kernel log. */
+#ifndef CORESINK_ESCAPE_H
+#define CORESINK_ESCAPE_H
+
+#include <stddef.h>
+
+enum escape_flags {
+	ESCAPE_BACKSLASH = 1 << 0,   /* '\' as "\\": distinct inputs stay distinct (one-line fields) */
+	ESCAPE_MULTILINE = 1 << 1,   /* keep newline and tab (/proc files, the environment) */
+};
+
+/* The most one input byte can become ("\xNN"). */
+#define ESCAPE_GROWTH 4
+
+size_t escape_text(char *out, size_t len, const char *in, unsigned flags);
+char *escape_dup(const char *in, unsigned flags);
+
+#endif

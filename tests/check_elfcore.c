@@ -1,0 +1,96 @@
+/*
+ * check_elfcore.c: the signal read from a core's notes, on a core laid out as the kernel writes one (ELF header,
+ * program headers, the crashing thread's notes), and on cores cut short or malformed. Real cores are read end to
+ * end (t-escape: COREDUMP_CODE of a real SIGSEGV).
+ */
+#include <elf.h>
+
+#include "unit.h"
+#include "elfcore.h"
+
+#define PHNUM 3
+
+static unsigned char core[8192];
+
+static size_t note(unsigned char *p, uint32_t type, const void *desc, uint32_t descsz)
+{
+	uint32_t hdr[3] = { 5, descsz, type };
+
+	memcpy(p, hdr, sizeof(hdr));
+	memcpy(p + 12, "CORE\0\0\0", 8);
+	memcpy(p + 20, desc, descsz);
+	return 20 + ((descsz + 3) & ~3u);
+}
+
+/* A 64-bit core: PT_NOTE second of PHNUM headers; NT_PRSTATUS, NT_PRPSINFO, then NT_SIGINFO (si_code 1). */
+static size_t make_core(void)
+{
+	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
+			 .e_phnum = PHNUM, .e_ehsize = sizeof(Elf64_Ehdr) };
+	Elf64_Phdr ph[PHNUM] = { { .p_type = PT_LOAD }, { .p_type = PT_NOTE }, { .p_type = PT_LOAD } };
+	unsigned char filler[336] = { 0 };
+	int si[32] = { SIGSEGV, 0, 1 };
+	size_t off = sizeof(e) + sizeof(ph), n = 0;
+
+	memset(core, 0, sizeof(core));
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = ELFDATA2LSB;
+	n += note(core + off + n, NT_PRSTATUS, filler, sizeof(filler));
+	n += note(core + off + n, NT_PRPSINFO, filler, 136);
+	n += note(core + off + n, 0x53494749, si, sizeof(si));
+	ph[1].p_offset = off;
+	ph[1].p_filesz = n;
+	memcpy(core, &e, sizeof(e));
+	memcpy(core + sizeof(e), ph, sizeof(ph));
+	return off + n;
+}
+
+START_TEST(test_siginfo)
+{
+	struct core_signal s;
+	size_t len = make_core();
+
+	ck_assert_int_eq(elfcore_siginfo(core, len, &s), 0);
+	ck_assert_int_eq(s.signo, SIGSEGV);
+	ck_assert_int_eq(s.code, 1);
+	/* Cut inside the SIGINFO note: not there yet. Cut before the notes, or inside the headers: nothing. */
+	ck_assert_int_eq(elfcore_siginfo(core, len - 4, &s), -ENOENT);
+	ck_assert_int_eq(elfcore_siginfo(core, sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), &s), -ENOENT);
+	ck_assert_int_eq(elfcore_siginfo(core, sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr), &s), -EBADMSG);
+	ck_assert_int_eq(elfcore_siginfo(core, 10, &s), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_malformed)
+{
+	struct core_signal s;
+	size_t len = make_core();
+	Elf64_Phdr ph;
+
+	/* A note segment that claims to start far beyond the bytes, or a note whose size runs past them. */
+	memcpy(&ph, core + sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr), sizeof(ph));
+	ph.p_offset = UINT64_MAX - 8;
+	memcpy(core + sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr), &ph, sizeof(ph));
+	ck_assert_int_eq(elfcore_siginfo(core, len, &s), -ENOENT);
+	len = make_core();
+	memset(core + sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr) + 4, 0xff, 4);
+	ck_assert_int_eq(elfcore_siginfo(core, len, &s), -ENOENT);
+	/* Not an ELF file at all. */
+	memcpy(core, "\x7f" "ELG", 4);
+	ck_assert_int_eq(elfcore_siginfo(core, len, &s), -EBADMSG);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("elfcore");
+	TCase *tc = tcase_create("elfcore");
+
+	tcase_add_test(tc, test_siginfo);
+	tcase_add_test(tc, test_malformed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
