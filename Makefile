@@ -92,7 +92,7 @@ $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/pro
 		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(SYSTEMD_LIBS) $(CHECK_LIBS)
 
 $(B)/crasher: tests/helpers/crasher.c tests/helpers/pattern.h
-	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -o $@ tests/helpers/crasher.c
+	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -pthread -o $@ tests/helpers/crasher.c
 
 $(B)/patcheck: tests/helpers/patcheck.c tests/helpers/pattern.h
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/patcheck.c

@@ -34,7 +34,7 @@ START_TEST(test_defaults)
 	ck_assert(c.keep_free.percent);
 	ck_assert_uint_eq(c.keep_free.value, 15);
 	ck_assert_uint_eq(c.keep_free.cap, 4ULL << 30);
-	ck_assert_int_eq(c.strategy, STRATEGY_SPLICE);
+	ck_assert_int_eq(c.strategy, STRATEGY_READWRITE);
 	ck_assert_uint_eq(c.file_mode, 0640);
 }
 END_TEST
@@ -72,7 +72,7 @@ START_TEST(test_bad_values_keep_defaults)
 	ck_assert_str_eq(c.directory, "/var/lib/coresink");
 	ck_assert_uint_eq(c.chunk_size, 16 << 20);
 	ck_assert(c.keep_free.percent);
-	ck_assert_int_eq(c.strategy, STRATEGY_SPLICE);
+	ck_assert_int_eq(c.strategy, STRATEGY_READWRITE);
 	ck_assert_uint_eq(c.file_mode, 0640);
 	ck_assert_ptr_nonnull(strstr(d.msg[6], "unknown key 'Typo'"));
 	ck_assert_ptr_nonnull(strstr(d.msg[0], ":2:"));

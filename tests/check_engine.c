@@ -90,6 +90,7 @@ START_TEST(test_staged_splice_moves_whole_chunks)
 	int out = out_file("core", 0);
 
 	engine_defaults(&o);
+	o.strategy = STRATEGY_SPLICE;
 	o.chunk = 4 * MIB;
 	st = run(&o, size, out);
 	assert_complete(out, &st, size);
@@ -135,6 +136,7 @@ START_TEST(test_refused_mid_stream)
 	pid_t pid;
 
 	engine_defaults(&o);
+	o.strategy = STRATEGY_SPLICE;
 	o.chunk = 1 * MIB;
 	o.in_pipe = 64 * 1024;
 	ck_assert_int_eq(pipe(p), 0);
@@ -206,6 +208,65 @@ START_TEST(test_no_preallocation_left)
 	assert_complete(out, &st, size);
 	ck_assert_int_eq(fstat(out, &s), 0);
 	ck_assert_int_le((long long)s.st_blocks * 512, (long long)size + 64 * 1024);
+	close(out);
+}
+END_TEST
+
+/*
+ * Sparse output, with every preallocation mode (_i): a core-like stream (one zero page in three) and one of zeros
+ * only. The file reads back byte for byte, its holes are where the zero pages were (SEEK_HOLE), it takes on disk
+ * about its data, and no preallocation is left.
+ */
+START_TEST(test_sparse)
+{
+	static const enum data_kind kinds[] = { DATA_CORE, DATA_ZEROS };
+	struct engine_opts o;
+	struct engine_stats st;
+	struct stat s;
+	size_t size = 24 * MIB + 3 * 4096;   /* a trailing run of zero pages in both */
+	int out;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		uint64_t zeros = kinds[k] == DATA_ZEROS ? size : size / 4096 / 3 * 4096;
+
+		out = out_file(kinds[k] == DATA_ZEROS ? "zeros" : "core", 0);
+		ck_assert_int_eq(data_prepare(kinds[k]), 0);
+		engine_defaults(&o);
+		o.prealloc = _i;
+		st = run(&o, size, out);
+		assert_complete(out, &st, size);
+		ck_assert_uint_eq(st.holes, zeros);
+		ck_assert_int_eq(fstat(out, &s), 0);
+		ck_assert_uint_eq(st.allocated, (uint64_t)s.st_blocks * 512);
+		/* Data, and a block or so per extent of metadata slack at most. */
+		ck_assert_msg(st.allocated <= size - zeros + 64 * 1024 && st.allocated + 64 * 1024 >= size - zeros,
+			      "%llu bytes allocated for %llu of data", (unsigned long long)st.allocated,
+			      (unsigned long long)(size - zeros));
+		/* Page 2 of each three is the first hole of a core-like stream; all of a stream of zeros is one. */
+		ck_assert_int_eq(lseek(out, 0, SEEK_HOLE), kinds[k] == DATA_ZEROS ? 0 : 2 * 4096);
+		close(out);
+	}
+}
+END_TEST
+
+/* Sparse=no, or splice: the file is dense, zeros and all. */
+START_TEST(test_dense)
+{
+	struct engine_opts o;
+	struct engine_stats st;
+	struct stat s;
+	size_t size = 8 * MIB;
+	int out = out_file("core", 0);
+
+	ck_assert_int_eq(data_prepare(DATA_ZEROS), 0);
+	engine_defaults(&o);
+	o.sparse = _i == 0 ? false : true;
+	o.strategy = _i == 0 ? STRATEGY_READWRITE : STRATEGY_SPLICE;
+	st = run(&o, size, out);
+	assert_complete(out, &st, size);
+	ck_assert_uint_eq(st.holes, 0);
+	ck_assert_int_eq(fstat(out, &s), 0);
+	ck_assert_uint_ge((uint64_t)s.st_blocks * 512, size);
 	close(out);
 }
 END_TEST
@@ -351,6 +412,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_reserve_stops_capture);
 	tcase_add_test(tc, test_empty_input);
 	tcase_add_loop_test(tc, test_no_preallocation_left, PREALLOC_KEEP_SIZE, _PREALLOC_MAX);
+	tcase_add_loop_test(tc, test_sparse, PREALLOC_KEEP_SIZE, _PREALLOC_MAX);
+	tcase_add_loop_test(tc, test_dense, 0, 2);
 	tcase_add_loop_test(tc, test_core_limits_cut_exactly, 0, 2);
 	tcase_add_loop_test(tc, test_max_use_asks_for_room, 0, 2);
 	tcase_add_test(tc, test_hook_error_reported);

@@ -37,8 +37,10 @@ static const struct {
 	{ "broken statfs block size 0", { FS, .block = 0 }, 16 * M, 16 * M, LIMIT_NONE },
 	{ "huge reserve does not overflow", { FS, .keep_free = BYTES(UINT64_MAX - 1) }, 16 * M, 0,
 	  LIMIT_KEEP_FREE },
-	{ "MaxUse: room left under the quota", { FS, .used = 50 * M, .written = 10 * M, .max_use = BYTES(64 * M) },
-	  16 * M, 4 * M, LIMIT_MAX_USE },
+	{ "MaxUse: room left under the quota", { FS, .used = 50 * M, .written = 10 * M, .held = 10 * M,
+	  .max_use = BYTES(64 * M) }, 16 * M, 4 * M, LIMIT_MAX_USE },
+	{ "MaxUse counts what a sparse core holds, not its size", { FS, .used = 50 * M, .written = 60 * M,
+	  .held = 2 * M, .max_use = BYTES(64 * M) }, 16 * M, 12 * M, LIMIT_MAX_USE },
 	{ "MaxUse: already over by others' cores", { FS, .used = 80 * M, .max_use = BYTES(64 * M) }, 16 * M, 0,
 	  LIMIT_MAX_USE },
 	{ "MaxUse as a percentage: 10% of 100 GiB, 10232 MiB used", { FS, .used = 9 * G + 1016 * M,
@@ -51,7 +53,7 @@ static const struct {
 	  2 * M, LIMIT_MAX_CORE },
 	{ "the smallest room wins: KeepFree under MaxUse", { FS, .avail = 17 * M + 256 * K,
 	  .keep_free = BYTES(16 * M), .max_use = BYTES(8 * M) }, 16 * M, 1 * M, LIMIT_KEEP_FREE },
-	{ "used + written overflow is saturated", { FS, .used = UINT64_MAX - 1, .written = 10,
+	{ "used + held overflow is saturated", { FS, .used = UINT64_MAX - 1, .written = 10, .held = 10,
 	  .max_use = BYTES(64 * M) }, 16 * M, 0, LIMIT_MAX_USE },
 };
 

@@ -33,13 +33,20 @@ START_TEST(test_names)
 }
 END_TEST
 
-static void make_file(int dirfd, const char *name, size_t size, time_t mtime)
+/* A file of data bytes (a multiple of 4 KiB), then a hole up to size when size is larger. */
+static void make_file(int dirfd, const char *name, size_t data, size_t size, time_t mtime)
 {
+	static char buf[64 * 1024];
 	struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_uint_le(data, sizeof(buf));
+	ck_assert_int_eq(write(fd, buf, data), (ssize_t)data);
+	if (size > data)
+		ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	ck_assert_int_eq(fsync(fd), 0);
 	ck_assert_int_eq(futimens(fd, ts), 0);
 	close(fd);
 }
@@ -55,16 +62,17 @@ START_TEST(test_oldest_first)
 		return;   /* only root-owned files count as cores */
 	unit_tmpdir(dir, sizeof(dir));
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
-	make_file(dirfd, "core.a.1.20261121T130000Z", 1000, 3000);
-	make_file(dirfd, "core.b.2.20261121T130000Z", 2000, 1000);   /* the oldest */
-	make_file(dirfd, "core.c.3.20261121T130000Z", 4000, 2000);
-	make_file(dirfd, "keep-me.txt", 100000, 10);                 /* older still, but not a core */
-	make_file(dirfd, ".coresink.state", 50, 10);
+	/* Counted by what they take on disk: a's 1 MiB has 4 KiB of data and a hole. */
+	make_file(dirfd, "core.a.1.20261121T130000Z", 4096, 1 << 20, 3000);
+	make_file(dirfd, "core.b.2.20261121T130000Z", 8192, 0, 1000);   /* the oldest */
+	make_file(dirfd, "core.c.3.20261121T130000Z", 16384, 0, 2000);
+	make_file(dirfd, "keep-me.txt", 65536, 0, 10);                  /* older still, but not a core */
+	make_file(dirfd, ".coresink.state", 4096, 0, 10);
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
-	ck_assert_uint_eq(total, 7000);
-	/* 2500 bytes needed: the oldest (2000) is not enough, the next (4000) is. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 2500, &freed, &removed), 0);
-	ck_assert_uint_eq(freed, 6000);
+	ck_assert_uint_eq(total, 28672);
+	/* 10000 bytes needed: the oldest (8 KiB) is not enough, the next (16 KiB) is. */
+	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, &freed, &removed), 0);
+	ck_assert_uint_eq(freed, 24576);
 	ck_assert_uint_eq(removed, 2);
 	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
 	ck_assert_int_eq(faccessat(dirfd, "keep-me.txt", F_OK, 0), 0);
@@ -89,7 +97,7 @@ START_TEST(test_not_root_owned_ignored)
 		return;
 	unit_tmpdir(dir, sizeof(dir));
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
-	make_file(dirfd, "core.a.1.20261121T130000Z", 1000, 3000);
+	make_file(dirfd, "core.a.1.20261121T130000Z", 4096, 0, 3000);
 	ck_assert_int_eq(fchownat(dirfd, "core.a.1.20261121T130000Z", 65534, 65534, 0), 0);
 	ck_assert_int_eq(symlinkat("/etc/passwd", dirfd, "core.b.2.20261121T130000Z"), 0);
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);

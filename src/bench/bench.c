@@ -42,9 +42,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: coresink-bench [--size BYTES] [--runs N] [--dir DIR] [--strategies LIST]\n"
 		   "                      [--data random|zeros|core] [--writes 4k|1m|vmsplice]\n"
 		   "                      [--csv FILE] [--plot FILE.png|FILE.svg] [--no-drop-caches]\n"
+		   "       coresink-bench --drain\n"
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
-		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, prealloc=keep-size|extend|ftruncate|none\n");
+		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off,\n"
+		   "                    prealloc=keep-size|extend|ftruncate|none\n");
 }
 
 /* One knob of a variant, "key=value". 0 or -EINVAL. */
@@ -56,10 +58,10 @@ static int knob(struct variant *v, const char *kv)
 
 	if (!val++)
 		return -EINVAL;
-	if (strncmp(kv, "hygiene=", 8) == 0) {
+	if (strncmp(kv, "hygiene=", 8) == 0 || strncmp(kv, "sparse=", 7) == 0) {
 		if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
 			return -EINVAL;
-		v->o.hygiene = strcmp(val, "on") == 0;
+		*(kv[0] == 'h' ? &v->o.hygiene : &v->o.sparse) = strcmp(val, "on") == 0;
 		return 0;
 	}
 	if (strncmp(kv, "prealloc=", 9) == 0) {
@@ -304,10 +306,28 @@ static void progress(int done, int total, const char *name)
 		fprintf(stderr, "\r[%d/%d] %-40s", done, total, name);
 }
 
+/*
+ * --drain: standard input into /dev/null with the null variant, as a kernel.core_pattern handler: how fast the
+ * kernel can emit a core when nothing stores it.
+ */
+static int drain(void)
+{
+	struct variant v;
+	struct engine_stats st;
+	int out = open("/dev/null", O_WRONLY | O_CLOEXEC), r;
+
+	if (out < 0 || parse_variant("null", &v) < 0)
+		return EXIT_SYSTEM;
+	r = engine_copy(STDIN_FILENO, out, &v.o, &st);
+	(void) close(out);
+	return r < 0 ? EXIT_SYSTEM : 0;
+}
+
 static int parse_options(int argc, char **argv, struct options *opt, const char **list)
 {
 	static const struct option longopts[] = {
 		{ "csv", required_argument, NULL, 'c' }, { "data", required_argument, NULL, 'D' },
+		{ "drain", no_argument, NULL, 'R' },
 		{ "dir", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' },
 		{ "no-drop-caches", no_argument, NULL, 'N' }, { "plot", required_argument, NULL, 'p' },
 		{ "runs", required_argument, NULL, 'r' }, { "size", required_argument, NULL, 's' },
@@ -325,6 +345,7 @@ static int parse_options(int argc, char **argv, struct options *opt, const char 
 		case 'S': *list = optarg; break;
 		case 'N': opt->drop_caches = false; break;
 		case 'h': usage(stdout); exit(0);
+		case 'R': exit(argc == 2 ? drain() : EXIT_USAGE);
 		case 's':
 			if (parse_bytes(optarg, &n) < 0 || n == 0)
 				return -EINVAL;
@@ -356,7 +377,7 @@ int main(int argc, char **argv)
 {
 	struct options opt = { .size = 256ULL << 20, .runs = 3, .dir = "/var/tmp", .data = DATA_CORE,
 			       .writes = WRITE_4K, .drop_caches = geteuid() == 0 };
-	const char *list = "null,splice,readwrite,naive-splice";
+	const char *list = "null,readwrite,readwrite:sparse=off,splice,naive-splice";
 	static struct variant v[VARIANTS_MAX];
 	static struct sample s[SAMPLES_MAX];
 	int nv, ns = 0, wrong = 0, r;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basics.h"
@@ -94,6 +95,7 @@ static void engine_options(struct job *j, struct engine_opts *o, struct engine_h
 	o->head = head;
 	o->head_len = sizeof(head);
 	o->strategy = j->c.strategy;
+	o->sparse = j->c.sparse;
 	o->chunk = j->c.chunk_size;
 	o->keep_free = j->c.keep_free;
 	o->max_use = j->c.max_use;
@@ -120,16 +122,20 @@ static enum result verdict(const struct job *j, int r)
 static int publish(struct job *j, struct store_file *f)
 {
 	char name[NAME_MAX_LEN];
+	struct stat st;
 	int r;
 
 	(void) xattr_describe(f->fd, &j->k, j->pi.exe);
+	/* What the file takes with its attributes (ext4 may give them a block of their own), for MaxUse. */
+	if (fstat(f->fd, &st) == 0)
+		j->o.st.allocated = (uint64_t)st.st_blocks * 512;
 	r = store_publish(f, j->k.comm, j->k.pid, j->k.time, name, sizeof(name));
 
 	if (r < 0)
 		return fail(j, "publishing the file", r);
 	(void) snprintf(j->o.path, sizeof(j->o.path), "%s/%s", j->c.directory, name);
 	if (j->have_quota)
-		(void) quota_publish(&j->q, j->o.st.bytes);
+		(void) quota_publish(&j->q, j->o.st.allocated);
 	return 0;
 }
 

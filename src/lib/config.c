@@ -182,6 +182,7 @@ static const struct key keys[] = {
 	{ "MaxCoreSize", parse_max_core, print_u64, offsetof(struct config, max_core_size) },
 	{ "OnLimit", parse_on_limit, print_on_limit, offsetof(struct config, on_limit) },
 	{ "Strategy", parse_strategy, print_strategy, offsetof(struct config, strategy) },
+	{ "Sparse", parse_bool, print_bool, offsetof(struct config, sparse) },
 	{ "FileMode", parse_file_mode, print_mode, offsetof(struct config, file_mode) },
 	{ "RateLimitIntervalSec", parse_interval, print_u64, offsetof(struct config, rate_interval) },
 	{ "RateLimitBurst", parse_burst, print_u64, offsetof(struct config, rate_burst) },
@@ -200,7 +201,9 @@ void config_defaults(struct config *c)
 	c->max_use = (struct size_spec) { .value = 10, .percent = true, .cap = 4ULL << 30 };
 	c->max_core_size = 32ULL << 30;
 	c->on_limit = ON_LIMIT_TRUNCATE;
-	c->strategy = STRATEGY_SPLICE;
+	/* What stored real crashes fastest here, and can leave holes (README: Benchmark). */
+	c->strategy = STRATEGY_READWRITE;
+	c->sparse = true;
 	c->file_mode = 0640;
 	/* A crash-looping service keeps 5 cores a minute; 20 a minute for all of them together. */
 	c->rate_interval = 60;

@@ -35,6 +35,7 @@ struct config {
 	uint64_t rate_burst;       /* stored crashes per executable per interval; 0: no limit */
 	uint64_t rate_global_burst;
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
+	bool sparse;               /* zero pages as holes */
 };
 
 const char *on_limit_to_string(enum on_limit l);

@@ -46,6 +46,8 @@ struct copy {
 	bool eof;
 	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
 	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
+	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
+	bool preallocated;        /* fallocate reserved the chunk: a hole must give its blocks back */
 	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
 };
 
@@ -55,7 +57,7 @@ DEFINE_STRING_TABLE_LOOKUP(prealloc, enum prealloc, prealloc_names, _PREALLOC_MA
 void engine_defaults(struct engine_opts *o)
 {
 	*o = (struct engine_opts) {
-		.strategy = STRATEGY_SPLICE,
+		.strategy = STRATEGY_READWRITE,
 		.prealloc = PREALLOC_KEEP_SIZE,
 		.chunk = 16 << 20,
 		.buffer = 1 << 20,
@@ -64,6 +66,7 @@ void engine_defaults(struct engine_opts *o)
 		.max_core = UINT64_MAX,
 		.rlimit = UINT64_MAX,
 		.hygiene = true,
+		.sparse = true,
 		.check_space = true,
 		.lock_fd = -1,
 	};
@@ -92,6 +95,74 @@ static int ensure_buffer(struct copy *c)
 	return 0;
 }
 
+/* Whether the n bytes at p (8-byte aligned) are all zero: the first word, then the rest against itself shifted. */
+static bool all_zero(const char *p, size_t n)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w == 0 && memcmp(p, p + sizeof(w), n - sizeof(w)) == 0;
+}
+
+/*
+ * Leaves a hole of n bytes at the file position: the position moves on, nothing is written, and blocks the chunk's
+ * preallocation reserved there are given back, so that the file holds only its data.
+ */
+static int skip_hole(struct copy *c, off_t pos, size_t n)
+{
+	if (c->preallocated) {
+		c->st->punches++;
+		if (fallocate(c->out, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pos, (off_t)n) < 0 &&
+		    errno != EOPNOTSUPP)
+			return -errno;
+	}
+	c->st->holes += n;
+	return lseek(c->out, (off_t)n, SEEK_CUR) < 0 ? -errno : 0;
+}
+
+/*
+ * Writes n bytes of buf at the file position, leaving whole pages (aligned in the file) of zeros as holes. Runs
+ * of data go out in one write each. 0 or -errno.
+ */
+static int write_sparse(struct copy *c, const char *buf, size_t n)
+{
+	off_t pos = lseek(c->out, 0, SEEK_CUR);
+	size_t i = 0;
+
+	if (pos < 0)
+		return -errno;
+	while (i < n) {
+		size_t start = i;
+		bool zero;
+		int r;
+
+		/* One piece: up to the next page boundary of the file; only a whole page may be a hole. */
+		i += PAGE_BYTES - (size_t)((uint64_t)(pos + (off_t)i) % PAGE_BYTES);
+		if (i > n)
+			i = n;
+		zero = i - start == PAGE_BYTES && all_zero(buf + start, PAGE_BYTES);
+		/* Then as many pieces of the same kind as follow. */
+		while (i + PAGE_BYTES <= n && all_zero(buf + i, PAGE_BYTES) == zero)
+			i += PAGE_BYTES;
+		if (!zero && i < n && n - i < PAGE_BYTES)
+			i = n;
+		r = zero ? skip_hole(c, pos + (off_t)start, i - start) : io_write_full(c->out, buf + start, i - start);
+		if (r < 0)
+			return r;
+		c->st->out_calls++;
+	}
+	return 0;
+}
+
+/* Writes n bytes of buf to the output at its position: sparse or not. 0 or -errno. */
+static int write_out(struct copy *c, const char *buf, size_t n)
+{
+	if (c->sparse)
+		return write_sparse(c, buf, n);
+	c->st->out_calls++;
+	return io_write_full(c->out, buf, n);
+}
+
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
 static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 {
@@ -109,8 +180,7 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 			c->eof = true;
 		if (got == 0)
 			break;
-		c->st->out_calls++;
-		r = io_write_full(c->out, c->buf, (size_t)got);
+		r = write_out(c, c->buf, (size_t)got);
 		if (r == 0)
 			done += (uint64_t)got;
 	}
@@ -232,8 +302,7 @@ static ssize_t move_head(struct copy *c, size_t want)
 	if ((size_t)got < n)
 		c->eof = true;
 	c->st->head_bytes = (size_t)got;
-	c->st->out_calls++;
-	r = io_write_full(c->out, c->o->head, (size_t)got);
+	r = write_out(c, c->o->head, (size_t)got);
 	return r < 0 ? r : got;
 }
 
@@ -272,7 +341,8 @@ static int read_space(struct copy *c, struct space_in *in)
 	if (c->hooks)
 		hook_result(c, c->hooks->used(c->hooks->ctx, &used));
 	*in = (struct space_in) {
-		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->off, .used = used,
+		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->off,
+		.held = c->off - c->st->holes, .used = used,
 		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
 		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
 	};
@@ -320,8 +390,9 @@ static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
 			return r;
 		budget = space_budget(&in, c->o->chunk, which);
 	}
+	/* What this capture may hold by the chunk's end, should every byte of it be data. */
 	if (c->hooks)
-		hook_result(c, c->hooks->reserve(c->hooks->ctx, c->off + budget));
+		hook_result(c, c->hooks->reserve(c->hooks->ctx, c->off - c->st->holes + budget));
 	*want = (size_t)budget;
 	return 0;
 }
@@ -333,13 +404,19 @@ static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
  */
 static int prealloc(struct copy *c, size_t len)
 {
-	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
+	/*
+	 * A sparse copy lets its preallocation set the size: it gives back the blocks of each hole by punching it,
+	 * and ext4 punches nothing past the end of the file. copy_finish() sets the final size either way.
+	 */
+	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE && !c->sparse ? FALLOC_FL_KEEP_SIZE : 0;
 
 	if (c->o->prealloc == PREALLOC_NONE)
 		return 0;
 	if (!c->no_fallocate && c->o->prealloc != PREALLOC_FTRUNCATE) {
-		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
+		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0) {
+			c->preallocated = true;
 			return 0;
+		}
 		if (errno != EOPNOTSUPP)
 			return out_of_space(-errno) ? -errno : 0;
 		c->no_fallocate = true;
@@ -388,6 +465,12 @@ static int copy_setup(struct copy *c)
 	int r;
 
 	c->regular = fstat(c->out, &st) == 0 && S_ISREG(st.st_mode);
+	/*
+	 * Holes need the data in the buffer and a file position of its own: read/write into a regular file not opened
+	 * for appending. A splice strategy stores dense, its fallback included.
+	 */
+	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE &&
+		    !(fcntl(c->out, F_GETFL) & O_APPEND);
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
@@ -488,6 +571,7 @@ static int copy_step(struct copy *c)
 /* Leaves the file at exactly the bytes written, on disk, and out of the page cache. */
 static int copy_finish(struct copy *c)
 {
+	struct stat st;
 	int r = 0;
 
 	/* Let all writeback finish before trimming the preallocation, for the reason given in copy_step(). */
@@ -497,12 +581,20 @@ static int copy_finish(struct copy *c)
 	/* Only a regular file has a size to trim and data to sync (the benchmark's null sink is /dev/null). */
 	if (!c->regular)
 		return 0;
-	if (ftruncate(c->out, (off_t)c->off) < 0)
+	/*
+	 * Preallocated blocks past the end are given back by a truncation to at most the current size; a file that
+	 * ends in a hole is then extended to its size, which allocates nothing.
+	 */
+	if (fstat(c->out, &st) == 0 && (uint64_t)st.st_size < c->off && ftruncate(c->out, st.st_size) < 0)
+		r = -errno;
+	if (r == 0 && ftruncate(c->out, (off_t)c->off) < 0)
 		r = -errno;
 	if (fdatasync(c->out) < 0 && r == 0)
 		r = -errno;
 	if (c->o->hygiene)
 		(void) posix_fadvise(c->out, 0, 0, POSIX_FADV_DONTNEED);
+	if (fstat(c->out, &st) == 0)
+		c->st->allocated = (uint64_t)st.st_blocks * 512;
 	return r;
 }
 

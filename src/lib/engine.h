@@ -48,6 +48,7 @@ struct engine_opts {
 	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
 	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
+	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
 	bool check_space;         /* fstatfs before each chunk */
 	bool close_on_limit;      /* close the input as soon as a limit stops the copy: the kernel stops dumping */
 	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
@@ -69,6 +70,9 @@ struct engine_stats {
 	unsigned long out_calls;  /* write(2) buffers and splice(2) calls into the file */
 	unsigned long chunks;
 	size_t head_bytes;        /* bytes copied into opts.head */
+	uint64_t holes;           /* bytes left as holes (sparse) */
+	unsigned long punches;    /* preallocated ranges given back because they held only zeros */
+	uint64_t allocated;       /* bytes the file holds on disk at the end (st_blocks), 0 when not a file */
 	uint64_t min_avail;       /* lowest free space seen before a chunk */
 	uint64_t reserve;         /* KeepFree in bytes, as last resolved */
 };

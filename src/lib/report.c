@@ -86,6 +86,10 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 {
 	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
 	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
+	if (o->path[0])
+		fields_add(f, "CORESINK_DISK=%llu", (unsigned long long)o->st.allocated);
+	if (o->st.holes)
+		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */

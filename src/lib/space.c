@@ -1,6 +1,7 @@
 /*
  * space.c: the storage policy: how many more bytes a capture may write, given free space above KeepFree, room under
- * MaxUse, MaxCoreSize, the process's RLIMIT_CORE and what was written so far. Numbers in, a number out.
+ * MaxUse, MaxCoreSize, the process's RLIMIT_CORE and what was written so far (its size, and what of it takes disk
+ * space: a sparse core's holes count against neither KeepFree nor MaxUse). Numbers in, a number out.
  */
 #include "basics.h"
 #include "space.h"
@@ -65,7 +66,7 @@ static void tighten(uint64_t *budget, enum limit *which, uint64_t room, enum lim
 uint64_t space_budget(const struct space_in *in, uint64_t want, enum limit *which)
 {
 	uint64_t budget = want;
-	uint64_t used = in->used > UINT64_MAX - in->written ? UINT64_MAX : in->used + in->written;
+	uint64_t used = in->used > UINT64_MAX - in->held ? UINT64_MAX : in->used + in->held;
 
 	*which = LIMIT_NONE;
 	tighten(&budget, which, free_room(in), LIMIT_KEEP_FREE);

@@ -22,7 +22,8 @@ struct space_in {
 	uint64_t total;    /* f_blocks * f_frsize */
 	uint64_t block;    /* f_frsize: the allocation unit */
 	uint64_t used;     /* stored cores plus other captures in flight, not counting this one */
-	uint64_t written;  /* this capture so far */
+	uint64_t written;  /* this capture so far: the core's size (MaxCoreSize, RLIMIT_CORE) */
+	uint64_t held;     /* what of it is on disk: written less the holes of a sparse core (MaxUse) */
 	uint64_t max_core; /* MaxCoreSize; UINT64_MAX for none */
 	uint64_t rlimit;   /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	struct size_spec keep_free;

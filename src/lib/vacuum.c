@@ -38,7 +38,8 @@ static bool stat_core(int dirfd, const char *name, struct core *c)
 		return false;
 	strcpy(c->name, name);
 	c->mtime = st.st_mtim;
-	c->size = (uint64_t)st.st_size;
+	/* What it takes on disk: a sparse core's holes take nothing. */
+	c->size = (uint64_t)st.st_blocks * 512;
 	return true;
 }
 
@@ -95,7 +96,7 @@ static int list_cores(int dirfd, struct core **list)
 	return (int)n;
 }
 
-/* Sums the sizes of coresink's cores in the directory. 0 or -errno. */
+/* Sums the bytes coresink's cores take on disk (allocated blocks, not sizes). 0 or -errno. */
 int vacuum_total(int dirfd, uint64_t *bytes)
 {
 	struct core *list;

@@ -5,7 +5,7 @@
 need_root "it starts systemd-journald"
 scratch
 start_journald
-write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M"
+write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "Strategy=splice"
 
 # A process with a few MiB of environment: a stable input only /proc can give.
 vars=()

@@ -18,7 +18,7 @@ core=$(only_file "$T/cores") || exit 1
 for field in "COREDUMP_PID=$CRASH_PID" "COREDUMP_UID=0" "COREDUMP_GID=0" "COREDUMP_SIGNAL=11" \
 	"COREDUMP_SIGNAL_NAME=SIGSEGV" "COREDUMP_COMM=crasher" "COREDUMP_EXE=$CRASHER" \
 	"COREDUMP_FILENAME=$core" "COREDUMP_HOSTNAME=$(hostname)" "COREDUMP_RLIMIT=18446744073709551615" \
-	"CORESINK_RESULT=stored" "CORESINK_SIZE=$(file_size "$core")" "CORESINK_STRATEGY=splice" \
+	"CORESINK_RESULT=stored" "CORESINK_SIZE=$(file_size "$core")" "CORESINK_STRATEGY=readwrite" \
 	"SYSLOG_IDENTIFIER=coresink" "PRIORITY=2"; do
 	check "entry has $field" has_line "$e" "$field"
 done

@@ -1,6 +1,7 @@
 /*
  * patcheck.c: finds the crasher's pattern in a core file and says how much of it is there, intact.
- * usage: patcheck FILE MIB   exit 0 when all MIB are present, 1 when only a prefix is, 2 when none or on error.
+ * usage: patcheck FILE MIB [PCT]   exit 0 when all MIB are present (PCT% of the pages zero, as crasher -z PCT
+ *        made them), 1 when only a prefix is, 2 when none or on error.
  *        patcheck --elf FILE  exit 0 when the file holds every byte its ELF program headers promise, 1 if not.
  */
 #include <elf.h>
@@ -39,12 +40,14 @@ static int elf_check(const char *map, size_t size)
 int main(int argc, char **argv)
 {
 	uint64_t head[8], want, have = 0;
+	unsigned zero;
 	struct stat st;
 	const char *map, *start, *path;
 	int fd;
 
-	if (argc != 3)
-		return fprintf(stderr, "usage: patcheck FILE MIB | patcheck --elf FILE\n"), 2;
+	if (argc != 3 && argc != 4)
+		return fprintf(stderr, "usage: patcheck FILE MIB [PCT] | patcheck --elf FILE\n"), 2;
+	zero = argc == 4 ? (unsigned)strtoul(argv[3], NULL, 10) : 0;
 	path = strcmp(argv[1], "--elf") == 0 ? argv[2] : argv[1];
 	fd = open(path, O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -63,7 +66,7 @@ int main(int argc, char **argv)
 	if (!start)
 		return printf("pattern: not found\n"), 2;
 	for (const uint64_t *w = (const uint64_t *)start;
-	     (const char *)(w + 1) <= map + st.st_size && have < want && *w == pattern_word(have / 8); w++)
+	     (const char *)(w + 1) <= map + st.st_size && have < want && *w == pattern_at(have / 8, zero); w++)
 		have += 8;
 	printf("pattern: %llu of %llu bytes at offset %lld\n", (unsigned long long)have, (unsigned long long)want,
 	       (long long)(start - map));
