@@ -19,6 +19,7 @@ cmd:clang clang clang (libFuzzer and sanitizers)
 fuzzer:clang libclang-rt-14-dev the libFuzzer runtime
 cmd:mkfs.ext4 e2fsprogs mkfs.ext4
 cmd:mkfs.xfs xfsprogs mkfs.xfs
+cmd:mkfs.btrfs btrfs-progs mkfs.btrfs
 cmd:strace strace strace
 cmd:groff groff-base groff
 cmd:coredumpctl systemd-coredump coredumpctl

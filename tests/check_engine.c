@@ -303,13 +303,14 @@ struct fake_room {
 	int calls, used_calls, fail_after;
 };
 
-static int fake_used(void *ctx, uint64_t *bytes)
+static int fake_used(void *ctx, uint64_t *bytes, uint64_t *pending)
 {
 	struct fake_room *f = ctx;
 
 	if (f->fail_after && ++f->used_calls >= f->fail_after)
 		return -EIO;
 	*bytes = f->used;
+	*pending = 0;
 	return 0;
 }
 
@@ -325,9 +326,10 @@ static int fake_make_room(void *ctx, uint64_t need, uint64_t *freed)
 	return 0;
 }
 
-static int fake_reserve(void *ctx, uint64_t bytes)
+static int fake_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 {
 	((struct fake_room *)ctx)->reserved = bytes;
+	(void) pending;
 	return 0;
 }
 

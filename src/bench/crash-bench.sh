@@ -79,7 +79,7 @@ one_run() {
 	direct)
 		# Not a crash: the disk's own rate for as many bytes, written with O_DIRECT and synced.
 		t0=$(date +%s%N)
-		dd if=/dev/zero of="$dir/cores/core.direct" bs=1M count="$size" oflag=direct conv=fsync status=none
+		dd if=/dev/zero of="$dir/cores/core.direct" bs=16M count=$(( (size + 15) / 16 )) oflag=direct conv=fsync status=none
 		t1=$(date +%s%N)
 		echo "$mode,$(( (t1 - t0) / 1000 )),$((size << 20)),$((size << 20)),0,0,yes"
 		rm -f "$dir"/cores/core.*

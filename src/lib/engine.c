@@ -10,6 +10,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "basics.h"
@@ -18,6 +19,10 @@
 #include "space.h"
 
 #define PIPE_FLOOR (64 * 1024)
+#define BTRFS_MAGIC 0x9123683e   /* linux/magic.h: BTRFS_SUPER_MAGIC */
+#define XFS_MAGIC 0x58465342     /* linux/magic.h: XFS_SUPER_MAGIC */
+/* statfs showing this much more than the capture can account for: the file system reports its bytes late. */
+#define LATE_SLACK (1024 * 1024)
 
 static const char *const strategy_names[] = {
 	[STRATEGY_SPLICE] = "splice",
@@ -47,7 +52,9 @@ struct copy {
 	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
 	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
 	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
-	bool preallocated;        /* fallocate reserved the chunk: a hole must give its blocks back */
+	bool reserve_runs;        /* a sparse copy on xfs: fallocate each run of data before writing it */
+	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
+	uint64_t baseline;
 	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
 };
 
@@ -104,20 +111,27 @@ static bool all_zero(const char *p, size_t n)
 	return w == 0 && memcmp(p, p + sizeof(w), n - sizeof(w)) == 0;
 }
 
-/*
- * Leaves a hole of n bytes at the file position: the position moves on, nothing is written, and blocks the chunk's
- * preallocation reserved there are given back, so that the file holds only its data.
- */
-static int skip_hole(struct copy *c, off_t pos, size_t n)
+/* Leaves a hole of n bytes at the file position: the position moves on, nothing is written or allocated. */
+static int skip_hole(struct copy *c, size_t n)
 {
-	if (c->preallocated) {
-		c->st->punches++;
-		if (fallocate(c->out, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, pos, (off_t)n) < 0 &&
-		    errno != EOPNOTSUPP)
-			return -errno;
-	}
 	c->st->holes += n;
 	return lseek(c->out, (off_t)n, SEEK_CUR) < 0 ? -errno : 0;
+}
+
+/*
+ * Writes one run of data at pos. On xfs its blocks are reserved first: without a reservation of its own, xfs reserves
+ * blocks past the end of a growing file on speculation, which statfs counts (24 KiB past the reserve, measured).
+ * Not on ext4: a reservation next to blocks under writeback makes it warn (ext4_convert_unwritten_extents_endio).
+ */
+static int write_run(struct copy *c, off_t pos, const char *buf, size_t n)
+{
+	if (c->reserve_runs && !c->no_fallocate && fallocate(c->out, FALLOC_FL_KEEP_SIZE, pos, (off_t)n) < 0) {
+		if (errno != EOPNOTSUPP)
+			return -errno;
+		c->no_fallocate = true;
+		c->st->prealloc_fallback = true;
+	}
+	return io_write_full(c->out, buf, n);
 }
 
 /*
@@ -126,7 +140,7 @@ static int skip_hole(struct copy *c, off_t pos, size_t n)
  */
 static int write_sparse(struct copy *c, const char *buf, size_t n)
 {
-	off_t pos = lseek(c->out, 0, SEEK_CUR);
+	off_t pos = lseek(c->out, 0, SEEK_CUR);   /* where buf starts in the file: pages are aligned there */
 	size_t i = 0;
 
 	if (pos < 0)
@@ -146,7 +160,7 @@ static int write_sparse(struct copy *c, const char *buf, size_t n)
 			i += PAGE_BYTES;
 		if (!zero && i < n && n - i < PAGE_BYTES)
 			i = n;
-		r = zero ? skip_hole(c, pos + (off_t)start, i - start) : io_write_full(c->out, buf + start, i - start);
+		r = zero ? skip_hole(c, i - start) : write_run(c, pos + (off_t)start, buf + start, i - start);
 		if (r < 0)
 			return r;
 		c->st->out_calls++;
@@ -331,43 +345,103 @@ static void hook_result(struct copy *c, int r)
 	c->hooks = NULL;
 }
 
+/* What this capture holds on disk: written less its holes. */
+static uint64_t held(const struct copy *c)
+{
+	return c->off - c->st->holes;
+}
+
+/*
+ * The free space statfs reports, made trustworthy: never more than was free when the capture began less what it
+ * has put on disk since (space_trusted_avail). A file system seen to report late is remembered (late_statfs).
+ */
+static uint64_t trusted_avail(struct copy *c, const struct statfs *sfs)
+{
+	uint64_t raw = (uint64_t)sfs->f_bavail * (uint64_t)sfs->f_frsize;
+
+	if (!c->have_baseline) {
+		c->baseline = raw + held(c);
+		c->have_baseline = true;
+		c->st->late_statfs = (unsigned long)sfs->f_type == BTRFS_MAGIC;
+	}
+	if (raw > space_trusted_avail(raw, c->baseline, held(c)) + LATE_SLACK)
+		c->st->late_statfs = true;
+	if (raw < c->st->min_avail)
+		c->st->min_avail = raw;
+	return space_trusted_avail(raw, c->baseline, held(c));
+}
+
 /* Reads what the policy needs: the file system's numbers and the bytes other cores use. */
 static int read_space(struct copy *c, struct space_in *in)
 {
 	const struct engine_opts *o = c->o;
 	struct statfs sfs;
-	uint64_t used = 0;
+	uint64_t used = 0, pending = 0;
 
 	if (c->hooks)
-		hook_result(c, c->hooks->used(c->hooks->ctx, &used));
+		hook_result(c, c->hooks->used(c->hooks->ctx, &used, &pending));
 	*in = (struct space_in) {
 		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->off,
-		.held = c->off - c->st->holes, .used = used,
+		.held = held(c), .used = used, .pending = pending,
 		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
 		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
 	};
 	if (o->check_space) {
 		if (fstatfs(c->out, &sfs) < 0)
 			return -errno;
-		in->avail = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize;
+		in->avail = trusted_avail(c, &sfs);
 		in->total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize;
 		in->block = (uint64_t)sfs.f_frsize;
-		if (in->avail < c->st->min_avail)
-			c->st->min_avail = in->avail;
 		c->st->reserve = space_resolve(&o->keep_free, in->total);
 	}
 	return 0;
 }
 
-/* Asks the hooks to delete old cores for need bytes: whether any room was made. */
-static bool make_room(struct copy *c, uint64_t need)
+/*
+ * After a vacuum freed bytes: makes the file system show them, and starts a new baseline from what it shows. A
+ * file system that reports unlinks late (btrfs until its transaction commits, xfs until its background inode work
+ * runs) is synced first, or the room just made would stay invisible and the core would not get it.
+ */
+static int show_freed(struct copy *c, uint64_t avail_before, uint64_t freed)
 {
-	uint64_t freed = 0;
+	struct statfs sfs;
+	struct timespec t0, t1;
+
+	if (fstatfs(c->out, &sfs) < 0)
+		return -errno;
+	if ((uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize < avail_before + freed) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (syncfs(c->out) < 0 || fstatfs(c->out, &sfs) < 0)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		c->st->syncs++;
+		c->st->sync_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+	}
+	/* Synced or not late: what statfs shows now includes this capture's own bytes. */
+	c->baseline = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize + held(c);
+	return 0;
+}
+
+/*
+ * Asks the hooks to delete old cores for need bytes, and, when free space (not MaxUse, which counts cores in the
+ * ledger) is what is short, makes the room show. Whether any was made, or -errno.
+ */
+static int make_room(struct copy *c, uint64_t need, enum limit which)
+{
+	uint64_t freed = 0, before;
+	struct statfs sfs;
+	int r;
 
 	if (!c->hooks)
-		return false;
+		return 0;
+	if (fstatfs(c->out, &sfs) < 0)
+		return -errno;
+	before = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize;
 	hook_result(c, c->hooks->make_room(c->hooks->ctx, need, &freed));
-	return freed > 0;
+	if (freed == 0)
+		return 0;
+	r = which == LIMIT_KEEP_FREE ? show_freed(c, before, freed) : 0;
+	return r < 0 ? r : 1;
 }
 
 /*
@@ -383,16 +457,24 @@ static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
 	if (r < 0)
 		return r;
 	budget = space_budget(&in, c->o->chunk, which);
-	if (budget < c->o->chunk && (*which == LIMIT_KEEP_FREE || *which == LIMIT_MAX_USE) &&
-	    make_room(c, c->o->chunk - budget)) {
+	if (budget < c->o->chunk && (*which == LIMIT_KEEP_FREE || *which == LIMIT_MAX_USE))
+		r = make_room(c, c->o->chunk - budget, *which);
+	if (r < 0)
+		return r;
+	if (r > 0) {
 		r = read_space(c, &in);
 		if (r < 0)
 			return r;
 		budget = space_budget(&in, c->o->chunk, which);
 	}
-	/* What this capture may hold by the chunk's end, should every byte of it be data. */
+	/*
+	 * What this capture may hold by the chunk's end, should every byte of it be data, and what of it the others
+	 * cannot see in statfs: a sparse capture's chunk (it preallocates only as it writes), or everything it holds
+	 * on a file system that reports late.
+	 */
 	if (c->hooks)
-		hook_result(c, c->hooks->reserve(c->hooks->ctx, c->off - c->st->holes + budget));
+		hook_result(c, c->hooks->reserve(c->hooks->ctx, held(c) + budget,
+						 c->st->late_statfs ? held(c) + budget : c->sparse ? budget : 0));
 	*want = (size_t)budget;
 	return 0;
 }
@@ -404,19 +486,18 @@ static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
  */
 static int prealloc(struct copy *c, size_t len)
 {
-	/*
-	 * A sparse copy lets its preallocation set the size: it gives back the blocks of each hole by punching it,
-	 * and ext4 punches nothing past the end of the file. copy_finish() sets the final size either way.
-	 */
-	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE && !c->sparse ? FALLOC_FL_KEEP_SIZE : 0;
+	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
 
-	if (c->o->prealloc == PREALLOC_NONE)
+	/*
+	 * A sparse copy preallocates nothing: blocks reserved for pages that turn out to be zeros would have to be
+	 * punched out again one by one, which costs ext4 more than the copy (12 s for a GiB with a zero page in
+	 * three). Its chunk is counted in the ledger instead (plan_chunk), and ENOSPC keeps what was written.
+	 */
+	if (c->o->prealloc == PREALLOC_NONE || c->sparse)
 		return 0;
 	if (!c->no_fallocate && c->o->prealloc != PREALLOC_FTRUNCATE) {
-		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0) {
-			c->preallocated = true;
+		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
 			return 0;
-		}
 		if (errno != EOPNOTSUPP)
 			return out_of_space(-errno) ? -errno : 0;
 		c->no_fallocate = true;
@@ -461,6 +542,7 @@ static bool input_has_more(struct copy *c)
 
 static int copy_setup(struct copy *c)
 {
+	struct statfs sfs;
 	struct stat st;
 	int r;
 
@@ -471,6 +553,8 @@ static int copy_setup(struct copy *c)
 	 */
 	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
+	c->reserve_runs = c->sparse && c->o->prealloc != PREALLOC_NONE && fstatfs(c->out, &sfs) == 0 &&
+			  (unsigned long)sfs.f_type == XFS_MAGIC;
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);

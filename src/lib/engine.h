@@ -31,9 +31,11 @@ enum prealloc {
  * still does), as when the ledger cannot be opened at all. The error is kept in engine_stats.hook_error.
  */
 struct engine_hooks {
-	int (*used)(void *ctx, uint64_t *bytes);                   /* stored cores + other captures in flight */
+	/* Stored cores + other captures in flight; *pending: what of the latter statfs does not show yet. */
+	int (*used)(void *ctx, uint64_t *bytes, uint64_t *pending);
 	int (*make_room)(void *ctx, uint64_t need, uint64_t *freed); /* deletes old cores */
-	int (*reserve)(void *ctx, uint64_t bytes);                 /* this capture now holds bytes */
+	/* This capture now holds bytes, pending of them not preallocated (statfs will show them as written). */
+	int (*reserve)(void *ctx, uint64_t bytes, uint64_t pending);
 	void *ctx;
 };
 
@@ -71,9 +73,11 @@ struct engine_stats {
 	unsigned long chunks;
 	size_t head_bytes;        /* bytes copied into opts.head */
 	uint64_t holes;           /* bytes left as holes (sparse) */
-	unsigned long punches;    /* preallocated ranges given back because they held only zeros */
 	uint64_t allocated;       /* bytes the file holds on disk at the end (st_blocks), 0 when not a file */
 	uint64_t min_avail;       /* lowest free space seen before a chunk */
+	bool late_statfs;         /* the file system showed this capture's bytes in statfs late (btrfs) */
+	unsigned syncs;           /* syncfs calls to make freed space show (after a vacuum on a late file system) */
+	uint64_t sync_ns;         /* and the time they took */
 	uint64_t reserve;         /* KeepFree in bytes, as last resolved */
 };
 

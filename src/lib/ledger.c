@@ -23,7 +23,11 @@ static void parse_line(struct ledger *l, const char *line)
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
-	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes) == 3 && pid > 0) {
+	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes,
+			  &f.pending) >= 3 && pid > 0) {
+		/* The pending count came later: a line without it (an older handler's) has none. */
+		if (sscanf(line, "inflight %*d %*u %*u %" SCNu64, &f.pending) != 1)
+			f.pending = 0;
 		f.pid = pid;
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
@@ -61,8 +65,8 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 		      if (k > 0 && (size_t)k < len - n) n += (size_t)k; } while (0)
 	PUT("published %" PRIu64 "\n", l->published);
 	for (size_t i = 0; i < l->n_inflight; i++)
-		PUT("inflight %d %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid, l->inflight[i].start,
-		    l->inflight[i].bytes);
+		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid, l->inflight[i].start,
+		    l->inflight[i].bytes, l->inflight[i].pending);
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
 		    l->rate[i].count, l->rate[i].suppressed);

@@ -16,6 +16,7 @@ struct inflight {
 	pid_t pid;
 	uint64_t start;   /* the handler's start time (/proc/PID/stat), against pid reuse */
 	uint64_t bytes;   /* what its capture holds */
+	uint64_t pending; /* of it, what no preallocation shows in statfs yet (a sparse capture's chunk) */
 };
 
 struct ledger {

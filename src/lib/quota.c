@@ -83,7 +83,7 @@ int quota_begin(struct quota *q)
 }
 
 /* Engine hook: the bytes of stored cores and of the other captures in flight. Called under the lock. */
-static int hook_used(void *ctx, uint64_t *used)
+static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 {
 	struct quota *q = ctx;
 	int r = load(q);
@@ -91,9 +91,13 @@ static int hook_used(void *ctx, uint64_t *used)
 	if (r < 0)
 		return r;
 	*used = q->l.published;
-	for (size_t i = 0; i < q->l.n_inflight; i++)
-		if (!is_mine(q, &q->l.inflight[i]))
-			*used += q->l.inflight[i].bytes;
+	*pending = 0;
+	for (size_t i = 0; i < q->l.n_inflight; i++) {
+		if (is_mine(q, &q->l.inflight[i]))
+			continue;
+		*used += q->l.inflight[i].bytes;
+		*pending += q->l.inflight[i].pending;
+	}
 	return 0;
 }
 
@@ -116,7 +120,7 @@ static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
  * Engine hook: records what this capture holds, for the other handlers to count. Called under the lock. A full
  * in-flight table is an error: the others would not count these bytes.
  */
-static int hook_reserve(void *ctx, uint64_t bytes)
+static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 {
 	struct quota *q = ctx;
 	struct inflight *f = ledger_inflight(&q->l, q->pid, q->start);
@@ -124,6 +128,7 @@ static int hook_reserve(void *ctx, uint64_t bytes)
 	if (!f)
 		return -ENOSPC;
 	f->bytes = bytes;
+	f->pending = pending;
 	return ledger_save(q->statefd, &q->l);
 }
 

@@ -111,6 +111,11 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(o->error));
 	if (o->st.hook_error)
 		fields_add(f, "CORESINK_LEDGER_ERROR=%s", strerror(o->st.hook_error));
+	if (o->st.late_statfs)
+		fields_add(f, "CORESINK_LATE_STATFS=1");
+	if (o->st.syncs)
+		fields_add(f, "CORESINK_SYNC=%u syncfs in %llu us", o->st.syncs,
+			   (unsigned long long)o->st.sync_ns / 1000);
 	add_footprint(f);
 }
 

@@ -33,16 +33,29 @@ uint64_t space_resolve(const struct size_spec *spec, uint64_t total)
 	return v < spec->cap ? v : spec->cap;
 }
 
-/* Free space above the reserve and the metadata margin, in whole blocks. */
+/* Free space above the reserve, the metadata margin and what other captures will still take, in whole blocks. */
 static uint64_t free_room(const struct space_in *in)
 {
 	uint64_t block = in->block ? in->block : 1;
 	uint64_t floor = space_resolve(&in->keep_free, in->total);
 	uint64_t margin = METADATA_BLOCKS * block;
 
-	if (floor > UINT64_MAX - margin || in->avail <= floor + margin)
+	if (floor > UINT64_MAX - margin || margin + floor > UINT64_MAX - in->pending ||
+	    in->avail <= floor + margin + in->pending)
 		return 0;
-	return (in->avail - floor - margin) / block * block;
+	return (in->avail - floor - margin - in->pending) / block * block;
+}
+
+/*
+ * The free space a capture may trust: what statfs says, but never more than was free when the capture began
+ * (baseline) less what it has put on disk since. A file system that reports late (btrfs shows written, preallocated
+ * and unlinked bytes in statfs only once its transaction commits) cannot make the capture write past the reserve.
+ */
+uint64_t space_trusted_avail(uint64_t avail, uint64_t baseline, uint64_t held)
+{
+	uint64_t left_of_baseline = baseline > held ? baseline - held : 0;
+
+	return avail < left_of_baseline ? avail : left_of_baseline;
 }
 
 /* What is left of cap once used bytes are counted; 0 when they already exceed it. */

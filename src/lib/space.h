@@ -22,6 +22,7 @@ struct space_in {
 	uint64_t total;    /* f_blocks * f_frsize */
 	uint64_t block;    /* f_frsize: the allocation unit */
 	uint64_t used;     /* stored cores plus other captures in flight, not counting this one */
+	uint64_t pending;  /* of the others' in flight, what avail does not show yet (no preallocation) */
 	uint64_t written;  /* this capture so far: the core's size (MaxCoreSize, RLIMIT_CORE) */
 	uint64_t held;     /* what of it is on disk: written less the holes of a sparse core (MaxUse) */
 	uint64_t max_core; /* MaxCoreSize; UINT64_MAX for none */
@@ -31,6 +32,7 @@ struct space_in {
 };
 
 uint64_t space_resolve(const struct size_spec *spec, uint64_t total);
+uint64_t space_trusted_avail(uint64_t avail, uint64_t baseline, uint64_t held);
 uint64_t space_budget(const struct space_in *in, uint64_t want, enum limit *which);
 const char *limit_to_string(enum limit l);
 int limit_from_string(const char *s);

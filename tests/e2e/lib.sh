@@ -64,13 +64,14 @@ mount_tmpfs() {
 	at_exit "umount '$1'"
 }
 
-# make_fs TYPE DIR MIB: a small real file system of TYPE (tmpfs, ext4, xfs) mounted at DIR, unmounted at exit.
+# make_fs TYPE DIR MIB: a small real file system of TYPE (tmpfs, ext4, xfs, btrfs) mounted at DIR, unmounted at exit.
 make_fs() {
 	mkdir -p "$2"
 	case $1 in
 	tmpfs) mount_tmpfs "$2" "$3M"; return ;;
 	ext4) mk="mkfs.ext4 -q -F" ;;
 	xfs) mk="mkfs.xfs -q -f" ;;
+	btrfs) mk="mkfs.btrfs -q -f" ;;
 	*) fail "make_fs: unknown type $1" ;;
 	esac
 	command -v "${mk%% *}" >/dev/null || skip "no ${mk%% *}"
