@@ -8,7 +8,7 @@ runs=${1:-20}
 shift
 . "$(dirname "$0")/../../tests/e2e/lib.sh"
 need_root "it mounts file systems and sets kernel.core_pattern"
-make -s -C "$TOP" all build/crasher build/freewatch >&2 || exit 111
+make -s -C "$TOP" B="$B" all "$B/crasher" "$B/freewatch" >&2 || exit 111
 scratch
 MIB=$((1024 * 1024))
 printf '%-6s %5s %16s %16s %16s %10s\n' fs runs lowest_sampled lowest_synced keep_free truncated
