@@ -20,6 +20,7 @@
 
 #define PIPE_FLOOR (64 * 1024)
 #define BTRFS_MAGIC 0x9123683e   /* linux/magic.h: BTRFS_SUPER_MAGIC */
+#define EXT4_MAGIC 0xef53        /* linux/magic.h: EXT4_SUPER_MAGIC, ext2 and ext3 alike */
 /* statfs showing this much more than the capture can account for: the file system reports its bytes late. */
 #define LATE_SLACK (1024 * 1024)
 
@@ -52,6 +53,7 @@ struct copy {
 	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
 	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
 	bool reserve_runs;        /* a sparse copy: fallocate each run of data before writing it (write_run) */
+	bool ext4;                /* the output is on ext4 (or ext2/3): see reserve_run() */
 	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
 	uint64_t baseline;
 	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
@@ -120,13 +122,15 @@ static int skip_hole(struct copy *c, size_t n)
 /*
  * Whether a run of data at pos gets its blocks reserved before it is written. Without a reservation of its own, a
  * growing file gets blocks past its end on speculation, which statfs counts as used: xfs's speculative
- * preallocation, ext4's mballoc normalizing requests (measured: 24 KiB and 2 MiB past the reserve). But not next to
- * the chunk under writeback: ext4 merges the new extent into one under I/O and warns when that I/O completes
+ * preallocation (1 MiB past the reserve, measured), ext4's mballoc normalizing requests (2 MiB). But on ext4 not
+ * next to the chunk under writeback: ext4 merges the new extent into one under I/O and warns when that I/O completes
  * (ext4_convert_unwritten_extents_endio), as copy_step() explains.
  */
 static bool reserve_run(const struct copy *c, off_t pos)
 {
-	return c->reserve_runs && !c->no_fallocate && !(c->prev_len > 0 && (uint64_t)pos == c->prev_off + c->prev_len);
+	bool next_to_writeback = c->prev_len > 0 && (uint64_t)pos == c->prev_off + c->prev_len;
+
+	return c->reserve_runs && !c->no_fallocate && !(c->ext4 && next_to_writeback);
 }
 
 /* Writes one run of data at pos, its blocks reserved first where reserve_run() says. 0 or -errno. */
@@ -549,6 +553,7 @@ static bool input_has_more(struct copy *c)
 
 static int copy_setup(struct copy *c)
 {
+	struct statfs sfs;
 	struct stat st;
 	int r;
 
@@ -560,6 +565,7 @@ static int copy_setup(struct copy *c)
 	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
 	c->reserve_runs = c->sparse && c->o->prealloc != PREALLOC_NONE;
+	c->ext4 = fstatfs(c->out, &sfs) == 0 && (unsigned long)sfs.f_type == EXT4_MAGIC;
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
