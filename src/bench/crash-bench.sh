@@ -98,7 +98,8 @@ one_run() {
 	c0=$(cached)
 	# shellcheck disable=SC2086
 	( ulimit -c unlimited; exec "$b/crasher" -t $crash_args "$size" ) > "$dir/t0" 2>/dev/null &
-	{ wait $!; } 2>/dev/null
+	cpid=$!
+	{ wait $cpid; } 2>/dev/null
 	if [ "$mode" = systemd-coredump ]; then
 		for _ in $(seq 6000); do [ -n "$(sdc_core)" ] && break; sleep 0.01; done
 	fi
@@ -116,11 +117,11 @@ one_run() {
 	fi
 	bytes=$([ -n "$f" ] && stat -c %s "$f" || echo 0)
 	disk=$([ -n "$f" ] && echo $(( $(stat -c %b "$f") * 512 )) || echo 0)
-	# coresink's own peak RSS, from its journal entry when a journald took it.
+	# coresink's own peak RSS, from this crash's journal entry when a journald took it.
 	rss=0
 	case $mode in kernel|cat|null|systemd-coredump) ;; *)
-		rss=$(journalctl --no-pager -o export -n 1 SYSLOG_IDENTIFIER=coresink MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 \
-			2>/dev/null | tr -d '\0' | sed -n 's/^CORESINK_MAXRSS=//p') ;;
+		rss=$(journalctl --no-pager -o export "COREDUMP_PID=$cpid" \
+			MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 2>/dev/null | tr -d '\0' | sed -n 's/^CORESINK_MAXRSS=//p') ;;
 	esac
 	echo "$mode,$(( (t1 - $(cat "$dir/t0")) / 1000 )),$bytes,$disk,$(( c1 - c0 )),${rss:-0},$ok"
 	rm -f "$dir"/cores/core.*

@@ -79,15 +79,12 @@ static int parse_on_limit(const char *v, void *field)
 /* Seconds, optionally with an "s": systemd's RateLimitIntervalSec= in its plainest form. */
 static int parse_interval(const char *v, void *field)
 {
-	char digits[24];
 	size_t n = strspn(v, "0123456789");
 	uint64_t sec;
 
-	if (n == 0 || n >= sizeof(digits) || (v[n] != '\0' && strcmp(v + n, "s") != 0))
+	if (n == 0 || n >= 24 || (v[n] != '\0' && strcmp(v + n, "s") != 0))
 		return -EINVAL;
-	memcpy(digits, v, n);
-	digits[n] = '\0';
-	if (parse_u64(digits, &sec) < 0 || sec == 0 || sec > 86400 * 365)
+	if (parse_u64_prefix(v, n, &sec) < 0 || sec == 0 || sec > 86400 * 365)
 		return -ERANGE;
 	*(uint64_t *)field = sec;
 	return 0;

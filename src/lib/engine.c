@@ -56,6 +56,7 @@ struct copy {
 	bool ext4;                /* the output is on ext4 (or ext2/3): see reserve_run() */
 	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
 	uint64_t baseline;
+	uint64_t raw_avail;       /* what statfs said at the last check */
 	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
 };
 
@@ -120,6 +121,24 @@ static int skip_hole(struct copy *c, size_t n)
 }
 
 /*
+ * fallocate() with the fallback every caller needs: a file system without it (EOPNOTSUPP: ext2, ext3, some network
+ * file systems) is noted once and never asked again. Preallocation only helps, so only running out of space is an
+ * error. 0 reserved, 1 not supported here, or -errno.
+ */
+static int reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len)
+{
+	if (c->no_fallocate)
+		return 1;
+	if (fallocate(c->out, mode, (off_t)off, (off_t)len) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP)
+		return out_of_space(-errno) ? -errno : 0;
+	c->no_fallocate = true;
+	c->st->prealloc_fallback = true;
+	return 1;
+}
+
+/*
  * Whether a run of data at pos gets its blocks reserved before it is written. Without a reservation of its own, a
  * growing file gets blocks past its end on speculation, which statfs counts as used: xfs's speculative
  * preallocation (1 MiB past the reserve, measured), ext4's mballoc normalizing requests (2 MiB). But on ext4 not
@@ -130,19 +149,15 @@ static bool reserve_run(const struct copy *c, off_t pos)
 {
 	bool next_to_writeback = c->prev_len > 0 && (uint64_t)pos == c->prev_off + c->prev_len;
 
-	return c->reserve_runs && !c->no_fallocate && !(c->ext4 && next_to_writeback);
+	return c->reserve_runs && !(c->ext4 && next_to_writeback);
 }
 
 /* Writes one run of data at pos, its blocks reserved first where reserve_run() says. 0 or -errno. */
 static int write_run(struct copy *c, off_t pos, const char *buf, size_t n)
 {
-	if (reserve_run(c, pos) && fallocate(c->out, FALLOC_FL_KEEP_SIZE, pos, (off_t)n) < 0) {
-		if (errno != EOPNOTSUPP)
-			return -errno;
-		c->no_fallocate = true;
-		c->st->prealloc_fallback = true;
-	}
-	return io_write_full(c->out, buf, n);
+	int r = reserve_run(c, pos) ? reserve_blocks(c, FALLOC_FL_KEEP_SIZE, (uint64_t)pos, n) : 0;
+
+	return r < 0 ? r : io_write_full(c->out, buf, n);
 }
 
 /*
@@ -356,6 +371,12 @@ static void hook_result(struct copy *c, int r)
 	c->hooks = NULL;
 }
 
+/* What statfs says an unprivileged writer may still use. */
+static uint64_t avail_bytes(const struct statfs *sfs)
+{
+	return (uint64_t)sfs->f_bavail * (uint64_t)sfs->f_frsize;
+}
+
 /* What this capture holds on disk: written less its holes. */
 static uint64_t held(const struct copy *c)
 {
@@ -368,18 +389,20 @@ static uint64_t held(const struct copy *c)
  */
 static uint64_t trusted_avail(struct copy *c, const struct statfs *sfs)
 {
-	uint64_t raw = (uint64_t)sfs->f_bavail * (uint64_t)sfs->f_frsize;
+	uint64_t trusted;
 
+	c->raw_avail = avail_bytes(sfs);
 	if (!c->have_baseline) {
-		c->baseline = raw + held(c);
+		c->baseline = c->raw_avail + held(c);
 		c->have_baseline = true;
 		c->st->late_statfs = (unsigned long)sfs->f_type == BTRFS_MAGIC;
 	}
-	if (raw > space_trusted_avail(raw, c->baseline, held(c)) + LATE_SLACK)
+	trusted = space_trusted_avail(c->raw_avail, c->baseline, held(c));
+	if (c->raw_avail > trusted + LATE_SLACK)
 		c->st->late_statfs = true;
-	if (raw < c->st->min_avail)
-		c->st->min_avail = raw;
-	return space_trusted_avail(raw, c->baseline, held(c));
+	if (c->raw_avail < c->st->min_avail)
+		c->st->min_avail = c->raw_avail;
+	return trusted;
 }
 
 /* Reads what the policy needs: the file system's numbers and the bytes other cores use. */
@@ -420,7 +443,7 @@ static int show_freed(struct copy *c, uint64_t avail_before, uint64_t freed)
 
 	if (fstatfs(c->out, &sfs) < 0)
 		return -errno;
-	if ((uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize < avail_before + freed) {
+	if (avail_bytes(&sfs) < avail_before + freed) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (syncfs(c->out) < 0 || fstatfs(c->out, &sfs) < 0)
 			return -errno;
@@ -429,7 +452,7 @@ static int show_freed(struct copy *c, uint64_t avail_before, uint64_t freed)
 		c->st->sync_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
 	}
 	/* Synced or not late: what statfs shows now includes this capture's own bytes. */
-	c->baseline = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize + held(c);
+	c->baseline = avail_bytes(&sfs) + held(c);
 	return 0;
 }
 
@@ -439,19 +462,16 @@ static int show_freed(struct copy *c, uint64_t avail_before, uint64_t freed)
  */
 static int make_room(struct copy *c, uint64_t need, enum limit which)
 {
-	uint64_t freed = 0, before;
-	struct statfs sfs;
+	uint64_t freed = 0;
 	int r;
 
 	if (!c->hooks)
 		return 0;
-	if (fstatfs(c->out, &sfs) < 0)
-		return -errno;
-	before = (uint64_t)sfs.f_bavail * (uint64_t)sfs.f_frsize;
 	hook_result(c, c->hooks->make_room(c->hooks->ctx, need, &freed));
 	if (freed == 0)
 		return 0;
-	r = which == LIMIT_KEEP_FREE ? show_freed(c, before, freed) : 0;
+	/* raw_avail is from the check just made (read_space), before anything was removed. */
+	r = which == LIMIT_KEEP_FREE ? show_freed(c, c->raw_avail, freed) : 0;
 	return r < 0 ? r : 1;
 }
 
@@ -497,7 +517,7 @@ static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
  */
 static int prealloc(struct copy *c, size_t len)
 {
-	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0;
+	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0, r;
 
 	/*
 	 * A sparse copy preallocates nothing: blocks reserved for pages that turn out to be zeros would have to be
@@ -506,13 +526,10 @@ static int prealloc(struct copy *c, size_t len)
 	 */
 	if (c->o->prealloc == PREALLOC_NONE || c->sparse)
 		return 0;
-	if (!c->no_fallocate && c->o->prealloc != PREALLOC_FTRUNCATE) {
-		if (fallocate(c->out, mode, (off_t)c->off, (off_t)len) == 0)
-			return 0;
-		if (errno != EOPNOTSUPP)
-			return out_of_space(-errno) ? -errno : 0;
-		c->no_fallocate = true;
-		c->st->prealloc_fallback = true;
+	if (c->o->prealloc != PREALLOC_FTRUNCATE) {
+		r = reserve_blocks(c, mode, c->off, len);
+		if (r <= 0)
+			return r;
 	}
 	/* Writes go to the file position, so a size set ahead of them changes nothing; copy_finish trims it. */
 	return ftruncate(c->out, (off_t)(c->off + len)) < 0 && out_of_space(-errno) ? -errno : 0;
@@ -564,7 +581,7 @@ static int copy_setup(struct copy *c)
 	 */
 	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
-	c->reserve_runs = c->sparse && c->o->prealloc != PREALLOC_NONE;
+	c->reserve_runs = c->sparse && (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
 	c->ext4 = fstatfs(c->out, &sfs) == 0 && (unsigned long)sfs.f_type == EXT4_MAGIC;
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)

@@ -4,6 +4,7 @@
  * looked at first; a socket nobody answers on makes sendv fail, and that falls back too.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,11 +73,12 @@ void fields_free(struct fields *f)
 	f->message = NULL;
 }
 
-static int journald_listening(void)
+/* Whether journald took the entry: its socket is there (sendv alone says yes when it is not), and sendv worked. */
+static bool journald_took(struct fields *f)
 {
 	struct stat st;
 
-	return stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode);
+	return stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode) && sd_journal_sendv(f->iov, (int)f->n) >= 0;
 }
 
 /*
@@ -107,7 +109,7 @@ int journal_send(struct fields *f)
 {
 	int r;
 
-	if (journald_listening() && sd_journal_sendv(f->iov, (int)f->n) >= 0)
+	if (journald_took(f))
 		return 0;
 	r = kmsg_send(f);
 	return r < 0 ? r : 1;
@@ -131,7 +133,7 @@ int journal_send_as(struct fields *f, uid_t uid, gid_t gid)
 	if (pid == 0) {
 		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
 			_exit(1);
-		_exit(journald_listening() && sd_journal_sendv(f->iov, (int)f->n) >= 0 ? 0 : 1);
+		_exit(journald_took(f) ? 0 : 1);
 	}
 	if (io_waitpid(pid, &status) < 0)
 		return journal_send(f);

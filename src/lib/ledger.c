@@ -16,7 +16,8 @@
 
 static void parse_line(struct ledger *l, const char *line)
 {
-	struct inflight f;
+	/* The pending count came later: a line without it (an older handler's) has none pending. */
+	struct inflight f = { .pending = 0 };
 	struct rate_entry e;
 	uint64_t v;
 	int pid;
@@ -25,9 +26,6 @@ static void parse_line(struct ledger *l, const char *line)
 		l->published = v;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes,
 			  &f.pending) >= 3 && pid > 0) {
-		/* The pending count came later: a line without it (an older handler's) has none. */
-		if (sscanf(line, "inflight %*d %*u %*u %" SCNu64, &f.pending) != 1)
-			f.pending = 0;
 		f.pid = pid;
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;

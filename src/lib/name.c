@@ -6,12 +6,12 @@
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "name.h"
+#include "parse.h"
 
 #define STAMP_FORMAT "%Y%m%dT%H%M%SZ"
 #define STAMP_LEN 16   /* YYYYmmddTHHMMSSZ */
@@ -56,25 +56,10 @@ int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t tim
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static bool digits(const char *s, size_t n)
+/* The n bytes at s as a number of at most 10 digits (a pid, a clash suffix), into *v. */
+static bool number(const char *s, size_t n, uint64_t *v)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-	return n > 0;
-}
-
-/* Reads a number of n digits (n > 0, at most 10) into *v. */
-static bool number(const char *s, size_t n, unsigned long *v)
-{
-	char buf[16];
-
-	if (!digits(s, n) || n > 10)
-		return false;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	*v = strtoul(buf, NULL, 10);
-	return true;
+	return n > 0 && n <= 10 && parse_u64_prefix(s, n, v) == 0;
 }
 
 /* The UTC stamp of STAMP_LEN bytes at s, as seconds since the epoch; only a stamp strftime() would write. */
@@ -117,7 +102,7 @@ int name_parse(const char *name, struct name_parts *p)
 {
 	size_t len = strlen(name), n;
 	const char *field, *end = name + len;
-	unsigned long v;
+	uint64_t v;
 
 	*p = (struct name_parts) { 0 };
 	if (strncmp(name, "core.", 5) != 0)
@@ -125,8 +110,9 @@ int name_parse(const char *name, struct name_parts *p)
 	name += 5;
 	len -= 5;
 	field = last_field(name, &len);
-	if (field && digits(field, (size_t)(end - field))) {
-		if (!number(field, (size_t)(end - field), &v) || v == 0)
+	/* A last field of digits only is the ".N" of a clash; the stamp holds a 'T'. */
+	if (field && number(field, (size_t)(end - field), &v)) {
+		if (v == 0)
 			return -EINVAL;
 		p->attempt = (unsigned)v;
 		end = field - 1;

@@ -25,6 +25,18 @@ int parse_u64(const char *s, uint64_t *ret)
 }
 
 /* The power of two a unit suffix stands for: 0 for none, 10 for K ... 40 for T, or -EINVAL. */
+/* The first n bytes of s as parse_u64() reads a whole string. 0 or -EINVAL/-ERANGE. */
+int parse_u64_prefix(const char *s, size_t n, uint64_t *ret)
+{
+	char digits[32];
+
+	if (n >= sizeof(digits))
+		return -ERANGE;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	return parse_u64(digits, ret);
+}
+
 static int suffix_shift(const char *suffix)
 {
 	static const char units[] = "KMGT";
@@ -44,19 +56,16 @@ static int suffix_shift(const char *suffix)
 /* Parses bytes with an optional binary unit (K, M, G, T: powers of 1024). 0 or -EINVAL/-ERANGE. */
 int parse_bytes(const char *s, uint64_t *ret)
 {
-	char digits[32];
 	size_t n = strspn(s ? s : "", "0123456789");
 	uint64_t v;
 	int shift, r;
 
-	if (n == 0 || n >= sizeof(digits))
+	if (n == 0 || n >= 32)
 		return n == 0 ? -EINVAL : -ERANGE;
-	memcpy(digits, s, n);
-	digits[n] = '\0';
 	shift = suffix_shift(s + n);
 	if (shift < 0)
 		return -EINVAL;
-	r = parse_u64(digits, &v);
+	r = parse_u64_prefix(s, n, &v);
 	if (r < 0)
 		return r;
 	if (shift > 0 && v > (UINT64_MAX >> shift))
@@ -73,13 +82,9 @@ int parse_size_spec(const char *s, struct size_spec *ret)
 	int r;
 
 	if (len > 1 && s[len - 1] == '%') {
-		char digits[8];
-
-		if (len - 1 >= sizeof(digits))
+		if (len - 1 >= 8)
 			return -ERANGE;
-		memcpy(digits, s, len - 1);
-		digits[len - 1] = '\0';
-		r = parse_u64(digits, &spec.value);
+		r = parse_u64_prefix(s, len - 1, &spec.value);
 		if (r < 0)
 			return r;
 		if (spec.value > 100)

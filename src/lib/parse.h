@@ -3,6 +3,7 @@
 #define CORESINK_PARSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -14,6 +15,7 @@ struct size_spec {
 };
 
 int parse_u64(const char *s, uint64_t *ret);
+int parse_u64_prefix(const char *s, size_t n, uint64_t *ret);
 int parse_bytes(const char *s, uint64_t *ret);
 int parse_size_spec(const char *s, struct size_spec *ret);
 int parse_mode(const char *s, mode_t *ret);
