@@ -167,6 +167,9 @@ in_private_ns() {
 			exec env CORESINK_TEST_NAME="$1" bash "$2"' _ "$NAME" "$1"
 }
 
+# field ENTRY NAME: the value of NAME in an entry in export format (the first, when several).
+field() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n 1; }
+
 # has_line TEXT LINE: TEXT holds LINE exactly.
 has_line() { printf '%s\n' "$1" | grep -qxF -- "$2"; }
 # all_of TEXT LINE...: TEXT holds each LINE exactly; none_of TEXT PART...: TEXT holds none of the PARTs.

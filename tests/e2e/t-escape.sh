@@ -12,7 +12,6 @@ scratch
 start_journald
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
 use_handler "$T/c.conf"
-field() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n 1; }
 
 # A plain crash first: the new fields.
 crash 4

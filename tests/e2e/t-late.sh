@@ -9,7 +9,6 @@ need_root "it mounts file systems and sets kernel.core_pattern"
 scratch
 start_journald
 MIB=$((1024 * 1024))
-field() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n 1; }
 
 for fs in btrfs xfs ext4; do
 	m=$T/$fs

@@ -11,7 +11,6 @@ scratch
 start_journald
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
 use_handler "$T/c.conf"
-field() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n 1; }
 disk() { echo $(( $(stat -c %b "$1") * 512 )); }
 
 # Half the pages zero, 64 MiB.

@@ -41,11 +41,11 @@ storm() {
 	for p in "${pids[@]}"; do
 		e=$(journal_entry "$p") || { missing=$((missing + 1)); continue; }
 		[ "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1 ] || fail "several entries for pid $p"
-		r=$(printf '%s\n' "$e" | sed -n 's/^CORESINK_RESULT=//p')
+		r=$(field "$e" CORESINK_RESULT)
 		# With every byte under MaxUse held by captures in flight, a core can be cut before its first byte.
 		[ "$r" = discarded ] && has_line "$e" CORESINK_LIMIT=MaxUse && r=truncated
 		results[$r]=$(( ${results[$r]:-0} + 1 ))
-		v=$(printf '%s\n' "$e" | sed -n 's/^CORESINK_VACUUMED=//p')
+		v=$(field "$e" CORESINK_VACUUMED)
 		vacuumed=$((vacuumed + ${v:-0}))
 	done
 	# What the cores take on disk, as MaxUse counts them.
