@@ -37,7 +37,8 @@ FUZZ_SECONDS = 30
 LIB_SRC = $(wildcard src/lib/*.c)
 LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
 LIB_HDR = $(wildcard src/lib/*.h)
-BENCH_OBJ = $(B)/obj/bench/bench.o $(B)/obj/bench/producer.o $(B)/obj/bench/table.o
+BENCH_SRC = $(wildcard src/bench/*.c)
+BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock
@@ -70,7 +71,7 @@ $(B)/obj/coresink/%.o: src/coresink/%.c $(LIB_HDR) | $(B)/.deps
 
 $(B)/obj/bench/%.o: src/bench/%.c src/bench/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
+	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
 
 $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
@@ -91,11 +92,11 @@ $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/pro
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) -Isrc/lib -Isrc/bench -o $@ $< \
 		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(SYSTEMD_LIBS) $(CHECK_LIBS)
 
-$(B)/crasher: tests/helpers/crasher.c tests/helpers/pattern.h
-	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -pthread -o $@ tests/helpers/crasher.c
+$(B)/crasher: tests/helpers/crasher.c src/bench/pattern.h
+	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench -pthread -o $@ tests/helpers/crasher.c
 
-$(B)/patcheck: tests/helpers/patcheck.c tests/helpers/pattern.h
-	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/patcheck.c
+$(B)/patcheck: tests/helpers/patcheck.c src/bench/pattern.h
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -Isrc/bench -o $@ tests/helpers/patcheck.c
 
 $(B)/freewatch: tests/helpers/freewatch.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/freewatch.c

@@ -26,7 +26,8 @@ cmd:coredumpctl systemd-coredump coredumpctl
 file:/lib/systemd/systemd-journald systemd systemd-journald
 cmd:getfattr attr getfattr
 cmd:gnuplot gnuplot-nox gnuplot
-cmd:jq jq jq'
+cmd:jq jq jq
+cmd:zstd zstd zstd (coresink-bench reads compressed cores back)'
 
 needs=$build_needs
 [ "${1:-}" = "--test" ] && needs="$build_needs$test_needs"

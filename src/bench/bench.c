@@ -21,8 +21,10 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "crash.h"
 #include "basics.h"
 #include "io.h"
+#include "measure.h"
 #include "parse.h"
 #include "producer.h"
 
@@ -42,6 +44,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: coresink-bench [--size BYTES] [--runs N] [--dir DIR] [--strategies LIST]\n"
 		   "                      [--data random|zeros|core] [--writes 4k|1m|vmsplice]\n"
 		   "                      [--csv FILE] [--plot FILE.png|FILE.svg] [--no-drop-caches]\n"
+		   "       coresink-bench --crash [--size BYTES] [--runs N] [--dir DIR] [--workload W]\n"
+		   "                      [--handlers LIST] [--coresink PATH] [--csv FILE] [--plot FILE]\n"
+		   "                      (real crashes, as root; coresink-bench --crash --help)\n"
 		   "       coresink-bench --drain\n"
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
@@ -127,70 +132,6 @@ static int parse_variants(const char *list, struct variant *v)
 	return n > 0 ? n : -EINVAL;
 }
 
-static uint64_t cached_bytes(void)
-{
-	FILE *f = fopen("/proc/meminfo", "re");
-	char line[128];
-	unsigned long long kb = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Cached: %llu kB", &kb) == 1)
-			break;
-	if (f)
-		(void) fclose(f);
-	return kb * 1024;
-}
-
-/* Samples Cached every 5 ms while a run goes on: its peak is the run's page-cache footprint. */
-struct sampler {
-	pthread_t thread;
-	atomic_bool stop;
-	uint64_t peak;
-};
-
-static void *sample_cache(void *arg)
-{
-	struct sampler *s = arg;
-	const struct timespec tick = { 0, 5000000 };
-
-	while (!atomic_load(&s->stop)) {
-		uint64_t c = cached_bytes();
-
-		if (c > s->peak)
-			s->peak = c;
-		nanosleep(&tick, NULL);
-	}
-	return NULL;
-}
-
-static void drop_caches(void)
-{
-	int fd;
-
-	sync();
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void) !write(fd, "3\n", 2);
-		(void) close(fd);
-	}
-}
-
-static double now(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 static int open_output(const struct options *opt, const struct variant *v, char *path, size_t len)
 {
 	if (v->null_sink)
@@ -258,22 +199,19 @@ static int run_open(const struct options *opt, const struct variant *v, struct r
 static int run_engine(const struct variant *v, struct run *run, struct engine_stats *st, struct sample *s,
 		      int *copied)
 {
-	struct sampler smp = { .peak = 0 };
-	uint64_t cache0 = cached_bytes();
+	struct sampler smp;
 	double t0, c0;
 	int r;
 
-	r = pthread_create(&smp.thread, NULL, sample_cache, &smp);
-	if (r != 0)
-		return -r;
+	r = sampler_start(&smp);
+	if (r < 0)
+		return r;
 	t0 = now(CLOCK_MONOTONIC);
 	c0 = cpu_seconds();
 	*copied = engine_copy(run->p[0], run->out, &v->o, st);
 	s->seconds = now(CLOCK_MONOTONIC) - t0;
 	s->cpu = cpu_seconds() - c0;
-	atomic_store(&smp.stop, true);
-	(void) pthread_join(smp.thread, NULL);
-	s->cache = smp.peak > cache0 ? smp.peak - cache0 : 0;
+	s->cache = sampler_stop(&smp);
 	return 0;
 }
 
@@ -382,6 +320,8 @@ int main(int argc, char **argv)
 	int nv, ns = 0, wrong = 0, r;
 	uint64_t expect;
 
+	if (argc > 1 && strcmp(argv[1], "--crash") == 0)
+		return crash_main(argc - 1, argv + 1);
 	if (parse_options(argc, argv, &opt, &list) < 0 || (nv = parse_variants(list, v)) < 0 ||
 	    nv * opt.runs > SAMPLES_MAX)
 		return usage(stderr), EXIT_USAGE;

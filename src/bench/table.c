@@ -25,7 +25,8 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+/* Sorts v and returns its median. */
+double bench_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	if (n == 0)
@@ -50,13 +51,13 @@ static struct summary summarize(int variant, const struct sample *s, int ns)
 		r.verified &= s[i].verified;
 		r.n++;
 	}
-	r.median = median(rate, r.n);
+	r.median = bench_median(rate, r.n);
 	r.min = r.n ? rate[0] : 0;
 	r.max = r.n ? rate[r.n - 1] : 0;
-	r.cpu = median(cpu, r.n);
-	r.calls_per_gib = median(calls, r.n);
-	r.cache = median(cache, r.n);
-	r.blocks = median(blocks, r.n);
+	r.cpu = bench_median(cpu, r.n);
+	r.calls_per_gib = bench_median(calls, r.n);
+	r.cache = bench_median(cache, r.n);
+	r.blocks = bench_median(blocks, r.n);
 	return r;
 }
 
@@ -117,8 +118,9 @@ int bench_csv(const char *path, const struct variant *v, const struct sample *s,
 	return fclose(f) == 0 ? 0 : -errno;
 }
 
-/* A bar chart of the median MB/s with min-max error bars, by gnuplot: PNG or SVG by the file's extension. */
-int bench_plot(const char *path, const struct variant *v, int nv, const struct sample *s, int ns)
+/* A bar chart of medians with min-max error bars, by gnuplot: PNG or SVG by the file's extension. 0 or -errno. */
+int bench_bars(const char *path, const char *title, const char *ylabel, int n, const char *const *names,
+	       const double *med, const double *lo, const double *hi)
 {
 	const char *ext = strrchr(path, '.');
 	bool svg = ext && strcmp(ext, ".svg") == 0;
@@ -127,14 +129,27 @@ int bench_plot(const char *path, const struct variant *v, int nv, const struct s
 	if (!g)
 		return -errno;
 	fprintf(g, "set terminal %s size 900,500\nset output '%s'\n", svg ? "svg" : "png", path);
-	fprintf(g, "set title 'coresink-bench: MiB/s of pipe input (median, min-max)'\nset ylabel 'MiB/s'\n"
+	fprintf(g, "set title '%s'\nset ylabel '%s'\n"
 		   "set style fill solid 0.6\nset boxwidth 0.6\nset yrange [0:*]\nset xtics rotate by -20\n"
-		   "set grid ytics\nplot '-' using 0:2:3:4:(0.3):xtic(1) with boxerrorbars notitle\n");
+		   "set grid ytics\nplot '-' using 0:2:3:4:(0.3):xtic(1) with boxerrorbars notitle\n", title, ylabel);
+	for (int i = 0; i < n; i++)
+		fprintf(g, "\"%s\" %.3f %.3f %.3f\n", names[i], med[i], lo[i], hi[i]);
+	fprintf(g, "e\n");
+	return pclose(g) == 0 ? 0 : -EIO;
+}
+
+/* The pipe runs' chart: median MiB/s with min-max. */
+int bench_plot(const char *path, const struct variant *v, int nv, const struct sample *s, int ns)
+{
+	const char *names[VARIANTS_MAX];
+	double med[VARIANTS_MAX], lo[VARIANTS_MAX], hi[VARIANTS_MAX];
+
 	for (int i = 0; i < nv; i++) {
 		struct summary r = summarize(i, s, ns);
 
-		fprintf(g, "\"%s\" %.1f %.1f %.1f\n", v[i].name, r.median, r.min, r.max);
+		names[i] = v[i].name;
+		med[i] = r.median, lo[i] = r.min, hi[i] = r.max;
 	}
-	fprintf(g, "e\n");
-	return pclose(g) == 0 ? 0 : -EIO;
+	return bench_bars(path, "coresink-bench: MiB/s of pipe input (median, min-max)", "MiB/s", nv, names, med, lo,
+			  hi);
 }

@@ -24,7 +24,6 @@ int parse_u64(const char *s, uint64_t *ret)
 	return 0;
 }
 
-/* The power of two a unit suffix stands for: 0 for none, 10 for K ... 40 for T, or -EINVAL. */
 /* The first n bytes of s as parse_u64() reads a whole string. 0 or -EINVAL/-ERANGE. */
 int parse_u64_prefix(const char *s, size_t n, uint64_t *ret)
 {
@@ -37,6 +36,7 @@ int parse_u64_prefix(const char *s, size_t n, uint64_t *ret)
 	return parse_u64(digits, ret);
 }
 
+/* The power of two a unit suffix stands for: 0 for none, 10 for K ... 40 for T, or -EINVAL. */
 static int suffix_shift(const char *suffix)
 {
 	static const char units[] = "KMGT";

@@ -1,0 +1,48 @@
+/* crash.h: coresink-bench --crash: real crashes under each handler, against the two ceilings of the same run. */
+#ifndef CORESINK_BENCH_CRASH_H
+#define CORESINK_BENCH_CRASH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HANDLERS_MAX 16
+#define PATTERN_MAX 128   /* the kernel keeps 127 bytes of core_pattern and the NUL */
+
+enum handler_kind {
+	HANDLER_CORESINK,    /* coresink with a strategy and knobs, from its own config file */
+	HANDLER_KERNEL,      /* the kernel writing the file itself */
+	HANDLER_CAT,         /* a naive '|sh -c cat>file' */
+	HANDLER_NULL,        /* ceiling: the kernel emitting into a sink that stores nothing */
+	HANDLER_DIRECT,      /* ceiling: not a crash, the disk's O_DIRECT write rate for as many bytes */
+	HANDLER_SYSTEMD,     /* systemd-coredump, when installed */
+	_HANDLER_KIND_MAX
+};
+
+struct handler {
+	char name[64];
+	enum handler_kind kind;
+	char pattern[PATTERN_MAX];
+	char config[PATH_MAX];
+};
+
+struct crash_sample {
+	int handler, run;
+	double seconds;             /* crash to stored */
+	uint64_t bytes, disk;       /* the stored file's size and what it takes on disk */
+	uint64_t cache;             /* peak growth of Cached */
+	uint64_t rss;               /* the handler's peak RSS, from its journal entry; 0 when unknown */
+	bool verified;
+};
+
+const char *handler_kind_to_string(enum handler_kind k);
+int handler_kind_from_string(const char *s);
+bool handler_is_ceiling(const struct handler *h);
+
+int crash_main(int argc, char **argv);
+void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sample *s, int ns);
+int crash_csv(const char *path, const struct handler *h, const struct crash_sample *s, int ns);
+int crash_plot(const char *path, const struct handler *h, int nh, const struct crash_sample *s, int ns);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * crashtable.c: coresink-bench --crash's output: per handler, crash-to-stored time (min, median, max) and its ratio
+ * to the larger ceiling of the same run, what the file takes, page-cache growth and the handler's peak RSS; the
+ * CSV, a row per crash; the chart of median times.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "crash.h"
+
+#define MIB (1024.0 * 1024.0)
+#define RUNS_MAX 64
+
+struct crash_summary {
+	int handler, n, bad;
+	double min, median, max, bytes, disk, cache, rss;
+};
+
+/* Sums up one handler's runs: medians of each measure. */
+static struct crash_summary summarize(int handler, const struct crash_sample *s, int ns)
+{
+	double t[RUNS_MAX], bytes[RUNS_MAX], disk[RUNS_MAX], cache[RUNS_MAX], rss[RUNS_MAX];
+	struct crash_summary r = { .handler = handler };
+
+	for (int i = 0; i < ns && r.n < RUNS_MAX; i++) {
+		if (s[i].handler != handler)
+			continue;
+		t[r.n] = s[i].seconds;
+		bytes[r.n] = (double)s[i].bytes / MIB;
+		disk[r.n] = (double)s[i].disk / MIB;
+		cache[r.n] = (double)s[i].cache / MIB;
+		rss[r.n] = (double)s[i].rss / 1024.0;
+		r.bad += !s[i].verified;
+		r.n++;
+	}
+	r.median = bench_median(t, r.n);
+	r.min = r.n ? t[0] : 0;
+	r.max = r.n ? t[r.n - 1] : 0;
+	r.bytes = bench_median(bytes, r.n);
+	r.disk = bench_median(disk, r.n);
+	r.cache = bench_median(cache, r.n);
+	r.rss = bench_median(rss, r.n);
+	return r;
+}
+
+/* Ceilings first, then the handlers from the fastest. */
+static const struct handler *sort_handlers;
+
+static int by_time(const void *a, const void *b)
+{
+	const struct crash_summary *x = a, *y = b;
+	bool cx = handler_is_ceiling(&sort_handlers[x->handler]), cy = handler_is_ceiling(&sort_handlers[y->handler]);
+
+	if (cx != cy)
+		return cx ? -1 : 1;
+	return (x->median > y->median) - (x->median < y->median);
+}
+
+void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sample *s, int ns)
+{
+	struct crash_summary sum[HANDLERS_MAX];
+	double ceiling = 0;
+	int w = 16;
+
+	for (int i = 0; i < nh; i++) {
+		sum[i] = summarize(i, s, ns);
+		if (handler_is_ceiling(&h[i]) && sum[i].median > ceiling)
+			ceiling = sum[i].median;
+		if ((int)strlen(h[i].name) > w)
+			w = (int)strlen(h[i].name);
+	}
+	sort_handlers = h;
+	qsort(sum, (size_t)nh, sizeof(*sum), by_time);
+	fprintf(f, "%-*s %8s %8s %8s %7s %9s %9s %9s %8s  %s\n", w, "handler", "min_s", "median_s", "max_s", "ratio",
+		"size_MiB", "disk_MiB", "cache_MiB", "rss_KiB", "stored");
+	for (int i = 0; i < nh; i++) {
+		const struct crash_summary *r = &sum[i];
+		char ratio[16] = "-", rss[16] = "-", stored[32] = "verified";
+
+		if (ceiling > 0)
+			(void) snprintf(ratio, sizeof(ratio), "%.2fx", r->median / ceiling);
+		if (r->rss > 0)
+			(void) snprintf(rss, sizeof(rss), "%.0f", r->rss);
+		if (r->bad)
+			(void) snprintf(stored, sizeof(stored), "FAILED %d of %d", r->bad, r->n);
+		fprintf(f, "%-*s %8.2f %8.2f %8.2f %7s %9.0f %9.0f %9.0f %8s  %s\n", w, h[r->handler].name, r->min,
+			r->median, r->max, ratio, r->bytes, r->disk, r->cache, rss, stored);
+	}
+	fprintf(f, "(seconds from the fault to the stored file; ratio: median over the larger ceiling's, null or "
+		   "direct; rss from coresink's journal entry, - without a journald)\n");
+}
+
+/* One row per crash. 0 or -errno. */
+int crash_csv(const char *path, const struct handler *h, const struct crash_sample *s, int ns)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "handler,run,seconds,bytes,disk_bytes,cache_bytes,rss_bytes,verified\n");
+	for (int i = 0; i < ns; i++)
+		fprintf(f, "%s,%d,%.6f,%llu,%llu,%llu,%llu,%s\n", h[s[i].handler].name, s[i].run, s[i].seconds,
+			(unsigned long long)s[i].bytes, (unsigned long long)s[i].disk, (unsigned long long)s[i].cache,
+			(unsigned long long)s[i].rss, s[i].verified ? "yes" : "no");
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
+/* The chart: median seconds to stored, with min-max. */
+int crash_plot(const char *path, const struct handler *h, int nh, const struct crash_sample *s, int ns)
+{
+	const char *names[HANDLERS_MAX];
+	double med[HANDLERS_MAX], lo[HANDLERS_MAX], hi[HANDLERS_MAX];
+
+	for (int i = 0; i < nh; i++) {
+		struct crash_summary r = summarize(i, s, ns);
+
+		names[i] = h[i].name;
+		med[i] = r.median, lo[i] = r.min, hi[i] = r.max;
+	}
+	return bench_bars(path, "coresink-bench --crash: seconds from the fault to the stored file (median, min-max)",
+			  "seconds", nh, names, med, lo, hi);
+}

@@ -1,0 +1,232 @@
+/*
+ * handler.c: the handlers coresink-bench --crash compares, from "name[:knob=value...]" to the kernel.core_pattern
+ * line that selects each. coresink's variants get a config file of their own in the bench directory; the null sink
+ * is this very program with --drain; systemd-coredump is reached through its socket, started here (socket-activated,
+ * as systemd would) when no systemd runs it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basics.h"
+#include "config.h"
+#include "crash.h"
+#include "handler.h"
+#include "io.h"
+
+static const char *const handler_kind_names[] = {
+	[HANDLER_CORESINK] = "coresink",
+	[HANDLER_KERNEL] = "kernel",
+	[HANDLER_CAT] = "cat",
+	[HANDLER_NULL] = "null",
+	[HANDLER_DIRECT] = "direct",
+	[HANDLER_SYSTEMD] = "systemd-coredump",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(handler_kind, enum handler_kind, handler_kind_names, _HANDLER_KIND_MAX)
+
+bool handler_is_ceiling(const struct handler *h)
+{
+	return h->kind == HANDLER_NULL || h->kind == HANDLER_DIRECT;
+}
+
+bool systemd_coredump_installed(void)
+{
+	return access(SYSTEMD_COREDUMP, X_OK) == 0;
+}
+
+/* A knob of a coresink variant as a config line: sparse=on|off, chunk=SIZE, or any Key=Value of coresink.conf(5). */
+static int knob_line(const char *kv, FILE *f)
+{
+	const char *val = strchr(kv, '=');
+
+	if (!val++)
+		return -EINVAL;
+	if (strncmp(kv, "sparse=", 7) == 0 && (strcmp(val, "on") == 0 || strcmp(val, "off") == 0))
+		fprintf(f, "Sparse=%s\n", strcmp(val, "on") == 0 ? "yes" : "no");
+	else if (strncmp(kv, "chunk=", 6) == 0)
+		fprintf(f, "ChunkSize=%s\n", val);
+	else if (kv[0] >= 'A' && kv[0] <= 'Z')
+		fprintf(f, "%s\n", kv);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The config of a coresink variant: its strategy and knobs in a directory of cores with no quota to speak of and
+ * no rate limit (a benchmark is a crash loop, which the limits would rightly stop). Checked the way the handler
+ * reads it: a knob coresink would ignore is a usage error here. 0 or -errno.
+ */
+static int write_config(struct handler *h, const char *dir, const char *cores, int index, const char *strategy,
+			char *knobs)
+{
+	struct config c;
+	struct diag d = { 0 };
+	char *save = NULL;
+	FILE *f;
+	int r = 0;
+
+	(void) snprintf(h->config, sizeof(h->config), "%s/h%d.conf", dir, index);
+	f = fopen(h->config, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "[Coresink]\nDirectory=%s\nStrategy=%s\nKeepFree=1G\nMaxUse=100%%\n"
+		   "RateLimitBurst=0\nRateLimitGlobalBurst=0\n", cores, strategy);
+	for (char *tok = strtok_r(knobs, ":", &save); tok && r == 0; tok = strtok_r(NULL, ":", &save))
+		r = knob_line(tok, f);
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && (config_load(&c, h->config, &d) < 0 || diag_count(&d) > 0))
+		r = -EINVAL;
+	return r;
+}
+
+/* Runs coresink --config CONFIG --core-pattern and keeps the line it prints. 0 or -errno. */
+static int ask_pattern(const char *coresink, const char *config, char *line, size_t size)
+{
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		(void) dup2(p[1], STDOUT_FILENO);
+		execl(coresink, coresink, "--config", config, "--core-pattern", (char *)NULL);
+		_exit(EXIT_SYSTEM);
+	}
+	(void) close(p[1]);
+	n = pid < 0 ? -1 : io_read_full(p[0], line, size - 1, NULL);
+	(void) close(p[0]);
+	if (pid < 0 || io_waitpid(pid, &status) < 0 || !WIFEXITED(status))
+		return -ECHILD;
+	/* coresink has said why on stderr: a path with a blank, or a pattern too long for the kernel. */
+	if (WEXITSTATUS(status) != 0 || n <= 0)
+		return -ENAMETOOLONG;
+	line[n] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	return 0;
+}
+
+/* The pattern of one handler; a coresink variant asks the handler itself, with its config. 0 or -errno. */
+static int make_pattern(struct handler *h, const struct bench_paths *p)
+{
+	int n;
+
+	switch (h->kind) {
+	case HANDLER_CORESINK: return ask_pattern(p->coresink, h->config, h->pattern, sizeof(h->pattern));
+	/* The kernel splits the pattern at blanks before it expands it: no blank may stand inside an argument. */
+	case HANDLER_CAT: n = snprintf(h->pattern, sizeof(h->pattern), "|/bin/sh -c cat>%s/core.cat", p->cores); break;
+	case HANDLER_KERNEL: n = snprintf(h->pattern, sizeof(h->pattern), "%s/core.%%p", p->cores); break;
+	case HANDLER_NULL: n = snprintf(h->pattern, sizeof(h->pattern), "|%s --drain", p->self); break;
+	/* Debian's 50-coredump.conf, word for word. */
+	case HANDLER_SYSTEMD:
+		n = snprintf(h->pattern, sizeof(h->pattern),
+			     "|%s %%P %%u %%g %%s %%t 9223372036854775808 %%h %%d", SYSTEMD_COREDUMP);
+		break;
+	default: return 0;
+	}
+	return n > 0 && (size_t)n < sizeof(h->pattern) ? 0 : -ENAMETOOLONG;
+}
+
+/* One handler from "name[:knob=value...]": a coresink strategy with knobs, or one of the other kinds. 0 or -errno. */
+int handler_parse(const char *spec, int index, const struct bench_paths *p, struct handler *h)
+{
+	char buf[sizeof(h->name)], *colon;
+	int k;
+
+	if (strlen(spec) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, spec);
+	strcpy(h->name, spec);
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon++ = '\0';
+	if (strategy_from_string(buf) >= 0) {
+		h->kind = HANDLER_CORESINK;
+		k = write_config(h, p->dir, p->cores, index, buf, colon ? colon : buf + strlen(buf));
+		return k < 0 ? k : make_pattern(h, p);
+	}
+	k = handler_kind_from_string(buf);
+	if (k < 0 || k == HANDLER_CORESINK || colon)
+		return -EINVAL;
+	h->kind = (enum handler_kind)k;
+	if (h->kind == HANDLER_SYSTEMD && !systemd_coredump_installed())
+		return -ENOENT;
+	return make_pattern(h, p);
+}
+
+static bool listening(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return false;
+	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	(void) close(fd);
+	return r == 0;
+}
+
+/*
+ * systemd-coredump's kernel-side helper hands the core to a socket-activated instance. Where no systemd listens
+ * on that socket (no systemd as PID 1), one is started here as systemd would: returns its pid, to be stopped with
+ * sdc_stop(); 0 when one listens already; -errno when none can.
+ */
+pid_t sdc_start(void)
+{
+	pid_t pid;
+
+	if (listening(SYSTEMD_COREDUMP_SOCKET))
+		return 0;
+	(void) mkdir("/run/systemd", 0755);
+	(void) mkdir(SYSTEMD_COREDUMP_DIR, 0755);
+	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		(void) dup2(null, STDOUT_FILENO);
+		(void) dup2(null, STDERR_FILENO);
+		/* A bench killed by a signal must not leave it listening. */
+		(void) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+		execlp("systemd-socket-activate", "systemd-socket-activate", "--seqpacket", "-a", "-l",
+		       SYSTEMD_COREDUMP_SOCKET, SYSTEMD_COREDUMP, (char *)NULL);
+		_exit(EXIT_SYSTEM);
+	}
+	if (pid < 0)
+		return -errno;
+	for (int i = 0; i < 50; i++) {
+		const struct timespec tick = { 0, 100000000 };
+
+		if (listening(SYSTEMD_COREDUMP_SOCKET))
+			return pid;
+		nanosleep(&tick, NULL);
+	}
+	sdc_stop(pid);
+	return -ETIMEDOUT;
+}
+
+void sdc_stop(pid_t pid)
+{
+	int status;
+
+	if (pid <= 0)
+		return;
+	(void) kill(pid, SIGTERM);
+	(void) io_waitpid(pid, &status);
+	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
+}

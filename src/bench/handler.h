@@ -1,0 +1,24 @@
+/* handler.h: coresink-bench --crash's handlers: parsing, their patterns, systemd-coredump's socket. */
+#ifndef CORESINK_BENCH_HANDLER_H
+#define CORESINK_BENCH_HANDLER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "crash.h"
+
+#define SYSTEMD_COREDUMP "/lib/systemd/systemd-coredump"
+#define SYSTEMD_COREDUMP_SOCKET "/run/systemd/coredump"
+#define SYSTEMD_COREDUMP_DIR "/var/lib/systemd/coredump"
+
+/* Where a crash benchmark works: its directory, the cores directory in it, the handler, this program. */
+struct bench_paths {
+	char dir[PATH_MAX], cores[PATH_MAX], coresink[PATH_MAX], self[PATH_MAX];
+};
+
+bool systemd_coredump_installed(void);
+int handler_parse(const char *spec, int index, const struct bench_paths *p, struct handler *h);
+pid_t sdc_start(void);
+void sdc_stop(pid_t pid);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/bash
+# coresink-bench --crash: real crashes of its own victim under each handler. Every stored core is read back against
+# the victim's memory (a core cut by MaxCoreSize= is reported as FAILED, exit 1), the CSV and chart are written,
+# kernel.core_pattern is put back after a run and after a SIGTERM in the middle of one.
+. "$(dirname "$0")/lib.sh"
+BENCH=$B/coresink-bench
+need_root "kernel.core_pattern"
+scratch
+# coresink's peak RSS comes from its journal entry: with a journald, the table shows it.
+start_journald
+before=$(cat /proc/sys/kernel/core_pattern)
+limit_before=$(cat /proc/sys/kernel/core_pipe_limit)
+
+out=$("$BENCH" --crash --size 32M --runs 2 --workload threads --dir "$T" --coresink "$CORESINK" \
+	--csv "$T/runs.csv" --plot "$T/chart.png" --handlers readwrite,readwrite:sparse=off,splice,kernel,cat,null,direct)
+rc=$?
+printf '%s\n' "$out"
+check "the bench exits 0" test "$rc" -eq 0
+rows=$(printf '%s\n' "$out" | sed -n '/^handler /,/^(seconds/p' | sed '1d;$d')
+check "a row per handler, each verified" test "$(printf '%s\n' "$rows" | grep -c ' verified$')" -eq 7
+check "both ceilings first" test "$(printf '%s\n' "$rows" | head -n 2 | awk '{ print $1 }' | sort | tr '\n' ' ')" = "direct null "
+# The 50 idle threads' stacks are holes in a sparse core, as in the kernel's own file; Sparse=no stores them.
+disk() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $7 }'; }
+size=$(printf '%s\n' "$rows" | awk '$1 == "readwrite" { print $6 }')
+check "sparse: $(disk readwrite) MiB on disk of a $size MiB core, as the kernel's $(disk kernel)" \
+	test "$(disk readwrite)" -le $(( $(disk kernel) + 2 )) -a "$(disk readwrite)" -lt $((size / 4))
+rss=$(printf '%s\n' "$rows" | awk '$1 == "readwrite" { print $9 }')
+check "coresink's peak RSS from its entry: $rss KiB, within 8 MiB" test "$rss" -gt 0 -a "$rss" -le 8192
+check "Sparse=no stores it dense ($(disk readwrite:sparse=off) MiB)" test "$(disk readwrite:sparse=off)" -ge "$size"
+check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 15
+check "the chart is a PNG" test "$(head -c 4 "$T/chart.png" | tail -c 3)" = PNG
+check "kernel.core_pattern is back" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
+check "its scratch directory is gone" test -z "$(ls -A "$T" | grep -v -e runs.csv -e chart.png)"
+
+out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --coresink "$CORESINK" --handlers readwrite:MaxCoreSize=4K,null)
+rc=$?
+check "a core cut short is reported as FAILED" has "$out" "FAILED 1 of 1"
+check "and the bench exits 1" test "$rc" -eq 1
+
+"$BENCH" --crash --handlers readwrite:NoSuchKey=1 --dir "$T" --coresink "$CORESINK" > /dev/null 2>&1
+check "a knob coresink would not take is a usage error (100)" test $? -eq 100
+"$BENCH" --crash --handlers nonsense --dir "$T" > /dev/null 2>&1
+check "an unknown handler is a usage error (100)" test $? -eq 100
+check "nothing left after a usage error" test -z "$(ls -A "$T" | grep -v -e runs.csv -e chart.png)"
+
+# Interrupted in the middle of a run: the kernel's setting comes back all the same.
+"$BENCH" --crash --size 512M --runs 8 --dir "$T" --coresink "$CORESINK" --handlers readwrite,cat > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(cat /proc/sys/kernel/core_pattern)" != "$before" ] && break
+	sleep 0.05
+done
+sleep 0.5
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+check "SIGTERM ends the bench (status $rc)" test "$rc" -eq 143
+check "and kernel.core_pattern is back" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
+check "and so is kernel.core_pipe_limit" test "$(cat /proc/sys/kernel/core_pipe_limit)" = "$limit_before"
