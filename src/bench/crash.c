@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,7 @@
 
 #define CRASH_SAMPLES_MAX 512
 #define DIRECT_BLOCK (16u << 20)             /* dd bs=16M: one O_DIRECT write in flight, as a plain writer has */
-#define SDC_WAIT_SECONDS 120.0               /* systemd-coredump stores after the crash has returned */
+#define STORED_WAIT_MS 120000                /* a handler's file may appear after the crash has returned */
 #define MESSAGE_ID_CRASH "fc2e22bc6ee647b6b90729ab34a250b1"
 
 struct crash_options {
@@ -76,15 +78,46 @@ static int stored_path(const struct handler *h, const struct bench_paths *p, pid
 	return found;
 }
 
-/* Waits for systemd-coredump's file of pid to appear. 0 or -ETIMEDOUT. */
-static int sdc_wait(const struct handler *h, const struct bench_paths *p, pid_t pid, char *path, size_t size)
+/*
+ * Where the handler publishes after it lets the process go (coresink links its file after compressing it,
+ * systemd-coredump's socket-activated instance stores after the crash has returned): the directory to watch.
+ */
+static const char *late_dir(const struct handler *h, const struct bench_paths *p)
 {
-	const struct timespec tick = { 0, 2000000 };
-	double until = now(CLOCK_MONOTONIC) + SDC_WAIT_SECONDS;
+	return h->kind == HANDLER_SYSTEMD ? SYSTEMD_COREDUMP_DIR : h->kind == HANDLER_CORESINK ? p->cores : NULL;
+}
 
-	while (stored_path(h, p, pid, path, size) < 0)
-		if (now(CLOCK_MONOTONIC) > until || nanosleep(&tick, NULL) < 0)
+/* Watches the directory the stored file will appear in, from before the crash. The inotify fd, or -1. */
+static int watch_stored(const struct handler *h, const struct bench_paths *p)
+{
+	const char *dir = late_dir(h, p);
+	int fd = dir ? inotify_init1(IN_CLOEXEC | IN_NONBLOCK) : -1;
+
+	if (fd >= 0 && inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO) < 0) {
+		(void) close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Waits until pid's stored file has its final name (a link or rename into the watched directory). 0 or -errno. */
+static int wait_stored(int ifd, const struct handler *h, const struct bench_paths *p, pid_t pid, char *path,
+		       size_t size)
+{
+	double until = now(CLOCK_MONOTONIC) + STORED_WAIT_MS / 1000.0;
+	char events[4096];
+
+	while (stored_path(h, p, pid, path, size) < 0) {
+		struct pollfd pfd = { .fd = ifd, .events = POLLIN };
+		double left = until - now(CLOCK_MONOTONIC);
+
+		if (ifd < 0 || left <= 0)
 			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -errno;
+		while (read(ifd, events, sizeof(events)) > 0)
+			;
+	}
 	return 0;
 }
 
@@ -184,7 +217,7 @@ static int direct_run(const struct bench_paths *p, uint64_t size, struct crash_s
 		r = io_write_full(fd, block, DIRECT_BLOCK);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
-	s->seconds = now(CLOCK_MONOTONIC) - t0;
+	s->seconds = s->released = now(CLOCK_MONOTONIC) - t0;
 	if (r == 0 && fstat(fd, &st) == 0) {
 		s->bytes = (uint64_t)st.st_size;
 		s->disk = (uint64_t)st.st_blocks * 512;
@@ -225,7 +258,7 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	struct sampler smp;
 	double t0;
 	pid_t pid;
-	int r, stored;
+	int r, stored, ifd;
 
 	if (h->kind == HANDLER_DIRECT)
 		return direct_run(p, o->size, s);
@@ -239,15 +272,17 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	r = sampler_start(&smp);
 	if (r < 0)
 		return victim_reap(&v), r;
+	ifd = watch_stored(h, p);
 	r = victim_crash(&v, &t0);
-	/* The kernel waits for a pipe handler, not for the socket-activated instance systemd-coredump hands to. */
-	stored = r == 0 && h->kind == HANDLER_SYSTEMD ? sdc_wait(h, p, pid, path, sizeof(path)) : 0;
-	s->seconds = now(CLOCK_MONOTONIC) - t0;
+	/* The process is gone when the handler lets it go; the file may get its name later. */
+	s->released = now(CLOCK_MONOTONIC) - t0;
+	stored = r == 0 ? wait_stored(ifd, h, p, pid, path, sizeof(path)) : r;
+	s->seconds = late_dir(h, p) ? now(CLOCK_MONOTONIC) - t0 : s->released;
 	s->cache = sampler_stop(&smp);
+	if (ifd >= 0)
+		(void) close(ifd);
 	if (r < 0)
 		return r;
-	if (h->kind != HANDLER_SYSTEMD)
-		stored = stored_path(h, p, pid, path, sizeof(path));
 	measure_stored(h, &v, stored == 0 ? path : NULL, pid, s);
 	if (h->kind == HANDLER_SYSTEMD && stored == 0)
 		(void) unlink(path);

@@ -29,7 +29,8 @@ struct handler {
 
 struct crash_sample {
 	int handler, run;
-	double seconds;             /* crash to stored */
+	double released;            /* crash to the process's end: the handler has let it go */
+	double seconds;             /* crash to stored: the file under its final name */
 	uint64_t bytes, disk;       /* the stored file's size and what it takes on disk */
 	uint64_t cache;             /* peak growth of Cached */
 	uint64_t rss;               /* the handler's peak RSS, from its journal entry; 0 when unknown */

@@ -12,27 +12,35 @@ before=$(cat /proc/sys/kernel/core_pattern)
 limit_before=$(cat /proc/sys/kernel/core_pipe_limit)
 
 out=$("$BENCH" --crash --size 32M --runs 2 --workload threads --dir "$T" --coresink "$CORESINK" \
-	--csv "$T/runs.csv" --plot "$T/chart.png" --handlers readwrite,readwrite:sparse=off,splice,kernel,cat,null,direct)
+	--csv "$T/runs.csv" --plot "$T/chart.png" \
+	--handlers readwrite,readwrite:Compress=no,readwrite:Compress=no:sparse=off,splice,kernel,cat,null,direct)
 rc=$?
 printf '%s\n' "$out"
 check "the bench exits 0" test "$rc" -eq 0
-rows=$(printf '%s\n' "$out" | sed -n '/^handler /,/^(seconds/p' | sed '1d;$d')
-check "a row per handler, each verified" test "$(printf '%s\n' "$rows" | grep -c ' verified$')" -eq 7
+rows=$(printf '%s\n' "$out" | sed -n '/^handler /,/^(release_s/p' | sed '1d;$d')
+check "a row per handler, each verified (the compressed core read back through zstd)" \
+	test "$(printf '%s\n' "$rows" | grep -c ' verified$')" -eq 8
 check "both ceilings first" test "$(printf '%s\n' "$rows" | head -n 2 | awk '{ print $1 }' | sort | tr '\n' ' ')" = "direct null "
 # The 50 idle threads' stacks are holes in a sparse core, as in the kernel's own file; Sparse=no stores them.
-disk() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $7 }'; }
-size=$(printf '%s\n' "$rows" | awk '$1 == "readwrite" { print $6 }')
-check "sparse: $(disk readwrite) MiB on disk of a $size MiB core, as the kernel's $(disk kernel)" \
-	test "$(disk readwrite)" -le $(( $(disk kernel) + 2 )) -a "$(disk readwrite)" -lt $((size / 4))
-rss=$(printf '%s\n' "$rows" | awk '$1 == "readwrite" { print $9 }')
+disk() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $8 }'; }
+size=$(printf '%s\n' "$rows" | awk '$1 == "readwrite:Compress=no" { print $7 }')
+check "sparse: $(disk readwrite:Compress=no) MiB on disk of a $size MiB core, as the kernel's $(disk kernel)" \
+	test "$(disk readwrite:Compress=no)" -le $(( $(disk kernel) + 2 )) -a "$(disk readwrite:Compress=no)" -lt $((size / 4))
+check "compressed (the default): $(disk readwrite) MiB" test "$(disk readwrite)" -lt "$(disk readwrite:Compress=no)"
+release() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $2 }'; }
+stored() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $4 }'; }
+check "the process is let go ($(release readwrite) s) before the compressed file is there ($(stored readwrite) s)" \
+	awk -v r="$(release readwrite)" -v s="$(stored readwrite)" 'BEGIN { exit !(r <= s) }'
+rss=$(printf '%s\n' "$rows" | awk '$1 == "readwrite" { print $10 }')
 check "coresink's peak RSS from its entry: $rss KiB, within 8 MiB" test "$rss" -gt 0 -a "$rss" -le 8192
-check "Sparse=no stores it dense ($(disk readwrite:sparse=off) MiB)" test "$(disk readwrite:sparse=off)" -ge "$size"
-check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 15
+check "Sparse=no stores it dense ($(disk readwrite:Compress=no:sparse=off) MiB)" \
+	test "$(disk readwrite:Compress=no:sparse=off)" -ge "$size"
+check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 17
 check "the chart is a PNG" test "$(head -c 4 "$T/chart.png" | tail -c 3)" = PNG
 check "kernel.core_pattern is back" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
 check "its scratch directory is gone" test -z "$(ls -A "$T" | grep -v -e runs.csv -e chart.png)"
 
-out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --coresink "$CORESINK" --handlers readwrite:MaxCoreSize=4K,null)
+out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --coresink "$CORESINK" --handlers readwrite:MaxCoreSize=4K:Compress=no,null)
 rc=$?
 check "a core cut short is reported as FAILED" has "$out" "FAILED 1 of 1"
 check "and the bench exits 1" test "$rc" -eq 1
