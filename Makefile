@@ -21,7 +21,7 @@ WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings -Wmiss
 TEST_WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes -Wno-override-init
 CPPFLAGS += -D_GNU_SOURCE -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DVERSION=\"$(VERSION)\"
 # Evaluated when a recipe runs, after the dependency step has installed the -dev packages.
-SYSTEMD_LIBS = $$(pkg-config --libs libsystemd)
+DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd)
 CHECK_CFLAGS = $$(pkg-config --cflags check)
 CHECK_LIBS = $$(pkg-config --libs check)
 
@@ -29,7 +29,7 @@ B = build
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZERS = config kargs state escape
+FUZZERS = config kargs state escape trace
 FUZZ_SECONDS = 30
 
 # The tree shows the programs: src/lib is the handler's library (libcoresink.a), src/coresink the handler's main,
@@ -39,9 +39,10 @@ LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
 LIB_HDR = $(wildcard src/lib/*.h)
 BENCH_SRC = $(wildcard src/bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
-UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore
+UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore \
+	pkgnote creds sandbox
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
-HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock
+HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft
 
 all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf
 
@@ -78,10 +79,10 @@ $(B)/libcoresink.a: $(LIB_OBJ)
 	ar rcs $@ $(LIB_OBJ)
 
 $(B)/coresink: $(B)/obj/coresink/coresink.o $(B)/libcoresink.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/obj/coresink/coresink.o $(B)/libcoresink.a $(SYSTEMD_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/obj/coresink/coresink.o $(B)/libcoresink.a $(DEP_LIBS)
 
 $(B)/coresink-bench: $(BENCH_OBJ) $(B)/libcoresink.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(BENCH_OBJ) $(B)/libcoresink.a $(SYSTEMD_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(BENCH_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
 
 # A quick default run of the benchmark, on pipe input, in /var/tmp.
 bench: all
@@ -90,7 +91,7 @@ bench: all
 # The suites link the production objects; the engine's is fed by the bench's producer.
 $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/producer.o | $(B)/.deps-test
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) -Isrc/lib -Isrc/bench -o $@ $< \
-		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(SYSTEMD_LIBS) $(CHECK_LIBS)
+		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(DEP_LIBS) $(CHECK_LIBS)
 
 $(B)/crasher: tests/helpers/crasher.c src/bench/pattern.h
 	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench -pthread -o $@ tests/helpers/crasher.c
@@ -100,6 +101,9 @@ $(B)/patcheck: tests/helpers/patcheck.c src/bench/pattern.h
 
 $(B)/freewatch: tests/helpers/freewatch.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/freewatch.c
+
+$(B)/corecraft: tests/helpers/corecraft.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/corecraft.c
 
 $(B)/deadsock: tests/helpers/deadsock.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/deadsock.c
@@ -128,7 +132,7 @@ $(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc/lib -o $@ $< $(FUZZ_OBJ) $(SYSTEMD_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc/lib -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
 
 fuzz-run: $(FUZZ_BIN)
 	for f in $(FUZZERS); do \

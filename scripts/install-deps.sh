@@ -10,7 +10,11 @@ set -eu
 build_needs='
 cmd:cc build-essential a C compiler
 cmd:pkg-config pkg-config pkg-config
-pc:libsystemd libsystemd-dev libsystemd (sd-journal)'
+pc:libsystemd libsystemd-dev libsystemd (sd-journal)
+pc:libdw libdw-dev elfutils libdw (stack traces)
+pc:libelf libelf-dev elfutils libelf (stack traces)
+pc:libacl libacl1-dev libacl (read access for the crashing user)
+pc:libzstd libzstd-dev libzstd (compression)'
 test_needs='
 pc:check check the Check unit test library
 cmd:valgrind valgrind valgrind
@@ -25,6 +29,8 @@ cmd:groff groff-base groff
 cmd:coredumpctl systemd-coredump coredumpctl
 file:/lib/systemd/systemd-journald systemd systemd-journald
 cmd:getfattr attr getfattr
+cmd:getfacl acl getfacl
+cmd:setpriv util-linux setpriv
 cmd:gnuplot gnuplot-nox gnuplot
 cmd:jq jq jq
 cmd:zstd zstd zstd (coresink-bench reads compressed cores back)'

@@ -155,6 +155,42 @@ START_TEST(test_print_roundtrip)
 }
 END_TEST
 
+/* The analysis keys: on, a size bound, a deadline in seconds or milliseconds; bad values keep the defaults. */
+START_TEST(test_stack_trace_keys)
+{
+	struct config c;
+	struct diag d = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	config_defaults(&c);
+	ck_assert(c.stack_trace);
+	ck_assert_uint_eq(c.stack_trace_ms, 15000);
+	write_conf("[Coresink]\nStackTrace=no\nStackTraceMaxSize=512M\nStackTraceTimeoutSec=250ms\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert(!c.stack_trace);
+	ck_assert_uint_eq(c.stack_trace_max, 512ULL << 20);
+	ck_assert_uint_eq(c.stack_trace_ms, 250);
+	f = open_memstream(&out, &len);
+	config_print(&c, f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(out, "StackTraceTimeoutSec=250ms\n"));
+	free(out);
+	write_conf("[Coresink]\nStackTraceTimeoutSec=2s\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_uint_eq(c.stack_trace_ms, 2000);
+	config_defaults(&c);
+	write_conf("[Coresink]\nStackTraceTimeoutSec=5ms\nStackTraceTimeoutSec=2h\nStackTraceTimeoutSec=99999999s\n"
+		   "StackTrace=maybe\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 4);
+	ck_assert_uint_eq(c.stack_trace_ms, 15000);
+	ck_assert(c.stack_trace);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("config");
@@ -169,6 +205,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_directory_is_not_a_config);
 	tcase_add_test(tc, test_garbage_is_bounded);
 	tcase_add_test(tc, test_print_roundtrip);
+	tcase_add_test(tc, test_stack_trace_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

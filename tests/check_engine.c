@@ -2,6 +2,8 @@
  * check_engine.c: the capture engine on real pipes and real files: every strategy byte-identical, staged splice in
  * real chunks, a splice the kernel really refuses (O_APPEND) switching to read/write mid-stream, the reserve.
  */
+#include <zstd.h>
+
 #include "unit.h"
 #include "engine.h"
 #include "producer.h"
@@ -400,6 +402,86 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* Decompresses the zstd file in into out, from offset 0. 0, or -1 when it is not one whole, valid frame. */
+static int unzstd(int in, int out)
+{
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+	static char ib[1 << 17], ob[1 << 17];
+	size_t left = 1;
+	ssize_t n;
+
+	lseek(in, 0, SEEK_SET);
+	while ((n = read(in, ib, sizeof(ib))) > 0) {
+		ZSTD_inBuffer i = { ib, (size_t)n, 0 };
+
+		while (i.pos < i.size) {
+			ZSTD_outBuffer o = { ob, sizeof(ob), 0 };
+
+			left = ZSTD_decompressStream(d, &o, &i);
+			if (ZSTD_isError(left) || write(out, ob, o.pos) != (ssize_t)o.pos)
+				return ZSTD_freeDCtx(d), -1;
+		}
+	}
+	ZSTD_freeDCtx(d);
+	return left == 0 ? 0 : -1;
+}
+
+/*
+ * Compressed: from the kernel's pipe, and from a stored raw file (as the handler compresses after letting the
+ * process go): a zstd frame whose bytes are the input's, the stats counting input and output apart.
+ */
+START_TEST(test_compress)
+{
+	struct engine_opts o;
+	struct engine_stats st, zst;
+	size_t size = 20 * MIB + 777;
+	int raw = out_file("raw", 0), z = out_file("raw.zst", 0), back = out_file("back", 0);
+
+	ck_assert_int_eq(data_prepare(DATA_CORE), 0);
+	engine_defaults(&o);
+	o.compress = 1;
+	st = run(&o, size, z);
+	ck_assert_uint_eq(st.input, size);
+	ck_assert_uint_lt(st.bytes, size);
+	ck_assert_int_eq(unzstd(z, back), 0);
+	assert_complete(back, &(struct engine_stats) { .bytes = size }, size);
+	/* From the raw file, within the same budget as its own bytes. */
+	o.compress = 0;
+	st = run(&o, size, raw);
+	o.compress = 1;
+	o.held_base = st.allocated;
+	ck_assert_int_eq(ftruncate(z, 0), 0);
+	ck_assert_int_eq(lseek(z, 0, SEEK_SET), 0);
+	ck_assert_int_eq(lseek(raw, 0, SEEK_SET), 0);
+	ck_assert_int_eq(engine_copy(raw, z, &o, &zst), 0);
+	ck_assert_uint_eq(zst.input, size);
+	ck_assert(!zst.truncated);
+	ck_assert_int_eq(ftruncate(back, 0), 0);
+	ck_assert_int_eq(lseek(back, 0, SEEK_SET), 0);
+	ck_assert_int_eq(unzstd(z, back), 0);
+	assert_complete(back, &(struct engine_stats) { .bytes = size }, size);
+	close(raw), close(z), close(back);
+}
+END_TEST
+
+/* A compressed copy cut by a limit is no zstd frame that a reader could take for whole. */
+START_TEST(test_compress_cut_is_not_whole)
+{
+	struct engine_opts o;
+	struct engine_stats st;
+	int z = out_file("cut.zst", 0), back = out_file("back", 0);
+
+	engine_defaults(&o);
+	o.compress = 1;
+	o.max_core = 4 * MIB;
+	o.chunk = MIB;
+	st = run(&o, 16 * MIB, z);
+	ck_assert(st.truncated);
+	ck_assert_int_ne(unzstd(z, back), 0);
+	close(z), close(back);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -420,6 +502,8 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_max_use_asks_for_room, 0, 2);
 	tcase_add_test(tc, test_hook_error_reported);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_compress);
+	tcase_add_test(tc, test_compress_cut_is_not_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -32,16 +32,16 @@ START_TEST(test_format)
 {
 	char buf[NAME_MAX_LEN];
 
-	ck_assert_int_eq(name_format(buf, sizeof(buf), "sleep", 1234, 1763731200, 0), 0);
+	ck_assert_int_eq(name_format(buf, sizeof(buf), "sleep", 1234, 1763731200, 0, false), 0);
 	ck_assert_str_eq(buf, "core.sleep.1234.20251121T132000Z");
-	ck_assert_int_eq(name_format(buf, sizeof(buf), "a/b", 7, 0, 2), 0);
+	ck_assert_int_eq(name_format(buf, sizeof(buf), "a/b", 7, 0, 2, false), 0);
 	ck_assert_str_eq(buf, "core.a_b.7.19700101T000000Z.2");
 	ck_assert_ptr_null(strchr(buf, '/'));
-	ck_assert_int_eq(name_format(buf, 10, "sleep", 1, 0, 0), -ENAMETOOLONG);
+	ck_assert_int_eq(name_format(buf, 10, "sleep", 1, 0, 0, false), -ENAMETOOLONG);
 }
 END_TEST
 
-/* name_parse() reads back exactly what name_format() wrote: the sanitized comm, pid, time and clash suffix. */
+/* name_parse() reads back exactly what name_format() wrote: the sanitized comm, pid, time, clash suffix, .zst. */
 START_TEST(test_round_trip)
 {
 	static const struct { const char *comm; pid_t pid; uint64_t time; unsigned attempt; } in[] = {
@@ -56,13 +56,14 @@ START_TEST(test_round_trip)
 	struct name_parts p;
 
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
-		ck_assert_int_eq(name_format(buf, sizeof(buf), in[i].comm, in[i].pid, in[i].time, in[i].attempt), 0);
+		ck_assert_int_eq(name_format(buf, sizeof(buf), in[i].comm, in[i].pid, in[i].time, in[i].attempt, i % 2), 0);
 		ck_assert_msg(name_parse(buf, &p) == 0, "%s", buf);
 		name_sanitize(in[i].comm, safe, sizeof(safe));
 		ck_assert_str_eq(p.comm, safe);
 		ck_assert_int_eq(p.pid, in[i].pid);
 		ck_assert_uint_eq(p.time, in[i].time);
 		ck_assert_uint_eq(p.attempt, in[i].attempt);
+		ck_assert(p.compressed == (i % 2 == 1));
 	}
 }
 END_TEST
@@ -74,6 +75,8 @@ static const char *const not_names[] = {
 	"core.sleep.1234.20261121T132000Z.3a", "core.sl eep.1234.20261121T132000Z", "core.sleep.1234.20261321T132000Z",
 	"core.sleep.1234.20261121T132000", "core..hidden.1.20261121T132000Z", "core.sleep.99999999999.20261121T132000Z",
 	"core.abcdefghijklmnopqrstuvwxyz0123456.1.20261121T132000Z", "core.sleep.1234.20260230T000000Z",
+	"core.sleep.1234.20261121T132000Z.zst.zst", "core.sleep.1234.20261121T132000Z.xz", "core..zst",
+	"core.sleep.1234.20261121T132000Z.0.zst", ".zst",
 };
 
 START_TEST(test_parse_rejects)

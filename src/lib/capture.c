@@ -4,22 +4,34 @@
  * directory, apply the crash-rate limit, store within the limits, log. Nothing is printed: stdout is /dev/null.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "basics.h"
 #include "capture.h"
 #include "config.h"
 #include "elfcore.h"
 #include "kargs.h"
 #include "name.h"
+#include "owner.h"
 #include "procinfo.h"
 #include "quota.h"
 #include "report.h"
 #include "store.h"
 #include "xattr.h"
+
+/* Who runs the analysis of a core its owner may not read (the overflow ids, as the kernel's defaults). */
+#define UID_NOBODY 65534
+#define GID_NOBODY 65534
+
+/* zstd's level for stored cores (README: Benchmark, compression). */
+#define COMPRESS_LEVEL 1
 
 /* Below a page no core is worth storing: the kernel itself writes none. */
 #define RLIMIT_MIN PAGE_BYTES
@@ -30,8 +42,10 @@ struct job {
 	struct outcome o;
 	struct quota q;
 	struct procinfo pi;
+	struct analysis a;
 	bool have_quota;
 	int dirfd;
+	int corefd;           /* the stored core, kept open for reading after it is published: the analysis reads it */
 	struct diag ledger;   /* problems with the shared ledger: MaxUse, vacuum and rate limits off */
 };
 
@@ -43,10 +57,21 @@ static int fail(struct job *j, const char *step, int r)
 	return r;
 }
 
-/* Done with the input before its end: closing it tells the kernel to stop dumping, and lets the process go. */
+/*
+ * Done with the input: closing the pipe tells the kernel to stop dumping, if it has not finished, and lets the
+ * process go (with kernel.core_pipe_limit set, the kernel waits for exactly this). /dev/null takes its place, so
+ * that fd 0 is never reused by a later open; the engine may have closed it already at a limit.
+ */
 static void drop_input(void)
 {
-	(void) close(STDIN_FILENO);
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd > STDIN_FILENO) {
+		(void) dup2(fd, STDIN_FILENO);
+		(void) close(fd);
+	} else if (fd < 0) {
+		(void) close(STDIN_FILENO);
+	}
 }
 
 /* Opens the directory and the shared ledger. Without the ledger, MaxUse and rate limits are off for this crash. */
@@ -119,24 +144,104 @@ static enum result verdict(const struct job *j, int r)
 	return j->c.on_limit == ON_LIMIT_DISCARD || j->o.st.bytes == 0 ? RESULT_DISCARDED : RESULT_TRUNCATED;
 }
 
-static int publish(struct job *j, struct store_file *f)
+/*
+ * Whether the crashing user may read the core: only a process dumpable by its owner that never changed credentials
+ * (systemd-coredump's rule since CVE-2025-4598), proven to be the one that crashed. Root needs no grant.
+ */
+static bool owner_may_read(const struct job *j)
+{
+	return j->k.dumpmode == SUID_DUMP_USER && j->pi.trusted && j->pi.creds_unchanged && j->k.uid != 0;
+}
+
+/*
+ * Publishes f, the raw core or its compressed copy, with its attributes and the owner's access; the raw core stays
+ * open (corefd) for the analysis. 0 or -errno.
+ */
+static int publish(struct job *j, struct store_file *f, bool compressed)
 {
 	char name[NAME_MAX_LEN];
 	struct stat st;
 	int r;
 
 	(void) xattr_describe(f->fd, &j->k, j->pi.exe);
+	if (owner_may_read(j)) {
+		r = owner_grant(f->fd, j->k.uid);
+		j->o.acl_error = r < 0 ? -r : 0;
+		j->o.acl = r == 0;
+	}
 	/* What the file takes with its attributes (ext4 may give them a block of their own), for MaxUse. */
 	if (fstat(f->fd, &st) == 0)
-		j->o.st.allocated = (uint64_t)st.st_blocks * 512;
-	r = store_publish(f, j->k.comm, j->k.pid, j->k.time, name, sizeof(name));
-
+		j->o.disk = (uint64_t)st.st_blocks * 512;
+	r = store_publish(f, j->k.comm, j->k.pid, j->k.time, compressed, name, sizeof(name));
 	if (r < 0)
 		return fail(j, "publishing the file", r);
 	(void) snprintf(j->o.path, sizeof(j->o.path), "%s/%s", j->c.directory, name);
 	if (j->have_quota)
-		(void) quota_publish(&j->q, j->o.st.allocated);
+		(void) quota_publish(&j->q, j->o.disk);
+	/* The raw core, read by the analysis, is on disk until then: the others count it (quota_close drops it). */
+	if (compressed && j->have_quota)
+		(void) quota_hold(&j->q, j->o.st.allocated);
 	return 0;
+}
+
+/*
+ * Compresses the stored raw core into a second hidden file with the same engine and limits: it counts what both
+ * take while they are side by side (held_base). 0, or -errno with the compressed file gone, when it could not be
+ * made whole (a limit, an error): the raw core is then published instead, as it is complete.
+ */
+static int compress(struct job *j, struct store_file *raw, mode_t mode, struct store_file *z)
+{
+	struct engine_opts eo;
+	struct engine_hooks h;
+	struct timespec t0, t1;
+	int r;
+
+	r = store_create(j->dirfd, mode, z);
+	if (r < 0)
+		return r;
+	engine_options(j, &eo, &h);
+	eo.head = NULL;
+	eo.compress = COMPRESS_LEVEL;
+	eo.held_base = j->o.st.allocated;
+	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
+	eo.max_core = eo.rlimit = UINT64_MAX;
+	eo.close_on_limit = false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = lseek(raw->fd, 0, SEEK_SET) < 0 ? -errno : engine_copy(raw->fd, z->fd, &eo, &j->o.zst);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	j->o.compress_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000);
+	if (r == 0 && j->o.zst.truncated)
+		r = -ENOSPC;
+	if (r < 0)
+		store_discard(z);
+	return r;
+}
+
+/*
+ * Publishes the core, and lets the crashed process go: uncompressed, once the file has its name (a moment later);
+ * compressed, before the compression, which may take seconds. The raw core stays open for the analysis, held with
+ * a shared flock so that no vacuum removes it meanwhile (vacuum.c). 0 or -errno.
+ */
+static int keep(struct job *j, struct store_file *raw, mode_t mode)
+{
+	struct store_file z;
+	int r;
+
+	j->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	if (j->corefd >= 0)
+		(void) flock(j->corefd, LOCK_SH);
+	if (!j->c.compress) {
+		r = publish(j, raw, false);
+		drop_input();
+		return r;
+	}
+	drop_input();
+	r = compress(j, raw, mode, &z);
+	j->o.compress_error = r < 0 ? -r : 0;
+	if (r < 0)
+		return publish(j, raw, false);
+	store_discard(raw);
+	return publish(j, &z, true);
 }
 
 /* Copies stdin into a new file within the limits, then publishes or discards it. 0 or -errno. */
@@ -158,6 +263,7 @@ static int store(struct job *j)
 	j->o.vacuumed = j->q.removed;
 	j->o.vacuumed_bytes = j->q.freed;
 	if (j->o.st.bytes == 0 && (r < 0 || !j->o.st.truncated)) {
+		drop_input();
 		store_discard(&f);
 		return fail(j, "copying", r < 0 ? r : -ENODATA);
 	}
@@ -165,10 +271,34 @@ static int store(struct job *j)
 		(void) fail(j, "copying", r);
 	j->o.result = verdict(j, r);
 	if (j->o.result == RESULT_DISCARDED) {
+		drop_input();
 		store_discard(&f);
 		return 0;
 	}
-	return publish(j, &f);
+	return keep(j, &f, mode);
+}
+
+/*
+ * The stack trace of the stored core, in the sandbox: as the crashing user when the core is theirs to read, as
+ * nobody when the process was not dumpable by its owner, as root without capabilities for root's own crashes.
+ */
+static void analyse(struct job *j)
+{
+	struct analysis_opts ao = { .exe = j->pi.exe, .core_size = j->o.st.bytes,
+				    .timeout_ms = (unsigned)j->c.stack_trace_ms };
+	int r;
+
+	if (!j->c.stack_trace || j->corefd < 0 || j->o.path[0] == '\0')
+		return;
+	if (j->o.st.bytes > j->c.stack_trace_max) {
+		(void) snprintf(j->a.why, sizeof(j->a.why), "not made: the core is larger than StackTraceMaxSize");
+		return;
+	}
+	ao.uid = j->k.dumpmode == SUID_DUMP_USER ? j->k.uid : UID_NOBODY;
+	ao.gid = j->k.dumpmode == SUID_DUMP_USER ? j->k.gid : GID_NOBODY;
+	r = analysis_run(j->corefd, &ao, &j->a);
+	if (r < 0)
+		(void) snprintf(j->a.why, sizeof(j->a.why), "not made: %s", strerror(-r));
 }
 
 /* Decides and stores: skipped, refused, suppressed or copied. 0, or -errno when nothing could be stored. */
@@ -204,6 +334,7 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	int r;
 
 	j.dirfd = -1;
+	j.corefd = -1;
 	j.q.statefd = -1;
 	(void) kargs_parse(argc, argv, &j.k, &kd);
 	(void) report_start(&j.k);
@@ -212,11 +343,18 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
 	j.o.exe = j.pi.exe;
 	r = run(&j);
+	/* Whatever happened, the process is let go before the analysis and the entry. */
+	drop_input();
+	analyse(&j);
 	(void) report_diag(&kd, "the kernel arguments", "safe defaults used, the core kept for root only");
 	(void) report_diag(&cd, config, "defaults used, capture goes on");
 	(void) report_diag(&j.ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
-	(void) report_crash(&j.k, &j.o, &j.pi);
+	(void) report_crash(&j.k, &j.o, &j.pi, &j.a);
+	analysis_free(&j.a);
 	procinfo_free(&j.pi);
+	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
+	if (j.corefd >= 0)
+		(void) close(j.corefd);
 	if (j.have_quota)
 		quota_close(&j.q);
 	if (j.dirfd >= 0)

@@ -54,7 +54,7 @@ static int parse_size_or_percent(const char *v, void *field)
 	return parse_size_spec(v, field);
 }
 
-static int parse_max_core(const char *v, void *field)
+static int parse_byte_count(const char *v, void *field)
 {
 	return parse_bytes(v, field);
 }
@@ -87,6 +87,26 @@ static int parse_interval(const char *v, void *field)
 	if (parse_u64_prefix(v, n, &sec) < 0 || sec == 0 || sec > 86400 * 365)
 		return -ERANGE;
 	*(uint64_t *)field = sec;
+	return 0;
+}
+
+/* A duration in milliseconds: "15", "15s" or "500ms"; from 10 ms to an hour. */
+static int parse_timeout(const char *v, void *field)
+{
+	size_t n = strspn(v, "0123456789");
+	uint64_t t, scale;
+
+	if (n == 0 || n >= 24)
+		return -EINVAL;
+	if (v[n] == '\0' || strcmp(v + n, "s") == 0)
+		scale = 1000;
+	else if (strcmp(v + n, "ms") == 0)
+		scale = 1;
+	else
+		return -EINVAL;
+	if (parse_u64_prefix(v, n, &t) < 0 || t > 3600000 / scale || t * scale < 10)
+		return -ERANGE;
+	*(uint64_t *)field = t * scale;
 	return 0;
 }
 
@@ -151,6 +171,16 @@ static void print_u64(FILE *f, const void *field)
 	fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field);
 }
 
+static void print_timeout(FILE *f, const void *field)
+{
+	uint64_t ms = *(const uint64_t *)field;
+
+	if (ms % 1000 == 0)
+		fprintf(f, "%llus", (unsigned long long)(ms / 1000));
+	else
+		fprintf(f, "%llums", (unsigned long long)ms);
+}
+
 static void print_on_limit(FILE *f, const void *field)
 {
 	fputs(on_limit_to_string(*(const enum on_limit *)field), f);
@@ -176,7 +206,7 @@ static const struct key keys[] = {
 	{ "ChunkSize", parse_chunk, print_size, offsetof(struct config, chunk_size) },
 	{ "KeepFree", parse_size_or_percent, print_size_spec, offsetof(struct config, keep_free) },
 	{ "MaxUse", parse_size_or_percent, print_size_spec, offsetof(struct config, max_use) },
-	{ "MaxCoreSize", parse_max_core, print_u64, offsetof(struct config, max_core_size) },
+	{ "MaxCoreSize", parse_byte_count, print_u64, offsetof(struct config, max_core_size) },
 	{ "OnLimit", parse_on_limit, print_on_limit, offsetof(struct config, on_limit) },
 	{ "Strategy", parse_strategy, print_strategy, offsetof(struct config, strategy) },
 	{ "Sparse", parse_bool, print_bool, offsetof(struct config, sparse) },
@@ -185,6 +215,10 @@ static const struct key keys[] = {
 	{ "RateLimitBurst", parse_burst, print_u64, offsetof(struct config, rate_burst) },
 	{ "RateLimitGlobalBurst", parse_burst, print_u64, offsetof(struct config, rate_global_burst) },
 	{ "CaptureEnvironment", parse_bool, print_bool, offsetof(struct config, capture_environment) },
+	{ "Compress", parse_bool, print_bool, offsetof(struct config, compress) },
+	{ "StackTrace", parse_bool, print_bool, offsetof(struct config, stack_trace) },
+	{ "StackTraceMaxSize", parse_byte_count, print_u64, offsetof(struct config, stack_trace_max) },
+	{ "StackTraceTimeoutSec", parse_timeout, print_timeout, offsetof(struct config, stack_trace_ms) },
 };
 
 void config_defaults(struct config *c)
@@ -206,6 +240,12 @@ void config_defaults(struct config *c)
 	c->rate_interval = 60;
 	c->rate_burst = 5;
 	c->rate_global_burst = 20;
+	/* systemd-coredump's default: cores several times smaller, which coredumpctl dump and debug read. */
+	c->compress = true;
+	/* The trace is what an admin reads first; it is made after the process is released, in a sandbox. */
+	c->stack_trace = true;
+	c->stack_trace_max = 4ULL << 30;
+	c->stack_trace_ms = 15000;
 }
 
 static char *strip(char *s)

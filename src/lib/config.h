@@ -36,6 +36,10 @@ struct config {
 	uint64_t rate_global_burst;
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 	bool sparse;               /* zero pages as holes */
+	bool compress;             /* store cores as zstd files, compressed after the process is released */
+	bool stack_trace;          /* analyse the stored core: the trace goes into the entry */
+	uint64_t stack_trace_max;  /* cores larger than this are not analysed */
+	uint64_t stack_trace_ms;   /* the analysis is stopped after this long */
 };
 
 const char *on_limit_to_string(enum on_limit l);

@@ -1,7 +1,8 @@
 /*
  * engine.c: copies a core from a pipe into a file in chunks: staged splice (or read/write), a free-space check
  * and a preallocation before each chunk, page-cache hygiene behind it, and a transparent switch to read/write
- * when the kernel refuses splice.
+ * when the kernel refuses splice. The same loop compresses a stored core into a zstd file (compress.c), with the
+ * same checks: the budget of a chunk, in input bytes, bounds its compressed output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "basics.h"
+#include "compress.h"
 #include "engine.h"
 #include "io.h"
 #include "space.h"
@@ -52,6 +54,10 @@ struct copy {
 	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
 	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
 	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
+	bool compress;            /* the output is a zstd frame (o->compress) */
+	struct compressor z;
+	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
+	uint64_t in_off;          /* bytes read from the input */
 	bool reserve_runs;        /* a sparse copy: fallocate each run of data before writing it (write_run) */
 	bool ext4;                /* the output is on ext4 (or ext2/3): see reserve_run() */
 	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
@@ -194,13 +200,38 @@ static int write_sparse(struct copy *c, const char *buf, size_t n)
 	return 0;
 }
 
-/* Writes n bytes of buf to the output at its position: sparse or not. 0 or -errno. */
-static int write_out(struct copy *c, const char *buf, size_t n)
+static int write_dense(void *ctx, const char *buf, size_t n)
 {
-	if (c->sparse)
-		return write_sparse(c, buf, n);
+	struct copy *c = ctx;
+
 	c->st->out_calls++;
 	return io_write_full(c->out, buf, n);
+}
+
+/* Writes n bytes of buf to the output at its position: compressed, sparse, or as they are. 0 or -errno. */
+static int write_out(struct copy *c, const char *buf, size_t n)
+{
+	if (c->compress)
+		return compressor_feed(&c->z, buf, n, false, write_dense, c);
+	if (c->sparse)
+		return write_sparse(c, buf, n);
+	return write_dense(c, buf, n);
+}
+
+/*
+ * A file read as input (the raw core being compressed) leaves the page cache behind the reads, a chunk at a time.
+ * Everything read so far is dropped, not just the last read: the page cache holds large folios (several MiB), and
+ * fadvise drops only those wholly inside its range, so one that straddled the last boundary goes the next time.
+ */
+static void input_read(struct copy *c, int fd, ssize_t got)
+{
+	uint64_t before = c->in_off;
+
+	if (fd != c->in || got <= 0)
+		return;
+	c->in_off += (uint64_t)got;
+	if (c->in_regular && c->o->hygiene && c->in_off / c->o->chunk != before / c->o->chunk)
+		(void) posix_fadvise(fd, 0, (off_t)c->in_off, POSIX_FADV_DONTNEED);
 }
 
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
@@ -215,6 +246,7 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 
 		if (got < 0)
 			return got;
+		input_read(c, fd, got);
 		/* io_read_full() comes back short only at the end of its input. */
 		if ((size_t)got < n && fd == c->in)
 			c->eof = true;
@@ -377,10 +409,10 @@ static uint64_t avail_bytes(const struct statfs *sfs)
 	return (uint64_t)sfs->f_bavail * (uint64_t)sfs->f_frsize;
 }
 
-/* What this capture holds on disk: written less its holes. */
+/* What this capture holds on disk: written less its holes, and what it holds elsewhere (the raw core). */
 static uint64_t held(const struct copy *c)
 {
-	return c->off - c->st->holes;
+	return c->off - c->st->holes + c->o->held_base;
 }
 
 /*
@@ -415,7 +447,8 @@ static int read_space(struct copy *c, struct space_in *in)
 	if (c->hooks)
 		hook_result(c, c->hooks->used(c->hooks->ctx, &used, &pending));
 	*in = (struct space_in) {
-		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->off,
+		/* MaxCoreSize and RLIMIT_CORE count the core's bytes, compressed or not. */
+		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->st->input,
 		.held = held(c), .used = used, .pending = pending,
 		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
 		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
@@ -500,12 +533,13 @@ static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
 	}
 	/*
 	 * What this capture may hold by the chunk's end, should every byte of it be data, and what of it the others
-	 * cannot see in statfs: a sparse capture's chunk (it preallocates only as it writes), or everything it holds
-	 * on a file system that reports late.
+	 * cannot see in statfs: a sparse or compressing capture's chunk (it preallocates only as it writes), or
+	 * everything it holds on a file system that reports late.
 	 */
 	if (c->hooks)
 		hook_result(c, c->hooks->reserve(c->hooks->ctx, held(c) + budget,
-						 c->st->late_statfs ? held(c) + budget : c->sparse ? budget : 0));
+						 c->st->late_statfs ? held(c) + budget :
+						 c->sparse || c->compress ? budget : 0));
 	*want = (size_t)budget;
 	return 0;
 }
@@ -524,7 +558,8 @@ static int prealloc(struct copy *c, size_t len)
 	 * punched out again one by one, which costs ext4 more than the copy (12 s for a GiB with a zero page in
 	 * three). Its chunk is counted in the ledger instead (plan_chunk), and ENOSPC keeps what was written.
 	 */
-	if (c->o->prealloc == PREALLOC_NONE || c->sparse)
+	/* A compressed chunk's size is not known before it is written: nothing is preallocated either. */
+	if (c->o->prealloc == PREALLOC_NONE || c->sparse || c->compress)
 		return 0;
 	if (c->o->prealloc != PREALLOC_FTRUNCATE) {
 		r = reserve_blocks(c, mode, c->off, len);
@@ -575,11 +610,20 @@ static int copy_setup(struct copy *c)
 	int r;
 
 	c->regular = fstat(c->out, &st) == 0 && S_ISREG(st.st_mode);
+	c->in_regular = fstat(c->in, &st) == 0 && S_ISREG(st.st_mode);
+	/* A compressed file is written by read/write, dense: zstd leaves no page of zeros. */
+	if (c->o->compress) {
+		r = compressor_init(&c->z, c->o->compress);
+		if (r < 0)
+			return r;
+		c->compress = true;
+		c->strategy = STRATEGY_READWRITE;
+	}
 	/*
 	 * Holes need the data in the buffer and a file position of its own: read/write into a regular file not opened
 	 * for appending. A splice strategy stores dense, its fallback included.
 	 */
-	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE &&
+	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE && !c->compress &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
 	c->reserve_runs = c->sparse && (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
 	c->ext4 = fstatfs(c->out, &sfs) == 0 && (unsigned long)sfs.f_type == EXT4_MAGIC;
@@ -606,6 +650,8 @@ static void copy_teardown(struct copy *c)
 	if (c->stage[1] >= 0)
 		(void) close(c->stage[1]);
 	free(c->buf);
+	if (c->compress)
+		compressor_free(&c->z);
 	errno = saved;
 }
 
@@ -673,9 +719,11 @@ static int copy_step(struct copy *c)
 	if (n < 0)
 		return (int)n;
 	c->st->chunks++;
+	c->st->input += (uint64_t)n;
 	c->pend_off = c->off;
-	c->pend_len = (uint64_t)n;
-	c->off += (uint64_t)n;
+	/* Compressed, the file grows by what zstd has emitted so far, not by what was read. */
+	c->off = c->compress ? c->z.written : c->off + (uint64_t)n;
+	c->pend_len = c->off - c->pend_off;
 	/* A move of nothing happens only at the end of the input; never spin on it. */
 	return c->eof || n == 0 ? 0 : 1;
 }
@@ -724,6 +772,11 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	r = copy_setup(&c);
 	while (r == 0 && (r = copy_step(&c)) > 0)
 		r = 0;
+	/* A complete input closes the frame; a cut one leaves it open, which no reader takes for whole. */
+	if (r == 0 && c.compress && !st->truncated) {
+		r = compressor_feed(&c.z, NULL, 0, true, write_dense, &c);
+		c.off = c.z.written;
+	}
 	if (out_of_space(r)) {
 		/* Another writer took the room between the check and the write: keep what was written. */
 		st->space_error = -r;

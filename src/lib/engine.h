@@ -51,6 +51,8 @@ struct engine_opts {
 	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
 	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
+	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
+	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
 	bool check_space;         /* fstatfs before each chunk */
 	bool close_on_limit;      /* close the input as soon as a limit stops the copy: the kernel stops dumping */
 	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
@@ -61,6 +63,7 @@ struct engine_opts {
 
 struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
+	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
 	bool truncated;           /* the input had more than was stored */
 	enum limit limit;         /* what stopped it, when truncated by a limit */
 	bool fell_back;           /* splice was refused and read/write took over */

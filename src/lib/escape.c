@@ -117,3 +117,19 @@ char *escape_dup(const char *in, unsigned flags)
 		(void) escape_text(out, n, in, flags);
 	return out;
 }
+
+/* Whether in is clean text already: valid UTF-8 without control characters, which escape_text() would keep. */
+bool escape_clean(const char *in)
+{
+	const unsigned char *p = (const unsigned char *)in;
+
+	while (*p) {
+		uint32_t c = 0;
+		size_t n = utf8_sequence(p, &c);
+
+		if (n == 0 || is_control(c))
+			return false;
+		p += n;
+	}
+	return true;
+}

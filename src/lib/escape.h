@@ -2,6 +2,7 @@
 #ifndef CORESINK_ESCAPE_H
 #define CORESINK_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum escape_flags {
@@ -14,5 +15,6 @@ enum escape_flags {
 
 size_t escape_text(char *out, size_t len, const char *in, unsigned flags);
 char *escape_dup(const char *in, unsigned flags);
+bool escape_clean(const char *in);
 
 #endif

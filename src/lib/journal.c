@@ -82,17 +82,20 @@ static bool journald_took(struct fields *f)
 }
 
 /*
- * Writes MESSAGE as one kernel log record, escaped (escape.c) so that it cannot forge a second record, cut to what
- * one record holds.
+ * Writes MESSAGE up to its first blank line (the sentence; a stack trace after it is for the journal) as one kernel
+ * log record, escaped (escape.c) so that it cannot forge a second record, cut to what one record holds.
  */
 static int kmsg_send(const struct fields *f)
 {
-	char line[1024];
-	size_t n;
+	char line[1024], first[sizeof(line)];
+	const char *m = f->message ? f->message : "";
+	const char *blank = strstr(m, "\n\n");
+	size_t n, len = blank ? (size_t)(blank - m) : strlen(m);
 	int fd, r;
 
+	(void) snprintf(first, sizeof(first), "%.*s", (int)(len < sizeof(first) ? len : sizeof(first) - 1), m);
 	n = (size_t)snprintf(line, sizeof(line), "<%d>coresink[%d]: ", f->priority, (int)getpid());
-	n += escape_text(line + n, sizeof(line) - n - 1, f->message ? f->message : "", 0);
+	n += escape_text(line + n, sizeof(line) - n - 1, first, 0);
 	if (n > sizeof(line) - 2)
 		n = strlen(line);
 	line[n++] = '\n';

@@ -6,7 +6,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#define FIELDS_MAX 64
+#define FIELDS_MAX 96
 
 /* The fields of one entry, each "NAME=value"; values may hold any byte. */
 struct fields {

@@ -1,5 +1,5 @@
 /*
- * name.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N], written and read back. comm is chosen by the
+ * name.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst], written and read back. comm is chosen by the
  * crashing process, so it is cut down to a safe character set: the name can never leave the directory, hide itself
  * or hold a control byte. name_parse() accepts exactly what name_format() writes, so that vacuum never touches
  * anything else.
@@ -38,8 +38,12 @@ void name_sanitize(const char *in, char *out, size_t len)
 		(void) snprintf(out, len, "unknown");
 }
 
-/* Formats the name; attempt > 0 adds a ".N" suffix for the rare clash. 0 or -ENAMETOOLONG. */
-int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt)
+/*
+ * Formats the name; attempt > 0 adds a ".N" suffix for the rare clash, compressed the ".zst" that tells coredumpctl
+ * how to read the file. 0 or -ENAMETOOLONG.
+ */
+int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt,
+		bool compressed)
 {
 	char safe[NAME_COMM_MAX + 1], stamp[32];
 	time_t t = (time_t)time;
@@ -50,9 +54,9 @@ int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t tim
 	if (!gmtime_r(&t, &tm) || strftime(stamp, sizeof(stamp), STAMP_FORMAT, &tm) == 0)
 		(void) snprintf(stamp, sizeof(stamp), "%llu", (unsigned long long)time);
 	if (attempt > 0)
-		n = snprintf(buf, len, "core.%s.%d.%s.%u", safe, (int)pid, stamp, attempt);
+		n = snprintf(buf, len, "core.%s.%d.%s.%u%s", safe, (int)pid, stamp, attempt, compressed ? NAME_ZSTD : "");
 	else
-		n = snprintf(buf, len, "core.%s.%d.%s", safe, (int)pid, stamp);
+		n = snprintf(buf, len, "core.%s.%d.%s%s", safe, (int)pid, stamp, compressed ? NAME_ZSTD : "");
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -109,6 +113,11 @@ int name_parse(const char *name, struct name_parts *p)
 		return -EINVAL;
 	name += 5;
 	len -= 5;
+	if (len > strlen(NAME_ZSTD) && strcmp(end - strlen(NAME_ZSTD), NAME_ZSTD) == 0) {
+		p->compressed = true;
+		len -= strlen(NAME_ZSTD);
+		end -= strlen(NAME_ZSTD);
+	}
 	field = last_field(name, &len);
 	/* A last field of digits only is the ".N" of a clash; the stamp holds a 'T'. */
 	if (field && number(field, (size_t)(end - field), &v)) {

@@ -2,6 +2,7 @@
 #ifndef CORESINK_NAME_H
 #define CORESINK_NAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -10,6 +11,7 @@
 /* The only bytes a stored name's comm part may hold; vacuum recognizes coresink's files by the same set. */
 #define NAME_SAFE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-"
 #define NAME_MAX_LEN 128
+#define NAME_ZSTD ".zst"   /* what coredumpctl takes for a zstd-compressed core */
 
 /* What a stored name says. */
 struct name_parts {
@@ -17,10 +19,12 @@ struct name_parts {
 	pid_t pid;
 	uint64_t time;                  /* seconds since the epoch, UTC */
 	unsigned attempt;               /* the ".N" of a name clash, 0 without */
+	bool compressed;                /* ends in NAME_ZSTD: a zstd file */
 };
 
 void name_sanitize(const char *in, char *out, size_t len);
-int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt);
+int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt,
+		bool compressed);
 int name_parse(const char *name, struct name_parts *p);
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "creds.h"
 #include "io.h"
 #include "proc.h"
 #include "procinfo.h"
@@ -172,6 +173,16 @@ static const char *verify(int dirfd, pid_t pid, int pidfd, uint64_t crash_time)
 	return NULL;
 }
 
+/* Whether it ran with the credentials it started with; status must have been read. */
+static void read_creds(int dirfd, struct procinfo *pi)
+{
+	size_t len = 0;
+	char *auxv = proc_read(dirfd, "auxv", &len);
+
+	pi->creds_unchanged = creds_unchanged(pi->status, auxv, auxv ? len : 0);
+	free(auxv);
+}
+
 static void read_all(int dirfd, bool environ, struct procinfo *pi)
 {
 	const char *path;
@@ -185,6 +196,7 @@ static void read_all(int dirfd, bool environ, struct procinfo *pi)
 		cgroup_units(pi->cgroup, &pi->units);
 	}
 	pi->status = proc_read(dirfd, "status", NULL);
+	read_creds(dirfd, pi);
 	pi->maps = proc_read(dirfd, "maps", NULL);
 	pi->limits = proc_read(dirfd, "limits", NULL);
 	pi->fds = read_fds(dirfd);

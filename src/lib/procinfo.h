@@ -17,6 +17,7 @@ struct procinfo {
 	struct units units;
 	char *status, *maps, *limits, *fds, *environ;
 	char exe[PATH_MAX], cwd[PATH_MAX], root[PATH_MAX];
+	bool creds_unchanged;    /* real = effective uid and gid, AT_SECURE 0: it may read its own core */
 	bool container;          /* in another pid namespace than the handler */
 	char *container_cmdline; /* the command line of what started the container, seen from outside */
 };

@@ -161,6 +161,23 @@ int quota_publish(struct quota *q, uint64_t size)
 	return settle_capture(q, size);
 }
 
+/*
+ * Counts bytes this capture still holds after publishing (the raw core of a compressed one, open for its analysis)
+ * as in flight, until quota_close(). 0 or -errno.
+ */
+int quota_hold(struct quota *q, uint64_t bytes)
+{
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = load(q);
+	if (r == 0)
+		r = hook_reserve(q, bytes, 0);
+	unlock(q);
+	return r;
+}
+
 void quota_close(struct quota *q)
 {
 	if (q->statefd < 0)

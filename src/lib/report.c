@@ -87,7 +87,12 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
 	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
 	if (o->path[0])
-		fields_add(f, "CORESINK_DISK=%llu", (unsigned long long)o->st.allocated);
+		fields_add(f, "CORESINK_DISK=%llu", (unsigned long long)o->disk);
+	if (o->path[0] && o->compress_us && !o->compress_error)
+		fields_add(f, "CORESINK_COMPRESSED=zstd, %llu bytes in %llu us", (unsigned long long)o->zst.bytes,
+			   (unsigned long long)o->compress_us);
+	if (o->compress_error)
+		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
@@ -116,7 +121,23 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	if (o->st.syncs)
 		fields_add(f, "CORESINK_SYNC=%u syncfs in %llu us", o->st.syncs,
 			   (unsigned long long)o->st.sync_ns / 1000);
+	if (o->acl)
+		fields_add(f, "CORESINK_ACL=user read");
+	else if (o->acl_error)
+		fields_add(f, "CORESINK_ACL=failed: %s", strerror(o->acl_error));
 	add_footprint(f);
+}
+
+/* What the analysis found of packages (systemd-coredump's fields), how long it took, and why not more. */
+static void add_analysis_fields(struct fields *f, const struct analysis *a)
+{
+	add_line(f, "COREDUMP_PACKAGE_NAME", a->package_name);
+	add_line(f, "COREDUMP_PACKAGE_VERSION", a->package_version);
+	add_line(f, "COREDUMP_PACKAGE_JSON", a->package_json);
+	if (a->elapsed_us)
+		fields_add(f, "CORESINK_TRACE_USEC=%llu", (unsigned long long)a->elapsed_us);
+	if (a->why[0])
+		fields_add(f, "CORESINK_TRACE=%s", a->why);
 }
 
 /* Why a limit stopped the capture, as a clause. */
@@ -165,8 +186,25 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 	}
 }
 
-/* Says in one sentence what happened, naming the process the way systemd-coredump does. */
-static void add_message(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig)
+/* The sentence (one line, escaped as such), a blank line, the trace (its lines kept, anything else escaped). */
+static void add_message_with_trace(struct fields *f, const char *sentence, const char *trace)
+{
+	char *s = escape_dup(sentence, 0), *t = escape_dup(trace, ESCAPE_MULTILINE);
+
+	if (s && t)
+		fields_add(f, "MESSAGE=%s\n\n%s", s, t);
+	else
+		add_text(f, "MESSAGE", sentence, 0);
+	free(s);
+	free(t);
+}
+
+/*
+ * Says in one sentence what happened, naming the process the way systemd-coredump does; then, after a blank line,
+ * the stack trace as systemd-coredump gives it, so that journalctl and coredumpctl info show it where admins look.
+ */
+static void add_message(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig,
+			const struct analysis *a)
 {
 	char clause[PATH_MAX + 400], extra[256] = "", comm[NAME_COMM_ESCAPED], msg[sizeof(clause) + 512];
 
@@ -185,8 +223,12 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 				strerror(o->st.hook_error));
 	(void) snprintf(msg, sizeof(msg), "Process %d (%s) of user %u dumped core (%s); %s.%s", (int)k->pid, comm,
 			(unsigned)k->uid, sig, clause, extra);
-	/* The comm is escaped already; this catches the stored path, which holds the configured Directory. */
-	add_text(f, "MESSAGE", msg, 0);
+	if (!a->trace) {
+		/* The comm is escaped already; this catches the stored path, which holds the configured Directory. */
+		add_text(f, "MESSAGE", msg, 0);
+		return;
+	}
+	add_message_with_trace(f, msg, a->trace);
 }
 
 /* What /proc told, under systemd-coredump's field names; or why nothing was taken from there. */
@@ -238,7 +280,7 @@ int report_start(const struct kargs *k)
 }
 
 /* Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. */
-int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi)
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a)
 {
 	struct fields f;
 	char sig[32];
@@ -246,9 +288,10 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 
 	signal_name(k->signal, sig, sizeof(sig));
 	fields_init(&f, o->result == RESULT_STORED ? LOG_CRIT : LOG_ERR);
-	add_message(&f, k, o, sig);
+	add_message(&f, k, o, sig, a);
 	add_process_fields(&f, k, o, sig);
 	add_outcome_fields(&f, o);
+	add_analysis_fields(&f, a);
 	add_proc_fields(&f, pi);
 	/* The owner may read the entry, unless the process was not dumpable by its owner (setuid: SUID_DUMP_ROOT). */
 	r = k->dumpmode == SUID_DUMP_USER ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "diag.h"
 #include "elfcore.h"
 #include "engine.h"
@@ -30,7 +31,11 @@ struct outcome {
 	enum result result;
 	const char *exe;            /* "" when unknown */
 	char path[PATH_MAX + 256];  /* the stored file, "" when nothing was stored */
-	struct engine_stats st;
+	struct engine_stats st;     /* the core as it came */
+	uint64_t disk;              /* what the published file takes on disk */
+	struct engine_stats zst;    /* its compression, when Compress= */
+	uint64_t compress_us;
+	int compress_error;         /* positive errno when it could not be compressed (the raw core was kept) */
 	enum strategy strategy;
 	int error;                  /* positive errno of the step that failed, 0 if none */
 	const char *step;           /* what failed, for the message */
@@ -39,6 +44,8 @@ struct outcome {
 	uint32_t suppressed_all;    /* crashes the global limit did not store since the last stored one */
 	unsigned vacuumed;          /* old cores removed to make room */
 	uint64_t vacuumed_bytes;
+	bool acl;                   /* the crashing user was granted read access */
+	int acl_error;              /* positive errno when granting it failed */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
 	struct core_signal siginfo;
 };
@@ -47,7 +54,7 @@ struct outcome {
 #define NAME_COMM_ESCAPED (16 * ESCAPE_GROWTH)
 
 int report_start(const struct kargs *k);
-int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi);
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 const char *result_to_string(enum result r);
 int result_from_string(const char *s);

@@ -43,7 +43,7 @@ static int create_hidden(struct store_file *f, mode_t mode)
 {
 	for (int i = 0; i < NAME_ATTEMPTS; i++) {
 		(void) snprintf(f->tmpname, sizeof(f->tmpname), ".coresink.%d.%d", (int)getpid(), i);
-		f->fd = openat(f->dirfd, f->tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		f->fd = openat(f->dirfd, f->tmpname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (f->fd >= 0)
 			return 0;
 		if (errno != EEXIST)
@@ -59,7 +59,7 @@ int store_create(int dirfd, mode_t mode, struct store_file *f)
 	int r;
 
 	*f = (struct store_file) { .dirfd = dirfd, .fd = -1 };
-	f->fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+	f->fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
 	if (f->fd < 0) {
 		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
 			return -errno;
@@ -94,15 +94,17 @@ static int link_final(struct store_file *f, const char *name)
 /*
  * Gives the complete file its final name (never replacing an existing file: a clash gets a ".N" suffix), then
  * closes it, and syncs the directory: the entry that names the file must not outlive it in a power cut
- * (systemd-coredump's LINK_TMPFILE_SYNC). The file's data was synced by the engine. The name is returned in name.
+ * (systemd-coredump's LINK_TMPFILE_SYNC). The file's data was synced by the engine. The name, ".zst" at its end for
+ * a compressed file, is returned in name.
  * 0 or -errno; on error the file is discarded.
  */
-int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, char *name, size_t len)
+int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, bool compressed, char *name,
+		  size_t len)
 {
 	int r = -EEXIST;
 
 	for (unsigned i = 0; i < NAME_ATTEMPTS && r == -EEXIST; i++) {
-		r = name_format(name, len, comm, pid, time, i);
+		r = name_format(name, len, comm, pid, time, i, compressed);
 		if (r == 0)
 			r = link_final(f, name);
 	}

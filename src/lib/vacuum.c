@@ -1,13 +1,15 @@
 /*
  * vacuum.c: the cores coresink stored in the directory, and the removal of the oldest. Only files named as
  * name_format() names them, regular and owned by root, count: nothing else in the directory is ever touched. A core
- * still being written is an O_TMPFILE without a name, so no vacuum can see it.
+ * still being written is an O_TMPFILE without a name, so no vacuum can see it; a core still being analysed is held
+ * with a shared flock by its handler, and is not removed: its blocks would stay in use until the analysis ends.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,7 +22,7 @@ struct core {
 	uint64_t size;
 };
 
-/* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N]: exactly what name_format() writes. */
+/* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N][.zst]: exactly what name_format() writes. */
 bool vacuum_is_core(const char *name)
 {
 	struct name_parts p;
@@ -120,7 +122,26 @@ static int older(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Removes the oldest cores until need bytes are freed or none is left. 0 or -errno; *freed, *removed tell. */
+/*
+ * Whether the core is being analysed: its handler holds a shared flock on it until then (capture.c). Removing it
+ * would free nothing until the analysis ends, while the vacuum counted it as freed.
+ */
+static bool busy(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	bool held;
+
+	if (fd < 0)
+		return false;
+	held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	(void) close(fd);
+	return held;
+}
+
+/*
+ * Removes the oldest cores until need bytes are freed or none is left, passing over those being analysed. 0 or
+ * -errno; *freed, *removed tell.
+ */
 int vacuum_oldest(int dirfd, uint64_t need, uint64_t *freed, unsigned *removed)
 {
 	struct core *list;
@@ -131,7 +152,7 @@ int vacuum_oldest(int dirfd, uint64_t need, uint64_t *freed, unsigned *removed)
 	if (n > 0)
 		qsort(list, (size_t)n, sizeof(*list), older);
 	for (int i = 0; i < n && *freed < need; i++) {
-		if (unlinkat(dirfd, list[i].name, 0) < 0)
+		if (busy(dirfd, list[i].name) || unlinkat(dirfd, list[i].name, 0) < 0)
 			continue;
 		*freed += list[i].size;
 		(*removed)++;

@@ -40,10 +40,12 @@ scratch() {
 	at_exit "rm -rf '$T'"
 }
 
-# write_config FILE KEY=VALUE...: a [Coresink] config with these lines.
+# write_config FILE KEY=VALUE...: a [Coresink] config with these lines. Cores are stored uncompressed unless a line
+# says Compress=: most tests read the stored bytes back or count their blocks; t-compress tests compression.
 write_config() {
 	local f=$1 kv; shift
-	{ echo "[Coresink]"; for kv in "$@"; do echo "$kv"; done; } > "$f"
+	{ echo "[Coresink]"; for kv in "$@"; do echo "$kv"; done
+	  case " $* " in *" Compress="*) ;; *) echo "Compress=no" ;; esac; } > "$f"
 }
 
 # Points kernel.core_pattern at the built handler with CONFIG, and kernel.core_pipe_limit at 16 so the kernel waits
@@ -83,12 +85,14 @@ make_fs() {
 # avail DIR: the bytes an unprivileged writer may still use there (f_bavail * f_frsize), as coresink sees it.
 avail() { stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'; }
 
-# crash MIB: a real process holding MIB of the pattern dies of SIGSEGV. Sets CRASH_PID and CRASH_STATUS.
+# crash MIB: a real process holding MIB of the pattern dies of SIGSEGV, and its handler is done (its entry is
+# written: the process is let go before, and a compressed core appears after). Sets CRASH_PID and CRASH_STATUS.
 crash() {
 	( ulimit -c unlimited; exec "$CRASHER" "$1" ) 2>/dev/null &
 	CRASH_PID=$!
 	# The shell's own "Segmentation fault" notice is expected; keep it out of the test output.
 	{ wait "$CRASH_PID"; CRASH_STATUS=$?; } 2>/dev/null
+	KMSG_SEQ=${KMSG_SEQ:-0} crash_log "$CRASH_PID" >/dev/null
 }
 
 # The kernel log from here on: kmsg_mark, then kmsg_since prints the messages that came after. Records are told
@@ -147,14 +151,32 @@ journal_entry() {
 	return 1
 }
 
-# crash_log PID: the MESSAGE of PID's crash entry, read from wherever the handler sent it: the journal when a
+# entry_message PID: the whole MESSAGE of PID's crash entry, its stack trace included (export format shows a
+# multi-line field as binary), waiting up to 5 s for journald to write it.
+entry_message() {
+	for _ in $(seq 50); do
+		m=$(journalctl --no-pager -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
+		[ -n "$m" ] && { printf '%s\n' "$m"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# crash_log PID: the MESSAGE of PID's crash entry (waiting up to 5 s: it comes after the process has gone), read from wherever the handler sent it: the journal when a
 # journald listens (the system's or the test's), the kernel log (since kmsg_mark) when none does.
 crash_log() {
+	local m
 	if journald_running; then
-		journal_entry "$1" | sed -n 's/^MESSAGE=//p'
-	else
-		kmsg_since | grep -F "Process $1 ("
+		entry_message "$1"
+		return
 	fi
+	# The process is let go before its entry is written: wait for it (not the early "processing" line).
+	for _ in $(seq 50); do
+		m=$(kmsg_since | grep -F "Process $1 (")
+		printf '%s\n' "$m" | grep -qv 'processing\.\.\.$' && { printf '%s\n' "$m"; return 0; }
+		sleep 0.1
+	done
+	return 1
 }
 
 # in_private_ns SCRIPT: runs the bash file SCRIPT (it sources lib.sh itself) in a private mount namespace in which

@@ -34,7 +34,7 @@ for i in "${!names[@]}"; do
 	pids+=("$p")
 	e=$(journal_entry "$p") || fail "no entry for comm $(printf '%q' "${names[$i]}")"
 	check "comm $(printf '%q' "${names[$i]}"): COREDUMP_COMM=${escaped[$i]}" has_line "$e" "COREDUMP_COMM=${escaped[$i]}"
-	check "and the MESSAGE names it so" has "$e" "MESSAGE=Process $p (${escaped[$i]}) of user 0 dumped core"
+	check "and the MESSAGE names it so" has "$(entry_message "$p")" "Process $p (${escaped[$i]}) of user 0 dumped core"
 done
 # Without /proc metadata: the process is gone, nothing but the kernel's arguments describe it (no COREDUMP_EXE).
 gone=$(sh -c 'echo $$')

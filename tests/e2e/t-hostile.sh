@@ -10,7 +10,8 @@ MIB=$((1024 * 1024))
 base_conf=("KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0")
 write_config "$T/c.conf" "Directory=$T/cores" "${base_conf[@]}"
 use_handler "$T/c.conf"
-json() { journalctl --no-pager -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1"; }
+# The entry of PID as JSON, once journald has it (it comes after the process has gone).
+json() { journal_entry "$1" >/dev/null; journalctl --no-pager -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1"; }
 no_forged_priority() { has "$1" '"PRIORITY":"2"' && none_of "$1" '"PRIORITY":"7"'; }
 refused() { all_of "$1" CORESINK_RESULT=failed && matches "$1" '^CORESINK_ERROR=refusing Directory='; }
 safe_name() { [[ $1 =~ ^core\.[A-Za-z0-9._+-]+\.$2\.[0-9]{8}T[0-9]{6}Z(\.[0-9]+)?$ ]] && [ "${1:5:1}" != . ]; }

@@ -31,7 +31,7 @@ check "an early line, before the capture: processing" has_line "$early" \
 	"MESSAGE=Process $CRASH_PID (crasher) of user 0 terminated abnormally with signal 11/SIGSEGV, processing..."
 check "which is not a second crash entry" lacks "$early" "MESSAGE_ID="
 check "exactly one crash entry" \
-	test "$(journalctl --no-pager -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" | wc -l)" -eq 1
+	test "$(journalctl --no-pager -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" | wc -l)" -eq 1
 
 # journald unreachable, whatever runs outside: the handler in a private mount namespace, with no socket at all and
 # with a socket nobody answers on.

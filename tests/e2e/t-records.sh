@@ -61,7 +61,12 @@ fi
 
 # A container: another pid namespace; its launcher's command line is recorded.
 { ( ulimit -c unlimited; exec unshare --pid --fork --mount-proc sh -c "'$CRASHER' 8; true" ); } 2>/dev/null
-e=$(journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" COREDUMP_COMM=crasher -n 1 | tr -d '\0')
+# Its entry comes after the process has gone: wait for the one that names a container.
+for _ in $(seq 50); do
+	e=$(journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" COREDUMP_COMM=crasher -n 1 | tr -d '\0')
+	has "$e" COREDUMP_CONTAINER_CMDLINE && break
+	sleep 0.1
+done
 check "a crash in another pid namespace records its launcher" \
 	has_line "$e" "COREDUMP_CONTAINER_CMDLINE=unshare --pid --fork --mount-proc sh -c '$CRASHER' 8; true"
 

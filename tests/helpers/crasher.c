@@ -3,10 +3,13 @@
  * with -t it prints the CLOCK_REALTIME nanosecond at which it crashes, so that crash-to-stored can be timed; with
  * -u UID it changes credentials first, so that it is no longer dumpable by its owner (it dumps only with
  * fs.suid_dumpable=2, as %d=2); -c NAME sets its comm; -z PCT leaves PCT% of the pattern's pages zero (never
- * touched, as most of a real process's memory); -T N starts N idle threads first, each with its own stack.
- * usage: crasher [-t] [-u UID] [-c NAME] [-z PCT] [-T N] [MIB]
+ * touched, as most of a real process's memory); -T N starts N idle threads first, each with its own stack; -D, when
+ * started setuid, drops to its real ids for good and makes itself dumpable again (dump mode 1, but AT_SECURE 1);
+ * -P stops itself (SIGSTOP) just before the crash, for a test to take its core with gcore while it lives.
+ * usage: crasher [-t] [-D] [-P] [-u UID] [-c NAME] [-z PCT] [-T N] [MIB]
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,21 @@
 #include "pattern.h"
 
 static volatile int *volatile nowhere;
+
+/*
+ * An ELF package note, as distributions stamp their binaries (systemd.io/ELF_PACKAGE_METADATA): the stack trace's
+ * module line and COREDUMP_PACKAGE_* come from it. The linker puts .note.* sections in a PT_NOTE segment.
+ */
+__asm__(".pushsection .note.package,\"a\",@note\n"
+	".balign 4\n"
+	".long 4\n"                     /* n_namesz: "FDO" and its NUL */
+	".long 2f - 1f\n"               /* n_descsz */
+	".long 0xcafe1a7e\n"            /* n_type */
+	".asciz \"FDO\"\n"
+	"1: .asciz \"{\\\"type\\\":\\\"deb\\\",\\\"name\\\":\\\"coresink-crasher\\\","
+	"\\\"version\\\":\\\"1.0-1\\\",\\\"architecture\\\":\\\"amd64\\\"}\"\n"
+	"2: .balign 4\n"
+	".popsection\n");
 
 /* gdb must find this frame on top of the stack of the core. */
 __attribute__((noinline)) static void crash_here(uint64_t *keep)
@@ -35,12 +53,14 @@ static void *idle(void *arg)
 
 int main(int argc, char **argv)
 {
-	int timed = 0, i = 1;
+	int timed = 0, drop = 0, stop = 0, i = 1;
 	unsigned zero = 0, threads = 0;
 	uid_t uid = (uid_t)-1;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		timed |= strcmp(argv[i], "-t") == 0;
+		drop |= strcmp(argv[i], "-D") == 0;
+		stop |= strcmp(argv[i], "-P") == 0;
 		if (strcmp(argv[i], "-u") == 0 && i + 1 < argc)
 			uid = (uid_t)strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
@@ -68,11 +88,16 @@ int main(int argc, char **argv)
 			p[w] = pattern_word(w);
 	if (uid != (uid_t)-1 && (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0))
 		return perror("setresuid"), 1;
+	if (drop && (setresgid(getgid(), getgid(), getgid()) < 0 || setresuid(getuid(), getuid(), getuid()) < 0 ||
+		     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0))
+		return perror("drop"), 1;
 	if (timed) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		printf("%lld%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
 	}
 	fflush(stdout);
+	if (stop)
+		raise(SIGSTOP);
 	crash_here(p);
 	return 0;
 }

@@ -1,0 +1,139 @@
+/*
+ * analysis.c: the stack trace of a stored core. stacktrace.c does the work in the sandbox (sandbox.c); it sends
+ * back its findings as records, "key\0value\0", which this side reads with bounds and without trusting them: the
+ * values are escaped when they go into the entry (report.c). How the sandbox ended is said in why: a trace cut at
+ * the deadline or a limit is kept as far as it came.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "io.h"
+#include "stacktrace.h"
+
+/* What the analysis may take: the core is mapped whole, and libdw's own memory beside it is bounded. */
+#define ANALYSIS_DATA (256ULL << 20)
+#define ANALYSIS_AS_EXTRA (1ULL << 30)
+#define ANALYSIS_CPU_MIN 1
+
+static int send_record(int out, const char *key, const char *value)
+{
+	int r;
+
+	if (!value)
+		return 0;
+	r = io_write_full(out, key, strlen(key) + 1);
+	return r < 0 ? r : io_write_full(out, value, strlen(value) + 1);
+}
+
+/* In the sandbox: the trace as text, then the package records. */
+static int analyse(int corefd, int out, void *arg)
+{
+	const struct analysis_opts *o = arg;
+	struct trace_meta meta;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, f, &meta);
+	if (fclose(f) != 0)
+		return -ENOMEM;
+	/* A trace cut short by a malformed core still says what it found. */
+	if (len > 0)
+		(void) send_record(out, "trace", text);
+	(void) send_record(out, "name", meta.package_name);
+	(void) send_record(out, "version", meta.package_version);
+	(void) send_record(out, "json", meta.package_json);
+	trace_meta_free(&meta);
+	free(text);
+	return r;
+}
+
+static char **slot(struct analysis *a, const char *key)
+{
+	return strcmp(key, "trace") == 0 ? &a->trace : strcmp(key, "name") == 0 ? &a->package_name :
+	       strcmp(key, "version") == 0 ? &a->package_version : strcmp(key, "json") == 0 ? &a->package_json : NULL;
+}
+
+/* Reads the records; a record cut by the output bound or a killed child is kept up to where it ends. */
+static void take_records(const char *buf, size_t len, struct analysis *a)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *key = p, *value = memchr(p, '\0', (size_t)(end - p));
+		char **dst;
+
+		if (!value++ || value >= end)
+			return;
+		p = memchr(value, '\0', (size_t)(end - value));
+		p = p ? p + 1 : end;
+		dst = slot(a, key);
+		if (dst && !*dst)
+			*dst = strndup(value, (size_t)(p - value));
+	}
+}
+
+static void say_why(const struct sandbox_result *res, const struct analysis_opts *o, struct analysis *a)
+{
+	switch (res->end) {
+	case SANDBOX_DONE:
+		/* A core without a thread or module to show (libdwfl read it, and found nothing). */
+		if (!a->trace)
+			(void) snprintf(a->why, sizeof(a->why), "the core holds nothing to unwind");
+		return;
+	case SANDBOX_TIMEOUT:
+		(void) snprintf(a->why, sizeof(a->why), "stopped after %u ms (the deadline)", o->timeout_ms);
+		return;
+	case SANDBOX_KILLED:
+		(void) snprintf(a->why, sizeof(a->why), "stopped by signal %d (%s; a CPU or memory limit)", res->code,
+				strsignal(res->code));
+		return;
+	case SANDBOX_TOO_LONG:
+		(void) snprintf(a->why, sizeof(a->why), "stopped at %d bytes of output", ANALYSIS_OUTPUT_MAX);
+		return;
+	default:
+		(void) snprintf(a->why, sizeof(a->why), "the core could not be read as an ELF core");
+	}
+}
+
+/*
+ * Analyses the core in corefd (readable, from offset 0) in the sandbox, as o->uid. 0 with what was found in a (and
+ * why not more in a->why), or -errno when the sandbox could not run at all. Free a with analysis_free().
+ */
+int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
+{
+	struct sandbox_limits l = {
+		.uid = o->uid, .gid = o->gid, .data = ANALYSIS_DATA,
+		.address_space = o->core_size + ANALYSIS_AS_EXTRA,
+		.cpu_seconds = o->timeout_ms / 1000 + ANALYSIS_CPU_MIN,
+		.timeout_ms = o->timeout_ms, .output_max = ANALYSIS_OUTPUT_MAX,
+	};
+	struct analysis_opts arg = *o;
+	struct sandbox_result res;
+	int r;
+
+	*a = (struct analysis) { 0 };
+	r = sandbox_run(&l, corefd, analyse, &arg, &res);
+	if (r < 0)
+		return r;
+	take_records(res.out, res.len, a);
+	say_why(&res, o, a);
+	a->elapsed_us = res.elapsed_us;
+	sandbox_result_free(&res);
+	return 0;
+}
+
+void analysis_free(struct analysis *a)
+{
+	free(a->trace);
+	free(a->package_name);
+	free(a->package_version);
+	free(a->package_json);
+	*a = (struct analysis) { 0 };
+}

@@ -1,0 +1,31 @@
+/* analysis.h: the stack trace of a stored core, made in the sandbox after the crashed process was released. */
+#ifndef CORESINK_ANALYSIS_H
+#define CORESINK_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+#define ANALYSIS_OUTPUT_MAX (512 * 1024)   /* 64 threads of 64 frames fit several times */
+
+struct analysis_opts {
+	const char *exe;          /* the executable's path, "" when unknown */
+	uid_t uid;                /* who the analysis runs as */
+	gid_t gid;
+	uint64_t core_size;       /* the core is mapped whole: the address-space limit grows with it */
+	unsigned timeout_ms;
+};
+
+struct analysis {
+	char *trace;              /* the text for MESSAGE, NULL when there is none */
+	char *package_name, *package_version, *package_json;
+	char why[128];            /* why there is no trace (or only part of one), "" when all went well */
+	uint64_t elapsed_us;
+};
+
+int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a);
+void analysis_free(struct analysis *a);
+
+#endif

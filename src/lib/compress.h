@@ -1,0 +1,22 @@
+/* compress.h: the zstd stage of the engine: bytes in, a zstd frame out, through one bounded buffer. */
+#ifndef CORESINK_COMPRESS_H
+#define CORESINK_COMPRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int (*emit_fn)(void *ctx, const char *buf, size_t n);
+
+struct compressor {
+	void *cctx;               /* ZSTD_CCtx */
+	char *buf;
+	size_t cap;
+	uint64_t written;         /* bytes handed to emit */
+};
+
+int compressor_init(struct compressor *z, int level);
+int compressor_feed(struct compressor *z, const void *in, size_t n, bool end, emit_fn emit, void *ctx);
+void compressor_free(struct compressor *z);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * creds.c: whether a crashed process ran with the credentials it was started with, which decides whether its owner
+ * may read its core (systemd-coredump's rule after CVE-2025-4598): its real and effective uid and gid are the same
+ * (/proc/PID/status), and the kernel did not start it in secure mode (AT_SECURE is 0 in /proc/PID/auxv: no setuid or
+ * setgid bit, no file capabilities). A dump mode of 1 alone is not enough: a process can regain it with
+ * prctl(PR_SET_DUMPABLE) after changing credentials. Both are read while the kernel still holds the process. Pure
+ * functions of the two texts: anything missing or unreadable means "changed".
+ */
+#include <elf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "creds.h"
+
+/* The "Uid:" or "Gid:" line of status: real, effective, saved, filesystem. Whether real == effective. */
+static bool same_ids(const char *status, const char *key)
+{
+	const char *line = status;
+	unsigned long real, effective, saved, fs;
+	size_t klen = strlen(key);
+
+	while (line && strncmp(line, key, klen) != 0) {
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	if (!line || sscanf(line + klen, "%lu %lu %lu %lu", &real, &effective, &saved, &fs) != 4)
+		return false;
+	return real == effective && effective == saved && saved == fs;
+}
+
+/* AT_SECURE of a native auxiliary vector; true (secure) when it is absent or the vector is cut. */
+static bool secure(const void *auxv, size_t len)
+{
+	const unsigned char *p = auxv;
+
+	for (size_t off = 0; auxv && off + sizeof(Elf64_auxv_t) <= len; off += sizeof(Elf64_auxv_t)) {
+		Elf64_auxv_t a;
+
+		memcpy(&a, p + off, sizeof(a));
+		if (a.a_type == AT_NULL)
+			break;
+		if (a.a_type == AT_SECURE)
+			return a.a_un.a_val != 0;
+	}
+	return true;
+}
+
+bool creds_unchanged(const char *status, const void *auxv, size_t auxv_len)
+{
+	return status && same_ids(status, "Uid:") && same_ids(status, "Gid:") && !secure(auxv, auxv_len);
+}

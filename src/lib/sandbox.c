@@ -1,0 +1,220 @@
+/*
+ * sandbox.c: runs a function over hostile input (a crafted core, crafted binaries) in a forked child that can do
+ * little harm: only the input fd and its output pipe open, no capabilities, no_new_privs, as an unprivileged user
+ * where one is given, no environment (no debuginfod over the network), limited in what it may map and allocate,
+ * in CPU time, in file size (0: it writes no file), and killed by the parent past a wall-clock deadline, when its
+ * output grows past a bound, or when the parent dies. The parent learns how it ended and what it wrote.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basics.h"
+#include "io.h"
+#include "sandbox.h"
+
+#define CHILD_FD 3
+#define CHILD_OUT 4
+#define CHILD_NOFILE 512   /* libdwfl keeps a file open per module */
+
+/*
+ * AddressSanitizer reserves terabytes of address space and maps its allocator's memory as it goes: under a memory
+ * limit every allocation of a sanitized child fails. The sanitizer builds (tests only) limit time, not memory.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
+static const char *const sandbox_end_names[] = {
+	[SANDBOX_DONE] = "done",
+	[SANDBOX_FAILED] = "failed",
+	[SANDBOX_KILLED] = "killed",
+	[SANDBOX_TIMEOUT] = "timed out",
+	[SANDBOX_TOO_LONG] = "output too long",
+};
+
+_Static_assert(ELEMENTSOF(sandbox_end_names) == SANDBOX_TOO_LONG + 1, "sandbox_end_names must name every end");
+
+/* Whether this build limits the child's memory (not under AddressSanitizer). */
+bool sandbox_limits_memory(void)
+{
+	return !SANITIZED;
+}
+
+const char *sandbox_end_to_string(enum sandbox_end e)
+{
+	return (unsigned)e < ELEMENTSOF(sandbox_end_names) ? sandbox_end_names[e] : "?";
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int limit(int resource, uint64_t value)
+{
+	const struct rlimit rl = { value, value };
+
+	return setrlimit(resource, &rl);
+}
+
+/* No capability left, in any set, and none to gain back. */
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+		(void) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* The child's confinement, in the order that keeps each step possible. 0 or -1. */
+static int confine(const struct sandbox_limits *l)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return -1;
+	if (!SANITIZED && (limit(RLIMIT_AS, l->address_space) < 0 || limit(RLIMIT_DATA, l->data) < 0))
+		return -1;
+	if (limit(RLIMIT_CPU, l->cpu_seconds) < 0 || limit(RLIMIT_FSIZE, 0) < 0 || limit(RLIMIT_CORE, 0) < 0 ||
+	    limit(RLIMIT_NOFILE, CHILD_NOFILE) < 0)
+		return -1;
+	/* Only root can change users; anyone else (a unit test) stays who it is. */
+	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(l->gid, l->gid, l->gid) < 0 ||
+			       setresuid(l->uid, l->uid, l->uid) < 0))
+		return -1;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || drop_capabilities() < 0)
+		return -1;
+	return clearenv();
+}
+
+/* In the child: the fds it keeps at 3 and 4, /dev/null at 0-2, nothing else; then confined, then fn. */
+static _Noreturn void child(const struct sandbox_limits *l, int fd, int out, sandbox_fn fn, void *arg)
+{
+	int hi_fd = fcntl(fd, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), null = open("/dev/null", O_RDWR);
+
+	if (hi_fd < 0 || hi_out < 0 || null < 0)
+		_exit(EXIT_SYSTEM);
+	for (int i = 0; i <= 2; i++)
+		(void) dup2(null, i);
+	if (dup2(hi_fd, CHILD_FD) < 0 || dup2(hi_out, CHILD_OUT) < 0 || close_range(CHILD_OUT + 1, ~0U, 0) < 0)
+		_exit(EXIT_SYSTEM);
+	for (int sig = 1; sig < NSIG; sig++)
+		(void) signal(sig, SIG_DFL);
+	if (confine(l) < 0)
+		_exit(EXIT_SYSTEM);
+	_exit(fn(CHILD_FD, CHILD_OUT, arg) == 0 ? 0 : 1);
+}
+
+/* Reads the child's output until its end, the deadline or the bound. The end it came to, or -errno. */
+static int collect(int rfd, const struct sandbox_limits *l, uint64_t deadline, struct sandbox_result *res)
+{
+	for (;;) {
+		uint64_t t = now_us();
+		struct pollfd p = { .fd = rfd, .events = POLLIN };
+		ssize_t n;
+
+		if (t >= deadline)
+			return SANDBOX_TIMEOUT;
+		if (poll(&p, 1, (int)((deadline - t + 999) / 1000)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (p.revents == 0)
+			continue;
+		if (res->len >= l->output_max)
+			return SANDBOX_TOO_LONG;
+		n = read(rfd, res->out + res->len, l->output_max - res->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : SANDBOX_DONE;
+		res->len += (size_t)n;
+	}
+}
+
+/* Waits for the child until the deadline, then kills it. Sets how it ended unless the parent decided already. */
+static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *res)
+{
+	const struct timespec tick = { 0, 1000000 };
+	int status = 0;
+	pid_t r;
+
+	if (end != SANDBOX_DONE)
+		(void) kill(pid, SIGKILL);
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_us() < deadline)
+		nanosleep(&tick, NULL);
+	if (r == 0) {
+		(void) kill(pid, SIGKILL);
+		(void) io_waitpid(pid, &status);
+		end = SANDBOX_TIMEOUT;
+	}
+	res->end = (enum sandbox_end)end;
+	if (end == SANDBOX_DONE && WIFSIGNALED(status))
+		res->end = SANDBOX_KILLED, res->code = WTERMSIG(status);
+	else if (end == SANDBOX_DONE && WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		res->end = SANDBOX_FAILED, res->code = WEXITSTATUS(status);
+}
+
+/*
+ * Runs fn(3, 4, arg) in a confined child, fd as its fd 3 and a pipe to us as 4. 0 with res filled in (however the
+ * child ended), or -errno when it could not be started. res->out is to be freed with sandbox_result_free().
+ */
+int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res)
+{
+	uint64_t start = now_us(), deadline = start + (uint64_t)l->timeout_ms * 1000;
+	int p[2], end;
+	pid_t pid;
+
+	*res = (struct sandbox_result) { .out = malloc(l->output_max + 1) };
+	if (!res->out)
+		return -ENOMEM;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return sandbox_result_free(res), -errno;
+	pid = fork();
+	if (pid == 0)
+		child(l, fd, p[1], fn, arg);
+	(void) close(p[1]);
+	if (pid < 0) {
+		int e = errno;
+
+		(void) close(p[0]);
+		sandbox_result_free(res);
+		return -e;
+	}
+	end = collect(p[0], l, deadline, res);
+	(void) close(p[0]);
+	reap(pid, deadline, end < 0 ? SANDBOX_FAILED : end, res);
+	res->out[res->len] = '\0';
+	res->elapsed_us = now_us() - start;
+	return 0;
+}
+
+void sandbox_result_free(struct sandbox_result *res)
+{
+	free(res->out);
+	res->out = NULL;
+	res->len = 0;
+}

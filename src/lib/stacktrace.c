@@ -1,0 +1,273 @@
+/*
+ * stacktrace.c: the stack trace of every thread in a stored core, the way systemd-coredump writes it (its
+ * src/shared/elf-util.c), by elfutils: the modules with their build-ids and packages, then for up to 64 threads up
+ * to 64 frames each, "#N  0xPC function (module + 0xOFFSET)", the function from DWARF where there is debug
+ * information, else from the symbol table. The core and the files it names are hostile input: this runs only in
+ * the sandbox of analysis.c, and everything it prints is escaped by the parent.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "pkgnote.h"
+#include "stacktrace.h"
+
+#define BUILD_ID_MAX 64
+
+struct trace {
+	FILE *text, *json;
+	Dwfl *dwfl;
+	Elf *elf;
+	const char *exe;
+	unsigned threads, frames, packages;
+	struct trace_meta *meta;
+};
+
+#define NAME_SHOWN 1024   /* a function's or module's name, escaped; longer ones are cut */
+
+/*
+ * A name from the core or its binaries, as it may appear in the trace: escaped (one line, a backslash doubled),
+ * so that no crafted symbol can forge a line of the trace; "n/a" for none, as systemd-coredump writes.
+ */
+static const char *shown(const char *name, char *buf)
+{
+	if (!name)
+		return "n/a";
+	(void) escape_text(buf, NAME_SHOWN, name, ESCAPE_BACKSLASH);
+	return buf;
+}
+
+/* The name of the function at pc: the innermost DWARF scope that names one, else the symbol table's. */
+static const char *function_at(Dwfl_Module *module, Dwarf_Addr pc)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(module, pc, &bias), *scopes = NULL;
+	const char *name = NULL;
+	int n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+
+	for (int i = 0; i < n && !name; i++) {
+		Dwarf_Attribute space, *a;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine && tag != DW_TAG_entry_point)
+			continue;
+		a = dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &space);
+		if (!a)
+			a = dwarf_attr_integrate(&scopes[i], DW_AT_MIPS_linkage_name, &space);
+		name = a ? dwarf_formstring(a) : NULL;
+		if (!name)
+			name = dwarf_diename(&scopes[i]);
+	}
+	free(scopes);
+	return name ? name : dwfl_module_addrname(module, pc);
+}
+
+static int frame_callback(Dwfl_Frame *frame, void *arg)
+{
+	struct trace *t = arg;
+	char fbuf[NAME_SHOWN], mbuf[NAME_SHOWN];
+	Dwarf_Addr pc, start = 0;
+	bool activation;
+	const char *function = NULL, *module_name = NULL;
+	Dwfl_Module *module;
+
+	if (t->frames >= TRACE_FRAMES_MAX || !dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	/* A return address points after the call: the call itself is one byte before. */
+	module = dwfl_addrmodule(t->dwfl, pc - (activation ? 0 : 1));
+	if (module) {
+		function = function_at(module, pc - (activation ? 0 : 1));
+		module_name = dwfl_module_info(module, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	}
+	fprintf(t->text, "#%-2u 0x%016" PRIx64 " %s (%s + 0x%" PRIx64 ")\n", t->frames, (uint64_t)pc,
+		shown(function, fbuf), shown(module_name, mbuf), (uint64_t)(pc - start));
+	t->frames++;
+	return DWARF_CB_OK;
+}
+
+static int thread_callback(Dwfl_Thread *thread, void *arg)
+{
+	struct trace *t = arg;
+
+	if (t->threads >= TRACE_THREADS_MAX)
+		return DWARF_CB_ABORT;
+	fprintf(t->text, "%sStack trace of thread %d:\n", t->threads ? "\n" : "", (int)dwfl_thread_tid(thread));
+	t->frames = 0;
+	/* A thread whose unwinding fails midway keeps the frames found so far. */
+	(void) dwfl_thread_getframes(thread, frame_callback, t);
+	t->threads++;
+	return DWARF_CB_OK;
+}
+
+/* The first package note in elf's PT_NOTE segments. 0 found, -ENOENT, or -EBADMSG for a malformed one. */
+static int find_package(Elf *elf, struct pkgnote *p)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) < 0)
+		return -ENOENT;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!ph || ph->p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, ELF_T_NHDR);
+		while (data && off < data->d_size && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != PKGNOTE_TYPE || nh.n_namesz != sizeof(PKGNOTE_OWNER) ||
+			    memcmp((const char *)data->d_buf + name_off, PKGNOTE_OWNER, sizeof(PKGNOTE_OWNER)) != 0)
+				continue;
+			return pkgnote_parse((const char *)data->d_buf + desc_off, nh.n_descsz, p);
+		}
+	}
+	return -ENOENT;
+}
+
+static void hex(const unsigned char *id, int len, char *out, size_t size)
+{
+	out[0] = '\0';
+	for (int i = 0; i < len && (size_t)(2 * i + 2) < size; i++)
+		(void) snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+/* "Module NAME from deb NAME-VERSION.ARCH" or "Module NAME with build-id ID", as systemd-coredump says it. */
+static void module_line(struct trace *t, const char *name, const char *build_id, const struct pkgnote *p)
+{
+	const char *pkg = p ? pkgnote_get(p, "name") : NULL, *version = p ? pkgnote_get(p, "version") : NULL,
+		   *arch = p ? pkgnote_get(p, "architecture") : NULL, *type = p ? pkgnote_get(p, "type") : NULL;
+	char buf[NAME_SHOWN];
+
+	/* The note's strings are clean text already (pkgnote.c); the module's name comes from the core. */
+	fprintf(t->text, "Module %s", shown(name, buf));
+	if (pkg)
+		fprintf(t->text, " from %s %s%s%s%s%s", type ? type : "package", pkg, version ? "-" : "",
+			version ? version : "", arch ? "." : "", arch ? arch : "");
+	if (build_id[0] && !(pkg && version))
+		fprintf(t->text, " with build-id %s", build_id);
+	else if (!build_id[0])
+		fprintf(t->text, " without build-id");
+	fputc('\n', t->text);
+}
+
+/* The last component of a path. */
+static const char *base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Records a module's package: into the JSON of all, and as the crash's package when it is the executable (named by
+ * its file name, as systemd-coredump matches it: libdwfl names the main module so when it is given the path).
+ */
+static void record_package(struct trace *t, const char *name, const char *build_id, const struct pkgnote *p)
+{
+	const char *pkg = pkgnote_get(p, "name"), *version = pkgnote_get(p, "version");
+
+	if (!escape_clean(name))
+		return;
+	fputc(t->packages++ ? ',' : '{', t->json);
+	pkgnote_json(t->json, name, p, build_id);
+	if (t->exe && strcmp(base(name), base(t->exe)) == 0 && pkg && !t->meta->package_name) {
+		t->meta->package_name = strdup(pkg);
+		t->meta->package_version = version ? strdup(version) : NULL;
+	}
+}
+
+static int module_callback(Dwfl_Module *module, void **user, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct trace *t = arg;
+	const unsigned char *id;
+	GElf_Addr vaddr, bias;
+	char build_id[2 * BUILD_ID_MAX + 1];
+	struct pkgnote p;
+	Elf *elf;
+	int len = dwfl_module_build_id(module, &id, &vaddr);
+	bool have;
+
+	(void) user, (void) start;
+	hex(id, len > 0 && len <= BUILD_ID_MAX ? len : 0, build_id, sizeof(build_id));
+	name = name ? name : "(unnamed)";
+	elf = dwfl_module_getelf(module, &bias);
+	have = elf && find_package(elf, &p) == 0;
+	module_line(t, name, build_id, have ? &p : NULL);
+	if (have)
+		record_package(t, name, build_id, &p);
+	return DWARF_CB_OK;
+}
+
+/* Opens the core with libdwfl: its modules reported, its threads attached. 0 or -EBADMSG. */
+static int open_core(struct trace *t, int corefd)
+{
+	static char *debuginfo_path;
+	static const Dwfl_Callbacks callbacks = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+		.debuginfo_path = &debuginfo_path,
+	};
+
+	(void) elf_version(EV_CURRENT);
+	t->elf = elf_begin(corefd, ELF_C_READ_MMAP, NULL);
+	if (!t->elf)
+		return -EBADMSG;
+	t->dwfl = dwfl_begin(&callbacks);
+	if (!t->dwfl || dwfl_core_file_report(t->dwfl, t->elf, t->exe) < 0 ||
+	    dwfl_report_end(t->dwfl, NULL, NULL) != 0)
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * Writes the modules and the stack traces of the core in corefd to text, and what it learns of packages to meta.
+ * exe (may be NULL) names the executable, as the kernel's NT_FILE note would. 0, or -EBADMSG when the core could
+ * not be read as one (what was written so far stays).
+ */
+int stacktrace_write(int corefd, const char *exe, FILE *text, struct trace_meta *meta)
+{
+	struct trace t = { .text = text, .exe = exe, .meta = meta };
+	char *json = NULL;
+	size_t json_len = 0;
+	int r;
+
+	*meta = (struct trace_meta) { 0 };
+	t.json = open_memstream(&json, &json_len);
+	if (!t.json)
+		return -ENOMEM;
+	r = open_core(&t, corefd);
+	if (r == 0 && dwfl_getmodules(t.dwfl, module_callback, &t, 0) < 0)
+		r = -EBADMSG;
+	if (r == 0 && dwfl_core_file_attach(t.dwfl, t.elf) < 0)
+		r = -EBADMSG;
+	if (r == 0 && dwfl_getthreads(t.dwfl, thread_callback, &t) < 0 && t.threads == 0)
+		r = -EBADMSG;
+	if (t.packages)
+		fputc('}', t.json);
+	if (fclose(t.json) == 0 && t.packages)
+		meta->package_json = json;
+	else
+		free(json);
+	if (t.dwfl)
+		dwfl_end(t.dwfl);
+	if (t.elf)
+		elf_end(t.elf);
+	return r;
+}
+
+void trace_meta_free(struct trace_meta *m)
+{
+	free(m->package_name);
+	free(m->package_version);
+	free(m->package_json);
+	*m = (struct trace_meta) { 0 };
+}

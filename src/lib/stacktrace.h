@@ -1,0 +1,19 @@
+/* stacktrace.h: the stack trace of every thread in a stored core, in systemd-coredump's format, by elfutils. */
+#ifndef CORESINK_STACKTRACE_H
+#define CORESINK_STACKTRACE_H
+
+#include <stdio.h>
+
+#define TRACE_THREADS_MAX 64
+#define TRACE_FRAMES_MAX 64
+
+/* What the analysis found besides the text: the executable's package, and every module's as JSON. */
+struct trace_meta {
+	char *package_name, *package_version;   /* of the module that is the executable, from its package note */
+	char *package_json;                      /* {"module":{"buildId":...,"name":...},...}, modules with a note */
+};
+
+int stacktrace_write(int corefd, const char *exe, FILE *text, struct trace_meta *meta);
+void trace_meta_free(struct trace_meta *m);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * check_sandbox.c: the analysis sandbox with real children: what they write comes back; a loop is killed at the
+ * deadline, a hog at its memory limit, a chatterbox at the output bound; they run without privileges, fds or
+ * environment. Under valgrind the children cannot be confined (valgrind refuses their setrlimit calls, and the
+ * sandbox then rightly refuses to run them), so there only the parent's side is run: a child that cannot be
+ * confined must never run the function.
+ */
+#include <time.h>
+#include <valgrind/valgrind.h>
+
+#include "unit.h"
+#include "sandbox.h"
+
+static const struct sandbox_limits base = {
+	.uid = 65534, .gid = 65534, .address_space = 4ULL << 30, .data = 256ULL << 20, .cpu_seconds = 10,
+	.timeout_ms = 5000, .output_max = 4096,
+};
+
+static int say_hello(int fd, int out, void *arg)
+{
+	(void) fd, (void) arg;
+	return write(out, "hello", 5) == 5 ? 0 : 1;
+}
+
+static int spin(int fd, int out, void *arg)
+{
+	(void) fd, (void) out, (void) arg;
+	for (volatile unsigned long i = 0;; i++)
+		;
+	return 0;
+}
+
+static int sleep_forever(int fd, int out, void *arg)
+{
+	(void) fd, (void) out, (void) arg;
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* Allocates and touches memory until refused, then fails: RLIMIT_DATA stops it. */
+static int hog(int fd, int out, void *arg)
+{
+	(void) fd, (void) out, (void) arg;
+	for (;;) {
+		char *p = malloc(16 << 20);
+
+		if (!p)
+			return 1;
+		memset(p, 1, 16 << 20);
+	}
+}
+
+static int chatter(int fd, int out, void *arg)
+{
+	char buf[1024];
+
+	(void) fd, (void) arg;
+	memset(buf, 'x', sizeof(buf));
+	for (;;)
+		if (write(out, buf, sizeof(buf)) < 0)
+			return 1;
+}
+
+/* Reports who it is, its capabilities, its open fds and its environment, one per line. */
+static int whoami(int fd, int out, void *arg)
+{
+	char line[256], status[8192];
+	int s = open("/proc/self/status", O_RDONLY), nfd = 0;
+	ssize_t n = read(s, status, sizeof(status) - 1);
+	const char *cap;
+	extern char **environ;
+
+	(void) arg;
+	close(s);
+	status[n > 0 ? n : 0] = '\0';
+	cap = strstr(status, "CapEff:");
+	for (int i = 0; i < 64; i++)
+		nfd += fcntl(i, F_GETFD) >= 0;
+	n = snprintf(line, sizeof(line), "%u %u %.24s %d %d %d\n", (unsigned)getuid(), (unsigned)getgid(),
+		     cap ? cap : "none", nfd, environ && environ[0] ? 1 : 0, fd == 3);
+	return write(out, line, (size_t)n) == n ? 0 : 1;
+}
+
+static struct sandbox_result run(struct sandbox_limits l, sandbox_fn fn)
+{
+	struct sandbox_result r;
+	int fd = open("/dev/null", O_RDONLY);
+
+	ck_assert_int_eq(sandbox_run(&l, fd, fn, NULL, &r), 0);
+	close(fd);
+	return r;
+}
+
+START_TEST(test_output)
+{
+	struct sandbox_result r = run(base, say_hello);
+
+	ck_assert_int_eq(r.end, SANDBOX_DONE);
+	ck_assert_str_eq(r.out, "hello");
+	sandbox_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_deadline)
+{
+	struct sandbox_limits l = base;
+	struct sandbox_result r;
+
+	l.timeout_ms = 300;
+	r = run(l, sleep_forever);
+	ck_assert_int_eq(r.end, SANDBOX_TIMEOUT);
+	ck_assert_uint_ge(r.elapsed_us, 300000);
+	ck_assert_uint_lt(r.elapsed_us, 3000000);
+	sandbox_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_cpu_limit)
+{
+	struct sandbox_limits l = base;
+	struct sandbox_result r;
+
+	l.cpu_seconds = 1;
+	r = run(l, spin);
+	ck_assert_int_eq(r.end, SANDBOX_KILLED);
+	ck_assert(r.code == SIGXCPU || r.code == SIGKILL);
+	sandbox_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_memory_limit)
+{
+	struct sandbox_limits l = base;
+	struct sandbox_result r;
+
+	/* An AddressSanitizer build sets no memory limit (sandbox.c): the hog would take the machine. */
+	if (!sandbox_limits_memory())
+		return;
+	l.data = 64ULL << 20;
+	r = run(l, hog);
+	ck_assert(r.end == SANDBOX_FAILED || r.end == SANDBOX_KILLED);
+	ck_assert_uint_lt(r.elapsed_us, 4000000);
+	sandbox_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_output_bound)
+{
+	struct sandbox_result r = run(base, chatter);
+
+	ck_assert_int_eq(r.end, SANDBOX_TOO_LONG);
+	ck_assert_uint_eq(r.len, base.output_max);
+	sandbox_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_confined)
+{
+	struct sandbox_result r = run(base, whoami);
+	char expect[128];
+
+	ck_assert_int_eq(r.end, SANDBOX_DONE);
+	/* As root it becomes nobody; anyone else stays who it is. Never a capability, fds 0-4 only, no environment. */
+	snprintf(expect, sizeof(expect), "%u %u CapEff:\t0000000000000000 5 0 1\n",
+		 geteuid() == 0 ? 65534 : (unsigned)getuid(), geteuid() == 0 ? 65534 : (unsigned)getgid());
+	ck_assert_str_eq(r.out, expect);
+	sandbox_result_free(&r);
+}
+END_TEST
+
+/* Root's own crashes are analysed as root, but without a capability. */
+START_TEST(test_root_without_caps)
+{
+	struct sandbox_limits l = base;
+	struct sandbox_result r;
+
+	if (geteuid() != 0)
+		return;
+	l.uid = 0, l.gid = 0;
+	r = run(l, whoami);
+	ck_assert_str_eq(r.out, "0 0 CapEff:\t0000000000000000 5 0 1\n");
+	sandbox_result_free(&r);
+}
+END_TEST
+
+/* A child that cannot be confined exits before it runs anything (under valgrind: its setrlimit calls fail). */
+START_TEST(test_unconfined_never_runs)
+{
+	struct sandbox_result r = run(base, say_hello);
+
+	ck_assert_int_eq(r.end, SANDBOX_FAILED);
+	ck_assert_int_eq(r.code, 111);
+	ck_assert_uint_eq(r.len, 0);
+	sandbox_result_free(&r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("sandbox");
+	TCase *t = tcase_create("core");
+
+	tcase_set_timeout(t, 30);
+	if (RUNNING_ON_VALGRIND) {
+		tcase_add_test(t, test_unconfined_never_runs);
+		suite_add_tcase(s, t);
+		return s;
+	}
+	tcase_add_test(t, test_output);
+	tcase_add_test(t, test_deadline);
+	tcase_add_test(t, test_cpu_limit);
+	tcase_add_test(t, test_memory_limit);
+	tcase_add_test(t, test_output_bound);
+	tcase_add_test(t, test_confined);
+	tcase_add_test(t, test_root_without_caps);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(suite)
