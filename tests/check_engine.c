@@ -464,6 +464,29 @@ START_TEST(test_compress)
 }
 END_TEST
 
+/* min_hole: single zero pages between data are written; long runs of zeros still become holes. */
+START_TEST(test_min_hole)
+{
+	struct engine_opts o;
+	struct engine_stats st;
+	size_t size = 8 * MIB;
+	int out = out_file("minhole", 0);
+
+	engine_defaults(&o);
+	o.min_hole = 64 * 1024;
+	ck_assert_int_eq(data_prepare(DATA_CORE), 0);
+	st = run(&o, size, out);
+	assert_complete(out, &st, size);
+	ck_assert_uint_eq(st.holes, 0);
+	ck_assert_int_eq(ftruncate(out, 0), 0);
+	ck_assert_int_eq(lseek(out, 0, SEEK_SET), 0);
+	ck_assert_int_eq(data_prepare(DATA_ZEROS), 0);
+	st = run(&o, size, out);
+	ck_assert_uint_eq(st.holes, size);
+	close(out);
+}
+END_TEST
+
 /* A compressed copy cut by a limit is no zstd frame that a reader could take for whole. */
 START_TEST(test_compress_cut_is_not_whole)
 {
@@ -503,6 +526,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_hook_error_reported);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_compress);
+	tcase_add_test(tc, test_min_hole);
 	tcase_add_test(tc, test_compress_cut_is_not_whole);
 	suite_add_tcase(s, tc);
 	return s;

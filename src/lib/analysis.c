@@ -5,6 +5,7 @@
  * the deadline or a limit is kept as far as it came.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,8 @@ int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
 
 	*a = (struct analysis) { 0 };
 	r = sandbox_run(&l, corefd, analyse, &arg, &res);
+	/* What the analysis read of the core leaves the page cache with it. */
+	(void) posix_fadvise(corefd, 0, 0, POSIX_FADV_DONTNEED);
 	if (r < 0)
 		return r;
 	take_records(res.out, res.len, a);

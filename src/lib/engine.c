@@ -82,6 +82,7 @@ void engine_defaults(struct engine_opts *o)
 		.rlimit = UINT64_MAX,
 		.hygiene = true,
 		.sparse = true,
+		.min_hole = PAGE_BYTES,
 		.check_space = true,
 		.lock_fd = -1,
 	};
@@ -167,37 +168,59 @@ static int write_run(struct copy *c, off_t pos, const char *buf, size_t n)
 }
 
 /*
- * Writes n bytes of buf at the file position, leaving whole pages (aligned in the file) of zeros as holes. Runs
- * of data go out in one write each. 0 or -errno.
+ * The next run of buf from start: pages of one kind (a piece up to the file's next page boundary first, as only a
+ * whole page may be a hole), then as many of the same kind as follow. Its end; *zero says its kind.
+ */
+static size_t next_run(off_t pos, const char *buf, size_t start, size_t n, bool *zero)
+{
+	size_t i = start + PAGE_BYTES - (size_t)((uint64_t)(pos + (off_t)start) % PAGE_BYTES);
+
+	if (i > n)
+		i = n;
+	*zero = i - start == PAGE_BYTES && all_zero(buf + start, PAGE_BYTES);
+	while (i + PAGE_BYTES <= n && all_zero(buf + i, PAGE_BYTES) == *zero)
+		i += PAGE_BYTES;
+	if (!*zero && i < n && n - i < PAGE_BYTES)
+		i = n;
+	return i;
+}
+
+/*
+ * Writes n bytes of buf at the file position, leaving runs of zero pages (aligned in the file) of at least
+ * o->min_hole bytes as holes; shorter ones go out with the data around them. Runs of data go out in one write
+ * each. 0 or -errno.
  */
 static int write_sparse(struct copy *c, const char *buf, size_t n)
 {
 	off_t pos = lseek(c->out, 0, SEEK_CUR);   /* where buf starts in the file: pages are aligned there */
-	size_t i = 0;
+	size_t i = 0, data = SIZE_MAX;            /* where the data not yet written starts */
+	int r = 0;
 
 	if (pos < 0)
 		return -errno;
-	while (i < n) {
+	while (i < n && r == 0) {
 		size_t start = i;
 		bool zero;
-		int r;
 
-		/* One piece: up to the next page boundary of the file; only a whole page may be a hole. */
-		i += PAGE_BYTES - (size_t)((uint64_t)(pos + (off_t)i) % PAGE_BYTES);
-		if (i > n)
-			i = n;
-		zero = i - start == PAGE_BYTES && all_zero(buf + start, PAGE_BYTES);
-		/* Then as many pieces of the same kind as follow. */
-		while (i + PAGE_BYTES <= n && all_zero(buf + i, PAGE_BYTES) == zero)
-			i += PAGE_BYTES;
-		if (!zero && i < n && n - i < PAGE_BYTES)
-			i = n;
-		r = zero ? skip_hole(c, i - start) : write_run(c, pos + (off_t)start, buf + start, i - start);
-		if (r < 0)
-			return r;
+		i = next_run(pos, buf, start, n, &zero);
+		if (!zero || i - start < c->o->min_hole) {
+			if (data == SIZE_MAX)
+				data = start;
+			continue;
+		}
+		if (data != SIZE_MAX) {
+			r = write_run(c, pos + (off_t)data, buf + data, start - data);
+			c->st->out_calls++;
+			data = SIZE_MAX;
+		}
+		if (r == 0)
+			r = skip_hole(c, i - start);
+	}
+	if (r == 0 && data != SIZE_MAX) {
+		r = write_run(c, pos + (off_t)data, buf + data, n - data);
 		c->st->out_calls++;
 	}
-	return 0;
+	return r;
 }
 
 static int write_dense(void *ctx, const char *buf, size_t n)

@@ -51,6 +51,7 @@ struct engine_opts {
 	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
 	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
+	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
 	bool check_space;         /* fstatfs before each chunk */
