@@ -107,7 +107,8 @@ int checksum_file(int fd, uint64_t *sum, uint64_t *size)
 
 	*sum = FNV_START;
 	*size = 0;
-	if (lseek(fd, 0, SEEK_SET) < 0)
+	/* A file from its start; a pipe (a decompressor's output) as it comes. */
+	if (lseek(fd, 0, SEEK_SET) < 0 && errno != ESPIPE)
 		return -errno;
 	while ((n = io_read_full(fd, buf, sizeof(buf), NULL)) > 0) {
 		/* Pages are folded one by one, as checksum_expected() does, so block edges do not matter. */

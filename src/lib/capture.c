@@ -33,8 +33,9 @@
 /* The shortest run of zero pages a core to be compressed leaves as a hole (see engine_options). */
 #define RAW_MIN_HOLE (64 * 1024)
 
-/* zstd's level for stored cores (README: Benchmark, compression). */
+/* zstd's level for stored cores (README: Benchmark, compression), and the read buffer that feeds it. */
 #define COMPRESS_LEVEL 1
+#define COMPRESS_BUFFER (256 * 1024)
 
 /* Below a page no core is worth storing: the kernel itself writes none. */
 #define RLIMIT_MIN PAGE_BYTES
@@ -211,6 +212,8 @@ static int compress(struct job *j, struct store_file *raw, mode_t mode, struct s
 	engine_options(j, &eo, &h);
 	eo.head = NULL;
 	eo.compress = COMPRESS_LEVEL;
+	/* zstd keeps its own window: a smaller read buffer keeps the handler within its memory bound (README). */
+	eo.buffer = COMPRESS_BUFFER;
 	eo.held_base = j->o.st.allocated;
 	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
 	eo.max_core = eo.rlimit = UINT64_MAX;

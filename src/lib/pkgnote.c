@@ -172,17 +172,17 @@ static void json_string(FILE *f, const char *s)
 /* Writes "module":{"buildId":"...",...the note's pairs} (module must be clean text, as escape_clean() says). */
 void pkgnote_json(FILE *f, const char *module, const struct pkgnote *p, const char *build_id)
 {
-	bool first = true;
+	bool id = build_id && build_id[0], first = !id;
 
 	json_string(f, module);
 	fputs(":{", f);
-	if (build_id && build_id[0]) {
+	if (id) {
 		fputs("\"buildId\":", f);
 		json_string(f, build_id);
-		first = false;
 	}
 	for (int i = 0; i < p->n; i++) {
-		if (strcmp(p->key[i], "buildId") == 0 && !first)
+		/* The build-id read from the module wins over one the note claims. */
+		if (id && strcmp(p->key[i], "buildId") == 0)
 			continue;
 		if (!first)
 			fputc(',', f);
