@@ -66,7 +66,7 @@ $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
 
-$(B)/obj/coresink/%.o: src/coresink/%.c $(LIB_HDR) | $(B)/.deps
+$(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
 
@@ -78,8 +78,10 @@ $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-$(B)/coresink: $(B)/obj/coresink/coresink.o $(B)/libcoresink.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(B)/obj/coresink/coresink.o $(B)/libcoresink.a $(DEP_LIBS)
+MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/coresink/*.c))
+
+$(B)/coresink: $(MAIN_OBJ) $(B)/libcoresink.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
 
 $(B)/coresink-bench: $(BENCH_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(BENCH_OBJ) $(B)/libcoresink.a $(DEP_LIBS)

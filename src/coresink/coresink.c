@@ -1,6 +1,7 @@
 /*
- * coresink.c: the kernel.core_pattern pipe helper's command line. Kernel mode (capture.c) stores the core arriving
- * on stdin in Directory, in chunks and within the limits, and logs one journal entry per crash.
+ * coresink.c: the command line. Kernel mode (capture.c) is the kernel.core_pattern pipe helper: it stores the core
+ * arriving on stdin in Directory, in chunks and within the limits, and logs one journal entry per crash. --serve
+ * (serve.c) does the same for every crash that comes through the kernel's coredump socket.
  *
  * Exit codes: 0 stored (possibly truncated) or done, 1 configuration errors (--check-config),
  * 100 usage, 111 system failure (nothing stored).
@@ -20,6 +21,7 @@
 #include "capture.h"
 #include "config.h"
 #include "kargs.h"
+#include "serve.h"
 
 #define CORE_PATTERN_MAX 127   /* the kernel keeps 128 bytes with the NUL */
 
@@ -30,7 +32,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: coresink [--config FILE] [--handler PATH] --core-pattern\n"
+		"usage: coresink [--config FILE] [--handler PATH] --core-pattern [--socket]\n"
+		"       coresink [--config FILE] --serve\n"
 		"       coresink [--config FILE] --check-config\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD [TID]]\n"
 		"       coresink --help | --version\n");
@@ -91,6 +94,28 @@ static int print_core_pattern(const char *config, const char *handler)
 	return 0;
 }
 
+/*
+ * Prints the line for kernel.core_pattern that sends crashes to the socket of coresink --serve: "@@" asks the
+ * kernel for the request/ack exchange (Linux 6.17), which lets the server refuse a core before it is dumped.
+ */
+static int print_socket_pattern(const char *config, bool named)
+{
+	struct config c;
+	struct diag d = { 0 };
+	char line[CORE_PATTERN_MAX + 2];
+	int len;
+
+	config_read(&c, config, named, &d);
+	for (int i = 0; i < d.n; i++)
+		fprintf(stderr, "coresink: %s\n", d.msg[i]);
+	len = snprintf(line, sizeof(line), "@@%s", c.socket);
+	if (len < 0 || len > CORE_PATTERN_MAX)
+		return fprintf(stderr, "coresink: pattern longer than %d bytes: %s\n", CORE_PATTERN_MAX, line),
+		       EXIT_USAGE;
+	printf("%s\n", line);
+	return 0;
+}
+
 static int check_config(const char *path, bool named)
 {
 	struct config c;
@@ -113,11 +138,13 @@ int main(int argc, char **argv)
 		{ "core-pattern", no_argument, NULL, 'p' },
 		{ "handler", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "serve", no_argument, NULL, 'S' },
+		{ "socket", no_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL;
-	bool named = false;
+	bool named = false, socket = false;
 	int mode = 0, ch;
 
 	make_safe();
@@ -134,8 +161,12 @@ int main(int argc, char **argv)
 		case 'H':
 			handler = optarg;
 			break;
+		case 's':
+			socket = true;
+			break;
 		case 'k':
 		case 'p':
+		case 'S':
 			mode = ch;
 			break;
 		case 'V':
@@ -146,8 +177,12 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	if (mode == 'p' && optind == argc && socket)
+		return print_socket_pattern(config, named);
 	if (mode == 'p' && optind == argc)
 		return print_core_pattern(named ? config : NULL, handler);
+	if (mode == 'S' && optind == argc)
+		return serve_main(config, named);
 	if (mode == 'k' && optind == argc)
 		return check_config(config, named);
 	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */

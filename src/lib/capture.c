@@ -1,7 +1,8 @@
 /*
- * capture.c: kernel mode: one crash, from the kernel's arguments to its one journal entry. The steps: read the
- * arguments and the config (problems are logged, defaults used), skip a core RLIMIT_CORE forbids, open the
- * directory, apply the crash-rate limit, store within the limits, log. Nothing is printed: stdout is /dev/null.
+ * capture.c: one crash, from what the kernel says of it to its one journal entry. The steps: read the arguments
+ * (pipe mode) or ask the peer's pidfd (socket mode) and the config (problems are logged, defaults used), skip a
+ * core RLIMIT_CORE forbids, open the directory, apply the crash-rate limit, store within the limits, log. Socket
+ * mode decides before the dump and tells the kernel. Nothing is printed: stdout is /dev/null.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +21,11 @@
 #include "kargs.h"
 #include "name.h"
 #include "owner.h"
+#include "peer.h"
 #include "procinfo.h"
 #include "quota.h"
 #include "report.h"
+#include "sockproto.h"
 #include "store.h"
 #include "xattr.h"
 
@@ -256,27 +259,28 @@ static int keep(struct job *j, struct store_file *raw, mode_t mode)
 	return publish(j, &z, true);
 }
 
-/* Copies stdin into a new file within the limits, then publishes or discards it. 0 or -errno. */
-static int store(struct job *j)
+/* Who may read the core: the crashing user's FileMode, or root alone for a process not dumpable by its owner. */
+static mode_t core_mode(const struct job *j)
 {
-	mode_t mode = j->k.dumpmode == SUID_DUMP_USER ? j->c.file_mode : 0600;
+	return j->k.dumpmode == SUID_DUMP_USER ? j->c.file_mode : 0600;
+}
+
+/* Copies stdin into f, a new hidden file, within the limits, then publishes or discards it. 0 or -errno. */
+static int copy_core(struct job *j, struct store_file *f)
+{
 	struct engine_opts eo;
 	struct engine_hooks h;
-	struct store_file f;
 	int r;
 
 	engine_options(j, &eo, &h);
 	j->o.strategy = eo.strategy;
-	r = store_create(j->dirfd, mode, &f);
-	if (r < 0)
-		return fail(j, "creating the file", r);
-	r = engine_copy(STDIN_FILENO, f.fd, &eo, &j->o.st);
+	r = engine_copy(STDIN_FILENO, f->fd, &eo, &j->o.st);
 	j->o.have_siginfo = elfcore_siginfo(eo.head, j->o.st.head_bytes, &j->o.siginfo) == 0;
 	j->o.vacuumed = j->q.removed;
 	j->o.vacuumed_bytes = j->q.freed;
 	if (j->o.st.bytes == 0 && (r < 0 || !j->o.st.truncated)) {
 		drop_input();
-		store_discard(&f);
+		store_discard(f);
 		return fail(j, "copying", r < 0 ? r : -ENODATA);
 	}
 	if (r < 0)
@@ -284,10 +288,20 @@ static int store(struct job *j)
 	j->o.result = verdict(j, r);
 	if (j->o.result == RESULT_DISCARDED) {
 		drop_input();
-		store_discard(&f);
+		store_discard(f);
 		return 0;
 	}
-	return keep(j, &f, mode);
+	return keep(j, f, core_mode(j));
+}
+
+static int store(struct job *j)
+{
+	struct store_file f;
+	int r = store_create(j->dirfd, core_mode(j), &f);
+
+	if (r < 0)
+		return fail(j, "creating the file", r);
+	return copy_core(j, &f);
 }
 
 /*
@@ -336,6 +350,36 @@ static int run(struct job *j)
 }
 
 /*
+ * After the copy, whatever came of it: the process is let go, the core analysed, and everything logged, the crash
+ * in its one entry. Then the raw core's last fd and the ledger are closed.
+ */
+static void finish(struct job *j, const struct diag *kd, const struct diag *cd, const char *config)
+{
+	drop_input();
+	analyse(j);
+	(void) report_diag(kd, "the kernel arguments", "safe defaults used, the core kept for root only");
+	(void) report_diag(cd, config, "defaults used, capture goes on");
+	(void) report_diag(&j->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
+	(void) report_crash(&j->k, &j->o, &j->pi, &j->a);
+	analysis_free(&j->a);
+	procinfo_free(&j->pi);
+	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
+	if (j->corefd >= 0)
+		(void) close(j->corefd);
+	if (j->have_quota)
+		quota_close(&j->q);
+	if (j->dirfd >= 0)
+		(void) close(j->dirfd);
+}
+
+static void job_init(struct job *j)
+{
+	j->dirfd = -1;
+	j->corefd = -1;
+	j->q.statefd = -1;
+}
+
+/*
  * One crash, from the kernel's arguments to its journal entries. 0 when the crash was handled as the policy says
  * (stored, truncated, skipped, suppressed), or the -errno that kept it from being stored; logged either way.
  */
@@ -345,9 +389,7 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	struct diag kd = { 0 }, cd = { 0 };
 	int r;
 
-	j.dirfd = -1;
-	j.corefd = -1;
-	j.q.statefd = -1;
+	job_init(&j);
 	(void) kargs_parse(argc, argv, &j.k, &kd);
 	(void) report_start(&j.k);
 	config_read(&j.c, config, named, &cd);
@@ -355,21 +397,122 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
 	j.o.exe = j.pi.exe;
 	r = run(&j);
-	/* Whatever happened, the process is let go before the analysis and the entry. */
+	finish(&j, &kd, &cd, config);
+	return j.o.result == RESULT_FAILED && r < 0 ? r : 0;
+}
+
+/*
+ * Socket mode's decision, made before the kernel dumps a byte: what pipe mode would decide with the core in front
+ * of it, short of the copy (RLIMIT_CORE, the rate limits, room for a first chunk after removing old cores as the
+ * copy would). 1 to take the core into *f, 0 when decided otherwise (j->o says what), or -errno.
+ */
+static int decide(struct job *j, struct store_file *f)
+{
+	struct engine_opts eo;
+	struct engine_hooks h;
+	int r;
+
+	if (j->k.rlimit < RLIMIT_MIN) {
+		j->o.result = RESULT_SKIPPED;
+		return 0;
+	}
+	r = open_storage(j);
+	if (r < 0)
+		return r;
+	if (rate_limited(j))
+		return 0;
+	r = store_create(j->dirfd, core_mode(j), f);
+	if (r < 0)
+		return fail(j, "creating the file", r);
+	engine_options(j, &eo, &h);
+	r = engine_room(f->fd, &eo, &j->o.st);
+	j->o.vacuumed = j->q.removed;
+	j->o.vacuumed_bytes = j->q.freed;
+	if (r > 0)
+		return 1;
+	store_discard(f);
+	if (r < 0)
+		return fail(j, "checking for room", r);
+	j->o.result = RESULT_DISCARDED;
+	j->o.st.truncated = true;
+	return 0;
+}
+
+/*
+ * The exchange with the kernel on the connection (fd 0): its request, the decision, the ack; then the core, when
+ * it was taken. 0 or -errno, as run().
+ */
+static int serve(struct job *j)
+{
+	struct coredump_req req;
+	struct store_file f;
+	uint32_t mark;
+	int take, r;
+
+	r = sockproto_request(STDIN_FILENO, &req);
+	if (r < 0)
+		return fail(j, "reading the kernel's request", r);
+	take = decide(j, &f);
+	r = sockproto_ack(STDIN_FILENO, take > 0 ? COREDUMP_KERNEL | COREDUMP_WAIT : COREDUMP_REJECT, &mark);
+	if (r < 0 && take > 0)
+		store_discard(&f);
+	if (r == -EPROTO)
+		return fail(j, mark == UINT32_MAX ? "the kernel's answer to the ack" : sockproto_mark_to_string(mark), r);
+	if (r < 0)
+		return fail(j, "answering the kernel", r);
+	j->o.rejected = take <= 0;
+	return take > 0 ? copy_core(j, &f) : take;
+}
+
+/* The signal that killed the process: from the core's notes, else from its exit status once it is let go. */
+static void learn_signal(struct job *j, struct peer *p)
+{
+	int sig;
+
+	if (j->o.have_siginfo && j->o.siginfo.signo > 0) {
+		j->k.signal = j->o.siginfo.signo;
+		return;
+	}
 	drop_input();
-	analyse(&j);
-	(void) report_diag(&kd, "the kernel arguments", "safe defaults used, the core kept for root only");
-	(void) report_diag(&cd, config, "defaults used, capture goes on");
-	(void) report_diag(&j.ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
-	(void) report_crash(&j.k, &j.o, &j.pi, &j.a);
-	analysis_free(&j.a);
-	procinfo_free(&j.pi);
-	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
-	if (j.corefd >= 0)
-		(void) close(j.corefd);
-	if (j.have_quota)
-		quota_close(&j.q);
-	if (j.dirfd >= 0)
-		(void) close(j.dirfd);
+	sig = peer_exit_signal(p, 1000);
+	if (sig > 0)
+		j->k.signal = sig;
+}
+
+/*
+ * Socket mode: one connection to the coredump socket, in a process of its own (serve.c). A crashing task is
+ * identified by its pidfd and handled as pipe mode handles one, with the decision made before the dump; anything
+ * else is refused and logged. 0 when handled as the policy says, or -errno; logged either way.
+ */
+int capture_socket(const char *config, bool named, int conn, uint64_t time)
+{
+	static struct job j;
+	struct diag kd = { 0 }, cd = { 0 };
+	struct peer p;
+	int r;
+
+	job_init(&j);
+	j.o.socket = true;
+	/* The connection becomes the input, as the pipe is in pipe mode: drop_input() lets the task go. */
+	if (dup2(conn, STDIN_FILENO) < 0)
+		return -errno;
+	if (conn != STDIN_FILENO)
+		(void) close(conn);
+	r = peer_identify(STDIN_FILENO, &p);
+	if (r < 0) {
+		(void) report_refused(STDIN_FILENO, r);
+		drop_input();
+		peer_close(&p);
+		return r;
+	}
+	peer_kargs(&p, time, &j.k);
+	(void) report_start(&j.k);
+	config_read(&j.c, config, named, &cd);
+	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
+	j.o.exe = j.pi.exe;
+	r = serve(&j);
+	learn_signal(&j, &p);
+	finish(&j, &kd, &cd, config);
+	peer_close(&p);
 	return j.o.result == RESULT_FAILED && r < 0 ? r : 0;
 }

@@ -35,6 +35,30 @@ static int parse_directory(const char *v, void *field)
 	return 0;
 }
 
+/* Socket=: an absolute path that fits sun_path and can stand in core_pattern (no blanks, no specifiers). */
+static int parse_socket(const char *v, void *field)
+{
+	if (v[0] != '/' || strpbrk(v, " \t\n%|") != NULL)
+		return -EINVAL;
+	if (strlen(v) >= SOCKET_PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(field, v);
+	return 0;
+}
+
+/* SocketMaxParallel=: from 1 to 256 crashes at once, each a process of its own. */
+static int parse_parallel(const char *v, void *field)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0)
+		return -EINVAL;
+	if (n < 1 || n > 256)
+		return -ERANGE;
+	*(uint64_t *)field = n;
+	return 0;
+}
+
 static int parse_chunk(const char *v, void *field)
 {
 	uint64_t n;
@@ -219,6 +243,9 @@ static const struct key keys[] = {
 	{ "StackTrace", parse_bool, print_bool, offsetof(struct config, stack_trace) },
 	{ "StackTraceMaxSize", parse_byte_count, print_u64, offsetof(struct config, stack_trace_max) },
 	{ "StackTraceTimeoutSec", parse_timeout, print_timeout, offsetof(struct config, stack_trace_ms) },
+	{ "Socket", parse_socket, print_string, offsetof(struct config, socket) },
+	{ "SocketMaxParallel", parse_parallel, print_u64, offsetof(struct config, socket_parallel) },
+	{ "SocketTimeoutSec", parse_timeout, print_timeout, offsetof(struct config, socket_timeout_ms) },
 };
 
 void config_defaults(struct config *c)
@@ -246,6 +273,12 @@ void config_defaults(struct config *c)
 	c->stack_trace = true;
 	c->stack_trace_max = 4ULL << 30;
 	c->stack_trace_ms = 15000;
+	/* Socket mode: the path the unit files and coresink --core-pattern --socket use. */
+	strcpy(c->socket, "/run/coresink/kernel.socket");
+	/* Two cores' worth of copying and analysis each; a storm waits in the listen queue, which the kernel sizes. */
+	c->socket_parallel = 4;
+	/* systemd-coredump's RuntimeMaxSec: a capture that hangs must not hold its slot forever. */
+	c->socket_timeout_ms = 5 * 60 * 1000;
 }
 
 static char *strip(char *s)

@@ -16,6 +16,9 @@
 #endif
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/coresink.conf"
 
+/* sun_path holds 108 bytes with the NUL; the kernel takes the path from core_pattern as it is. */
+#define SOCKET_PATH_MAX 108
+
 enum on_limit {
 	ON_LIMIT_TRUNCATE,   /* keep the core up to the limit, marked truncated */
 	ON_LIMIT_DISCARD,    /* keep nothing */
@@ -40,6 +43,9 @@ struct config {
 	bool stack_trace;          /* analyse the stored core: the trace goes into the entry */
 	uint64_t stack_trace_max;  /* cores larger than this are not analysed */
 	uint64_t stack_trace_ms;   /* the analysis is stopped after this long */
+	char socket[SOCKET_PATH_MAX]; /* socket mode: where coresink --serve listens for the kernel */
+	uint64_t socket_parallel;  /* socket mode: crashes handled at once; more wait in the listen queue */
+	uint64_t socket_timeout_ms; /* socket mode: a capture still running after this long is killed */
 };
 
 const char *on_limit_to_string(enum on_limit l);

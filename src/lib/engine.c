@@ -715,6 +715,30 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 	return r;
 }
 
+/*
+ * Whether a capture into out may store anything now, by the same checks as its first chunk (old cores removed to
+ * make room included): 1 when at least a page may be written, 0 when not (st->limit says what bounds it), or
+ * -errno.
+ * Socket mode asks this before the kernel dumps a byte.
+ */
+int engine_room(int out, const struct engine_opts *o, struct engine_stats *st)
+{
+	struct copy c = { .in = -1, .out = out, .o = o, .st = st, .strategy = o->strategy, .stage = { -1, -1 },
+			  .hooks = o->hooks };
+	size_t want = 0;
+	int r;
+
+	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
+	if (o->lock_fd >= 0 && flock(o->lock_fd, LOCK_EX) < 0)
+		return -errno;
+	r = plan_chunk(&c, &want, &st->limit);
+	if (o->lock_fd >= 0)
+		(void) flock(o->lock_fd, LOCK_UN);
+	if (r < 0)
+		return r;
+	return want >= PAGE_BYTES;
+}
+
 /* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
 static int copy_step(struct copy *c)
 {

@@ -86,6 +86,7 @@ struct engine_stats {
 };
 
 void engine_defaults(struct engine_opts *o);
+int engine_room(int out, const struct engine_opts *o, struct engine_stats *st);
 int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st);
 const char *strategy_to_string(enum strategy s);
 int strategy_from_string(const char *s);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -95,6 +96,9 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
+	fields_add(f, "CORESINK_MODE=%s", o->socket ? "socket" : "pipe");
+	if (o->rejected)
+		fields_add(f, "CORESINK_REJECTED=1");
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
@@ -221,8 +225,11 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				" The ledger failed during the capture (%s): MaxUse was not applied from then on.",
 				strerror(o->st.hook_error));
-	(void) snprintf(msg, sizeof(msg), "Process %d (%s) of user %u dumped core (%s); %s.%s", (int)k->pid, comm,
-			(unsigned)k->uid, sig, clause, extra);
+	if (o->rejected)
+		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				" The kernel was told before the dump: no byte of it was written.");
+	(void) snprintf(msg, sizeof(msg), "Process %d (%s) of user %u %s (%s); %s.%s", (int)k->pid, comm,
+			(unsigned)k->uid, o->rejected ? "crashed" : "dumped core", sig, clause, extra);
 	if (!a->trace) {
 		/* The comm is escaped already; this catches the stored path, which holds the configured Directory. */
 		add_text(f, "MESSAGE", msg, 0);
@@ -271,8 +278,13 @@ int report_start(const struct kargs *k)
 	signal_name(k->signal, sig, sizeof(sig));
 	(void) escape_text(comm, sizeof(comm), k->comm, ESCAPE_BACKSLASH);
 	fields_init(&f, LOG_INFO);
-	fields_add(&f, "MESSAGE=Process %d (%s) of user %u terminated abnormally with signal %d/%s, processing...",
-		   (int)k->pid, comm, (unsigned)k->uid, k->signal, sig);
+	/* Socket mode learns the signal from the core's notes, after this line. */
+	if (k->signal > 0)
+		fields_add(&f, "MESSAGE=Process %d (%s) of user %u terminated abnormally with signal %d/%s, "
+			   "processing...", (int)k->pid, comm, (unsigned)k->uid, k->signal, sig);
+	else
+		fields_add(&f, "MESSAGE=Process %d (%s) of user %u terminated abnormally, processing...",
+			   (int)k->pid, comm, (unsigned)k->uid);
 	fields_add(&f, "CORESINK_PID=%d", (int)k->pid);
 	r = journal_send(&f);
 	fields_free(&f);
@@ -295,6 +307,28 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	add_proc_fields(&f, pi);
 	/* The owner may read the entry, unless the process was not dumpable by its owner (setuid: SUID_DUMP_ROOT). */
 	r = k->dumpmode == SUID_DUMP_USER ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
+	fields_free(&f);
+	return r;
+}
+
+/*
+ * Logs a connection to the coredump socket that is not from a crashing task (err: -EPERM), or whose task the
+ * kernel would not describe: it is dropped without an answer. The peer is named by its credentials.
+ */
+int report_refused(int conn, int err)
+{
+	struct ucred uc = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	socklen_t len = sizeof(uc);
+	struct fields f;
+	int r;
+
+	(void) getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len);
+	fields_init(&f, LOG_WARNING);
+	fields_add(&f, "MESSAGE=Refused a connection to the coredump socket from pid %d (uid %u): %s.", (int)uc.pid,
+		   (unsigned)uc.uid, err == -EPERM ? "not a crashing task" : strerror(-err));
+	fields_add(&f, "CORESINK_REFUSED_PID=%d", (int)uc.pid);
+	fields_add(&f, "CORESINK_REFUSED_UID=%u", (unsigned)uc.uid);
+	r = journal_send(&f);
 	fields_free(&f);
 	return r;
 }

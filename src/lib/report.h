@@ -46,6 +46,8 @@ struct outcome {
 	uint64_t vacuumed_bytes;
 	bool acl;                   /* the crashing user was granted read access */
 	int acl_error;              /* positive errno when granting it failed */
+	bool socket;                /* came through the coredump socket (coresink --serve), not the pipe */
+	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
 	struct core_signal siginfo;
 };
@@ -55,6 +57,7 @@ struct outcome {
 
 int report_start(const struct kargs *k);
 int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a);
+int report_refused(int conn, int err);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 const char *result_to_string(enum result r);
 int result_from_string(const char *s);

@@ -1,0 +1,395 @@
+/*
+ * serve.c: coresink --serve, the server of the kernel's coredump socket (kernel.core_pattern "@@PATH", Linux
+ * 6.17). The listening socket comes from systemd (socket activation) or is bound here at Socket=. Each connection
+ * is one crash, handled in a process of its own by capture_socket() as pipe mode handles one: up to
+ * SocketMaxParallel at once, the others waiting in the listen queue, each killed after SocketTimeoutSec. The
+ * server itself only accepts, forks, reaps and keeps time; it runs until SIGTERM or SIGINT, then lets the crashes
+ * in hand finish.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basics.h"
+#include "capture.h"
+#include "config.h"
+#include "journal.h"
+#include "report.h"
+#include "serve.h"
+
+/* The most SocketMaxParallel allows. */
+#define SLOTS_MAX 256
+
+/* One crash in hand: its handler, the crashing task (for the entry, should the handler be killed), its deadline. */
+struct slot {
+	pid_t child;
+	pid_t task;
+	uid_t uid;
+	gid_t gid;
+	uint64_t time;
+	uint64_t deadline_ms;
+	bool killed;
+};
+
+struct server {
+	struct config c;
+	const char *config;
+	bool named;
+	int listen_fd;
+	int sig_fd;
+	bool bound;            /* the socket was bound here, not passed by systemd: removed at exit */
+	struct slot slots[SLOTS_MAX];
+	unsigned active;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* The server's own lines: to the journal (the kernel log without it) and, in the foreground, to stderr. */
+static void say(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int priority, const char *fmt, ...)
+{
+	char msg[512];
+	struct fields f;
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "coresink: %s\n", msg);
+	fields_init(&f, priority);
+	fields_add(&f, "MESSAGE=%s", msg);
+	(void) journal_send(&f);
+	fields_free(&f);
+}
+
+/*
+ * The directory the socket is bound in: created 0700 when missing, and refused unless it is root's own, a real
+ * directory, writable by no one else; otherwise someone else could replace the socket the kernel connects to.
+ */
+static int socket_dir(const char *path)
+{
+	char dir[SOCKET_PATH_MAX], *slash;
+	struct stat st;
+
+	(void) snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/* Removes a socket file left by a server that is gone (nothing accepts on it); a live one keeps it. 0 or -errno. */
+static int clear_stale(const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, r;
+
+	if (lstat(sa->sun_path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 ? -EADDRINUSE : 0;
+	(void) close(fd);
+	if (r == 0 && unlink(sa->sun_path) < 0)
+		r = -errno;
+	return r;
+}
+
+/*
+ * Binds Socket= and listens. The backlog asked for is the largest; the kernel caps it at net.core.somaxconn, and
+ * drops a crash it cannot queue ("receive queue full" in the kernel log). The listening fd, or -errno.
+ */
+static int bind_socket(struct server *s)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", s->c.socket);
+	r = socket_dir(sa.sun_path);
+	if (r == 0)
+		r = clear_stale(&sa);
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* umask 077 (main) makes it 0600 from the start: only root may connect. */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, INT_MAX) < 0) {
+		r = -errno;
+		(void) close(fd);
+		return r;
+	}
+	s->bound = true;
+	return fd;
+}
+
+/* The socket systemd passed (coresink.socket), or -ENOENT when none was; -EINVAL for anything else passed. */
+static int passed_socket(void)
+{
+	int n = sd_listen_fds(1);
+
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	if (n != 1 || sd_is_socket_unix(SD_LISTEN_FDS_START, SOCK_STREAM, 1, NULL, 0) <= 0)
+		return -EINVAL;
+	return SD_LISTEN_FDS_START;
+}
+
+static long somaxconn(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/somaxconn", "re");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		(void) fclose(f);
+	}
+	return n;
+}
+
+/* SIGCHLD, SIGTERM, SIGINT and SIGHUP arrive through a signalfd; handlers get the default mask back. */
+static int signals(struct server *s)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	/* A kernel that closes its end early must not kill a handler writing its ack. */
+	(void) signal(SIGPIPE, SIG_IGN);
+	s->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sig_fd < 0 ? -errno : 0;
+}
+
+static struct slot *free_slot(struct server *s)
+{
+	for (unsigned i = 0; i < s->c.socket_parallel; i++)
+		if (s->slots[i].child == 0)
+			return &s->slots[i];
+	return NULL;
+}
+
+/* The handler's process: one crash, then exit. It never returns. */
+static void handle(struct server *s, int conn, uint64_t time)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+	(void) close(s->listen_fd);
+	(void) close(s->sig_fd);
+	_exit(capture_socket(s->config, s->named, conn, time) < 0 ? EXIT_SYSTEM : 0);
+}
+
+/* Takes one connection into a free slot and forks its handler. */
+static void take(struct server *s, struct slot *sl)
+{
+	struct ucred uc = { 0 };
+	socklen_t len = sizeof(uc);
+	pid_t pid;
+	int conn = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (conn < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			say(LOG_ERR, "accepting a connection: %s", strerror(errno));
+		return;
+	}
+	(void) getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len);
+	*sl = (struct slot) { .task = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = (uint64_t)time(NULL),
+			      .deadline_ms = now_ms() + s->c.socket_timeout_ms };
+	pid = fork();
+	if (pid == 0)
+		handle(s, conn, sl->time);
+	(void) close(conn);
+	if (pid < 0) {
+		/* Closing the connection lets the task go without a core: say so, it is the crash's only entry. */
+		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)uc.pid,
+		    strerror(errno));
+		sl->child = 0;
+		return;
+	}
+	sl->child = pid;
+	s->active++;
+}
+
+/* The entry of a crash whose handler was killed at the deadline or died: it wrote none. */
+static void report_lost(const struct server *s, const struct slot *sl, int status)
+{
+	struct kargs k = { .pid = sl->task, .uid = sl->uid, .gid = sl->gid, .time = sl->time, .rlimit = UINT64_MAX,
+			   .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
+	struct outcome o = { .result = RESULT_FAILED, .exe = "", .socket = true, .strategy = s->c.strategy,
+			     .step = sl->killed ? "the capture (SocketTimeoutSec reached)" : "the capture's process",
+			     .error = sl->killed ? ETIMEDOUT : ECHILD };
+	struct procinfo pi = { .why = "the handler was killed" };
+	struct analysis a = { 0 };
+
+	(void) status;
+	(void) report_crash(&k, &o, &pi, &a);
+}
+
+static void reap(struct server *s)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (unsigned i = 0; i < s->c.socket_parallel; i++) {
+			struct slot *sl = &s->slots[i];
+
+			if (sl->child != pid)
+				continue;
+			if (sl->killed || WIFSIGNALED(status))
+				report_lost(s, sl, status);
+			sl->child = 0;
+			s->active--;
+		}
+	}
+}
+
+/* Kills handlers past their deadline; returns the time to the next deadline in ms, -1 for none. */
+static int deadlines(struct server *s)
+{
+	uint64_t now = now_ms(), next = UINT64_MAX;
+
+	for (unsigned i = 0; i < s->c.socket_parallel; i++) {
+		struct slot *sl = &s->slots[i];
+
+		if (sl->child == 0 || sl->killed)
+			continue;
+		if (sl->deadline_ms <= now) {
+			say(LOG_ERR, "the capture of the crash of pid %d ran past SocketTimeoutSec: killed", (int)sl->task);
+			/* Its analysis, if one runs, dies with it (PR_SET_PDEATHSIG, sandbox.c). */
+			(void) kill(sl->child, SIGKILL);
+			sl->killed = true;
+		} else if (sl->deadline_ms - now < next) {
+			next = sl->deadline_ms - now;
+		}
+	}
+	return next == UINT64_MAX ? -1 : (int)(next > INT_MAX ? INT_MAX : next);
+}
+
+/* Reads pending signals: reaps, and returns true once asked to stop. */
+static bool read_signals(struct server *s)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(s->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			reap(s);
+		else
+			stop = true;
+	}
+	reap(s);
+	return stop;
+}
+
+static void loop(struct server *s)
+{
+	bool stop = false;
+
+	while (!stop || s->active > 0) {
+		struct pollfd p[2] = { { .fd = s->sig_fd, .events = POLLIN }, { .fd = s->listen_fd, .events = POLLIN } };
+		/* At the bound, connections wait in the listen queue: the kernel holds their tasks meanwhile. */
+		nfds_t n = !stop && s->active < s->c.socket_parallel ? 2 : 1;
+		int timeout = deadlines(s), r = poll(p, n, timeout);
+
+		if (r < 0 && errno != EINTR) {
+			say(LOG_ERR, "poll: %s", strerror(errno));
+			break;
+		}
+		if (r > 0 && (p[0].revents & POLLIN) && read_signals(s) && !stop) {
+			stop = true;
+			say(LOG_INFO, "stopping: %u crash(es) in hand are finished first", s->active);
+		}
+		if (r > 0 && n == 2 && (p[1].revents & POLLIN)) {
+			struct slot *sl = free_slot(s);
+
+			if (sl)
+				take(s, sl);
+		}
+	}
+}
+
+static int listen_socket(struct server *s)
+{
+	int fd = passed_socket();
+
+	if (fd == -ENOENT)
+		return bind_socket(s);
+	return fd;
+}
+
+/* coresink --serve. 0 after SIGTERM, EXIT_SYSTEM when it cannot listen. */
+int serve_main(const char *config, bool named)
+{
+	static struct server s;
+	struct diag d = { 0 };
+	long backlog = somaxconn();
+
+	s.config = config;
+	s.named = named;
+	s.sig_fd = -1;
+	config_read(&s.c, config, named, &d);
+	for (int i = 0; i < d.n; i++)
+		fprintf(stderr, "coresink: %s\n", d.msg[i]);
+	(void) report_diag(&d, config, "defaults used, serving goes on");
+	s.listen_fd = listen_socket(&s);
+	if (s.listen_fd < 0) {
+		say(LOG_ERR, "cannot listen on %s: %s", s.c.socket,
+		    s.listen_fd == -EPERM ? "its directory is not root's alone" :
+		    s.listen_fd == -EADDRINUSE ? "another server listens there" :
+		    s.listen_fd == -EEXIST ? "something that is not a socket is there" : strerror(-s.listen_fd));
+		return EXIT_SYSTEM;
+	}
+	if (signals(&s) < 0) {
+		say(LOG_ERR, "signals: %s", strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	say(LOG_INFO, "serving the coredump socket %s: up to %llu crash(es) at once, %ld more queued "
+	    "(net.core.somaxconn)", s.bound ? s.c.socket : "passed by systemd",
+	    (unsigned long long)s.c.socket_parallel, backlog);
+	(void) sd_notify(0, "READY=1");
+	loop(&s);
+	(void) sd_notify(0, "STOPPING=1");
+	if (s.bound)
+		(void) unlink(s.c.socket);
+	(void) close(s.listen_fd);
+	return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * sockproto.c: the exchange on the coredump socket (@@, Linux 6.17) before a byte is dumped. The kernel sends a
+ * request (its size first: a later kernel's may be longer), the server answers with an ack, and the kernel says
+ * with a 4-byte mark whether it took it. Then the core follows, or nothing when the ack was REJECT.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "basics.h"
+#include "io.h"
+#include "sockproto.h"
+
+/* systemd's bound on a request: a kernel that sends more is not one this server knows. */
+#define REQUEST_MAX 4096u
+
+static int recv_full(int fd, void *buf, size_t len, int flags)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, len, flags | MSG_WAITALL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EPROTO;
+}
+
+/*
+ * Reads the kernel's request into req: its VER0 part, the rest read and ignored. 0, -EPROTO for a request that
+ * is not one (too short, too long, cut), or -errno.
+ */
+int sockproto_request(int fd, struct coredump_req *req)
+{
+	unsigned char buf[REQUEST_MAX];
+	uint32_t size;
+	int r;
+
+	r = recv_full(fd, &size, sizeof(size), MSG_PEEK);
+	if (r < 0)
+		return r;
+	if (size < COREDUMP_REQ_SIZE_VER0 || size > REQUEST_MAX)
+		return -EPROTO;
+	r = recv_full(fd, buf, size, 0);
+	if (r < 0)
+		return r;
+	memcpy(req, buf, sizeof(*req));
+	/* The kernel must support what every answer needs: dumping to the socket, rejecting, and waiting. */
+	if ((req->mask & (COREDUMP_KERNEL | COREDUMP_REJECT | COREDUMP_WAIT)) !=
+	    (COREDUMP_KERNEL | COREDUMP_REJECT | COREDUMP_WAIT))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Sends the ack with mask and reads the kernel's mark into *mark. 0 when the kernel took it, -EPROTO when it
+ * refused it (*mark says why), or -errno.
+ */
+int sockproto_ack(int fd, uint64_t mask, uint32_t *mark)
+{
+	struct coredump_ack ack = { .size = sizeof(ack), .mask = mask };
+	int r;
+
+	*mark = UINT32_MAX;
+	r = io_write_full(fd, &ack, sizeof(ack));
+	if (r < 0)
+		return r;
+	r = recv_full(fd, mark, sizeof(*mark), 0);
+	if (r < 0)
+		return r;
+	return *mark == COREDUMP_MARK_REQACK ? 0 : -EPROTO;
+}
+
+const char *sockproto_mark_to_string(uint32_t mark)
+{
+	static const char *const names[] = {
+		[COREDUMP_MARK_REQACK] = "accepted", [COREDUMP_MARK_MINSIZE] = "ack too short",
+		[COREDUMP_MARK_MAXSIZE] = "ack too long", [COREDUMP_MARK_UNSUPPORTED] = "unsupported flags",
+		[COREDUMP_MARK_CONFLICTING] = "conflicting flags",
+	};
+
+	return mark < ELEMENTSOF(names) ? names[mark] : "no mark";
+}
