@@ -42,7 +42,7 @@ BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore \
 	pkgnote creds sandbox
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
-HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft
+HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer
 
 all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf
 
@@ -106,6 +106,9 @@ $(B)/freewatch: tests/helpers/freewatch.c
 
 $(B)/corecraft: tests/helpers/corecraft.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/corecraft.c
+
+$(B)/sockpeer: tests/helpers/sockpeer.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/sockpeer.c
 
 $(B)/deadsock: tests/helpers/deadsock.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/deadsock.c

@@ -133,6 +133,7 @@ static int clear_stale(const struct sockaddr_un *sa)
 static int bind_socket(struct server *s)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	mode_t old;
 	int fd, r;
 
 	(void) snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", s->c.socket);
@@ -144,9 +145,11 @@ static int bind_socket(struct server *s)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	/* umask 077 (main) makes it 0600 from the start: only root may connect. */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, INT_MAX) < 0) {
-		r = -errno;
+	/* 0600 from the start, not chmod'ed after: only root may ever connect. */
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, INT_MAX) < 0 ? -errno : 0;
+	umask(old);
+	if (r < 0) {
 		(void) close(fd);
 		return r;
 	}

@@ -127,12 +127,12 @@ void peer_kargs(struct peer *p, uint64_t time, struct kargs *k)
 
 /*
  * The signal that killed the task, for a crash that left no core to read it from: its exit status, which pidfs
- * keeps once the task is gone. Waits for that at most timeout_ms. The signal, or -errno.
+ * gives once the task is reaped (its parent's wait). Waits for that at most timeout_ms. The signal, or -errno.
  */
 int peer_exit_signal(const struct peer *p, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
-	struct pidfd_info info = { .mask = PIDFD_INFO_EXIT };
+	struct pidfd_info info;
 	int r;
 
 	if (p->pidfd < 0)
@@ -142,11 +142,16 @@ int peer_exit_signal(const struct peer *p, int timeout_ms)
 	while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return r < 0 ? -errno : -ETIMEDOUT;
-	if (ioctl(p->pidfd, PIDFD_GET_INFO, &info) < 0)
-		return -errno;
-	if (!(info.mask & PIDFD_INFO_EXIT) || !WIFSIGNALED(info.exit_code))
-		return -ENODATA;
-	return WTERMSIG(info.exit_code);
+	/* Exited now; reaped a moment later, as a rule. */
+	for (int waited = 0; waited <= timeout_ms; waited += 5) {
+		info = (struct pidfd_info) { .mask = PIDFD_INFO_EXIT };
+		if (ioctl(p->pidfd, PIDFD_GET_INFO, &info) < 0 && errno != ESRCH)
+			return -errno;
+		if (info.mask & PIDFD_INFO_EXIT)
+			return WIFSIGNALED(info.exit_code) ? WTERMSIG(info.exit_code) : -ENODATA;
+		(void) usleep(5000);
+	}
+	return -ETIMEDOUT;
 }
 
 void peer_close(struct peer *p)

@@ -10,6 +10,7 @@ CRASHER=$B/crasher
 PATCHECK=$B/patcheck
 FREEWATCH=$B/freewatch
 DEADSOCK=$B/deadsock
+SOCKPEER=$B/sockpeer
 JOURNALD=/lib/systemd/systemd-journald
 MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
 UNLIMITED=18446744073709551615   # %c of a process without RLIMIT_CORE
@@ -57,6 +58,48 @@ use_handler() {
 	at_exit "printf '%s\n' '$old_pattern' > /proc/sys/kernel/core_pattern; echo $old_limit > /proc/sys/kernel/core_pipe_limit"
 	printf '%s\n' "$pattern" > /proc/sys/kernel/core_pattern
 	echo 16 > /proc/sys/kernel/core_pipe_limit
+}
+
+# Socket mode needs the request/ack exchange of Linux 6.17: a kernel without it refuses "@@" in core_pattern.
+need_socket_mode() {
+	local old
+	old=$(cat /proc/sys/kernel/core_pattern)
+	printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern || skip "no coredump socket (@@) in $(uname -r)"
+	printf '%s\n' "$old" > /proc/sys/kernel/core_pattern
+}
+
+# start_server CONF: coresink --serve with CONF, in the background and in a process group of its own (its
+# handlers are in it too), until it listens. Stopped at exit by its pid. Sets SERVER_PID; its output goes to
+# $T/server.log.
+start_server() {
+	local sock
+	sock=$(sed -n 's/^Socket=//p' "$1")
+	: > "$T/server.log"
+	setsid "$CORESINK" --config "$1" --serve >> "$T/server.log" 2>&1 &
+	SERVER_PID=$!
+	at_exit "stop_server"
+	for _ in $(seq 50); do
+		[ -S "$sock" ] && grep -q 'serving the coredump socket' "$T/server.log" && return 0
+		sleep 0.1
+	done
+	cat "$T/server.log"
+	fail "coresink --serve did not listen on $sock"
+}
+
+# Stops the server started above (SIGTERM: it finishes the crashes in hand), by its pid.
+stop_server() {
+	[ -n "${SERVER_PID:-}" ] || return 0
+	kill "$SERVER_PID" 2>/dev/null
+	wait "$SERVER_PID" 2>/dev/null
+	SERVER_PID=""
+}
+
+# use_socket CONF: kernel.core_pattern sends crashes to CONF's Socket= ("@@"); restored at exit.
+use_socket() {
+	pattern=$("$CORESINK" --config "$1" --core-pattern --socket) || fail "--core-pattern --socket"
+	old_pattern=$(cat /proc/sys/kernel/core_pattern)
+	at_exit "printf '%s\n' '$old_pattern' > /proc/sys/kernel/core_pattern"
+	printf '%s\n' "$pattern" > /proc/sys/kernel/core_pattern
 }
 
 # mount_tmpfs DIR SIZE: a small real file system, unmounted at exit.
