@@ -55,7 +55,8 @@ static void crash_usage(FILE *f)
 		   "                      [--handlers LIST] [--coresink PATH] [--csv FILE] [--plot FILE.png|FILE.svg]\n"
 		   "       W: dense, core, threads, sparse\n"
 		   "       LIST: comma-separated readwrite, splice, naive-splice (coresink, with :sparse=on|off,\n"
-		   "             :chunk=SIZE, :Key=Value of coresink.conf), kernel, cat, null, direct, systemd-coredump\n");
+		   "             :chunk=SIZE, :Key=Value of coresink.conf), socket (coresink --serve, with the same\n"
+		   "             knobs), kernel, cat, null, direct, systemd-coredump\n");
 }
 
 /* The stored file of the last crash: the one entry of the cores directory but the ledger, or systemd-coredump's. */
@@ -475,7 +476,7 @@ int crash_main(int argc, char **argv)
 	static struct crash_sample s[CRASH_SAMPLES_MAX];
 	static struct bench_paths p;
 	pid_t sdc = 0;
-	int nh, ns, r;
+	int nh, ns, r, srv = 0;
 
 	if (parse_crash_options(argc, argv, &o, &dir, &coresink) < 0)
 		return crash_usage(stderr), EXIT_USAGE;
@@ -490,9 +491,14 @@ int crash_main(int argc, char **argv)
 	for (int i = 0; nh > 0 && i < nh && sdc == 0; i++)
 		if (h[i].kind == HANDLER_SYSTEMD)
 			sdc = sdc_start();
-	r = nh < 0 ? EXIT_USAGE : sdc < 0 ? EXIT_SYSTEM : sysctl_take() < 0 ? EXIT_SYSTEM : 0;
+	for (int i = 0; nh > 0 && i < nh && srv == 0; i++)
+		if (h[i].socket)
+			srv = server_start(&p, &h[i], i);
+	r = nh < 0 ? EXIT_USAGE : sdc < 0 || srv < 0 ? EXIT_SYSTEM : sysctl_take() < 0 ? EXIT_SYSTEM : 0;
 	if (sdc < 0)
 		fprintf(stderr, "coresink-bench: cannot start systemd-coredump's socket: %s\n", strerror((int)-sdc));
+	if (srv < 0)
+		fprintf(stderr, "coresink-bench: cannot start coresink --serve: %s\n", strerror(-srv));
 	if (r == 0) {
 		header(&o, &p);
 		ns = run_all(h, nh, &p, &o, s);
@@ -500,6 +506,8 @@ int crash_main(int argc, char **argv)
 		r = ns < 0 ? EXIT_SYSTEM : report(&o, h, nh, s, ns);
 	}
 	sdc_stop(sdc);
+	for (int i = 0; i < nh; i++)
+		server_stop(&h[i]);
 	(void) nftw(p.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	if (nh == -EINVAL)
 		crash_usage(stderr);

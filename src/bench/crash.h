@@ -25,6 +25,8 @@ struct handler {
 	enum handler_kind kind;
 	char pattern[PATTERN_MAX];
 	char config[PATH_MAX];
+	bool socket;         /* coresink in socket mode: its server, started for the run, takes the crashes */
+	pid_t server;
 };
 
 struct crash_sample {

@@ -83,6 +83,8 @@ static int write_config(struct handler *h, const char *dir, const char *cores, i
 		return -errno;
 	fprintf(f, "[Coresink]\nDirectory=%s\nStrategy=%s\nKeepFree=1G\nMaxUse=100%%\n"
 		   "RateLimitBurst=0\nRateLimitGlobalBurst=0\n", cores, strategy);
+	if (h->socket)
+		fprintf(f, "Socket=%s/h%d.sock\n", dir, index);
 	for (char *tok = strtok_r(knobs, ":", &save); tok && r == 0; tok = strtok_r(NULL, ":", &save))
 		r = knob_line(tok, f);
 	if (fclose(f) != 0 && r == 0)
@@ -92,8 +94,8 @@ static int write_config(struct handler *h, const char *dir, const char *cores, i
 	return r;
 }
 
-/* Runs coresink --config CONFIG --core-pattern and keeps the line it prints. 0 or -errno. */
-static int ask_pattern(const char *coresink, const char *config, char *line, size_t size)
+/* Runs coresink --config CONFIG --core-pattern [--socket] and keeps the line it prints. 0 or -errno. */
+static int ask_pattern(const char *coresink, const char *config, bool socket, char *line, size_t size)
 {
 	int p[2], status;
 	ssize_t n;
@@ -104,7 +106,8 @@ static int ask_pattern(const char *coresink, const char *config, char *line, siz
 	pid = fork();
 	if (pid == 0) {
 		(void) dup2(p[1], STDOUT_FILENO);
-		execl(coresink, coresink, "--config", config, "--core-pattern", (char *)NULL);
+		execl(coresink, coresink, "--config", config, "--core-pattern", socket ? "--socket" : (char *)NULL,
+		      (char *)NULL);
 		_exit(EXIT_SYSTEM);
 	}
 	(void) close(p[1]);
@@ -126,7 +129,7 @@ static int make_pattern(struct handler *h, const struct bench_paths *p)
 	int n;
 
 	switch (h->kind) {
-	case HANDLER_CORESINK: return ask_pattern(p->coresink, h->config, h->pattern, sizeof(h->pattern));
+	case HANDLER_CORESINK: return ask_pattern(p->coresink, h->config, h->socket, h->pattern, sizeof(h->pattern));
 	/* The kernel splits the pattern at blanks before it expands it: no blank may stand inside an argument. */
 	case HANDLER_CAT: n = snprintf(h->pattern, sizeof(h->pattern), "|/bin/sh -c cat>%s/core.cat", p->cores); break;
 	case HANDLER_KERNEL: n = snprintf(h->pattern, sizeof(h->pattern), "%s/core.%%p", p->cores); break;
@@ -141,7 +144,10 @@ static int make_pattern(struct handler *h, const struct bench_paths *p)
 	return n > 0 && (size_t)n < sizeof(h->pattern) ? 0 : -ENAMETOOLONG;
 }
 
-/* One handler from "name[:knob=value...]": a coresink strategy with knobs, or one of the other kinds. 0 or -errno. */
+/*
+ * One handler from "name[:knob=value...]": a coresink strategy with knobs, coresink's socket mode ("socket", the
+ * default strategy) with knobs, or one of the other kinds. 0 or -errno.
+ */
 int handler_parse(const char *spec, int index, const struct bench_paths *p, struct handler *h)
 {
 	char buf[sizeof(h->name)], *colon;
@@ -154,9 +160,11 @@ int handler_parse(const char *spec, int index, const struct bench_paths *p, stru
 	colon = strchr(buf, ':');
 	if (colon)
 		*colon++ = '\0';
-	if (strategy_from_string(buf) >= 0) {
+	h->socket = strcmp(buf, "socket") == 0;
+	if (strategy_from_string(buf) >= 0 || h->socket) {
 		h->kind = HANDLER_CORESINK;
-		k = write_config(h, p->dir, p->cores, index, buf, colon ? colon : buf + strlen(buf));
+		k = write_config(h, p->dir, p->cores, index, h->socket ? "readwrite" : buf,
+				 colon ? colon : buf + strlen(buf));
 		return k < 0 ? k : make_pattern(h, p);
 	}
 	k = handler_kind_from_string(buf);
@@ -168,10 +176,10 @@ int handler_parse(const char *spec, int index, const struct bench_paths *p, stru
 	return make_pattern(h, p);
 }
 
-static bool listening(const char *path)
+static bool listening(const char *path, int type)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
+	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0), r;
 
 	if (fd < 0)
 		return false;
@@ -190,7 +198,7 @@ pid_t sdc_start(void)
 {
 	pid_t pid;
 
-	if (listening(SYSTEMD_COREDUMP_SOCKET))
+	if (listening(SYSTEMD_COREDUMP_SOCKET, SOCK_SEQPACKET))
 		return 0;
 	(void) mkdir("/run/systemd", 0755);
 	(void) mkdir(SYSTEMD_COREDUMP_DIR, 0755);
@@ -212,7 +220,7 @@ pid_t sdc_start(void)
 	for (int i = 0; i < 50; i++) {
 		const struct timespec tick = { 0, 100000000 };
 
-		if (listening(SYSTEMD_COREDUMP_SOCKET))
+		if (listening(SYSTEMD_COREDUMP_SOCKET, SOCK_SEQPACKET))
 			return pid;
 		nanosleep(&tick, NULL);
 	}
@@ -229,4 +237,51 @@ void sdc_stop(pid_t pid)
 	(void) kill(pid, SIGTERM);
 	(void) io_waitpid(pid, &status);
 	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
+}
+
+/*
+ * Starts coresink --serve for a socket-mode handler, as its unit would, and waits until it listens (a connection
+ * made here is refused by it as not a crash, and logged: one line per run). 0 or -errno; stopped by server_stop().
+ */
+int server_start(const struct bench_paths *p, struct handler *h, int index)
+{
+	char sock[PATH_MAX + 32];
+	pid_t pid;
+
+	(void) snprintf(sock, sizeof(sock), "%s/h%d.sock", p->dir, index);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		(void) dup2(null, STDOUT_FILENO);
+		(void) dup2(null, STDERR_FILENO);
+		(void) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+		execl(p->coresink, p->coresink, "--config", h->config, "--serve", (char *)NULL);
+		_exit(EXIT_SYSTEM);
+	}
+	if (pid < 0)
+		return -errno;
+	h->server = pid;
+	for (int i = 0; i < 50; i++) {
+		const struct timespec tick = { 0, 100000000 };
+		struct stat st;
+
+		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	server_stop(h);
+	return -ETIMEDOUT;
+}
+
+/* Stops a socket-mode handler's server (SIGTERM: it finishes the crash in hand). */
+void server_stop(struct handler *h)
+{
+	int status;
+
+	if (h->server <= 0)
+		return;
+	(void) kill(h->server, SIGTERM);
+	(void) io_waitpid(h->server, &status);
+	h->server = 0;
 }

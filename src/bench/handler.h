@@ -20,5 +20,7 @@ bool systemd_coredump_installed(void);
 int handler_parse(const char *spec, int index, const struct bench_paths *p, struct handler *h);
 pid_t sdc_start(void);
 void sdc_stop(pid_t pid);
+int server_start(const struct bench_paths *p, struct handler *h, int index);
+void server_stop(struct handler *h);
 
 #endif
