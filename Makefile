@@ -9,6 +9,7 @@ BINDIR ?= $(PREFIX)/bin
 MANPREFIX ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/coresink
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 # Where 'make enable' puts the drop-in, and where it keeps the values it replaced.
 SYSCTLDIR ?= /etc/sysctl.d
 STATEFILE ?= /var/lib/coresink.previous
@@ -44,13 +45,18 @@ UNITS = space parse config kargs name engine store journal ratelimit ledger vacu
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer
 
-all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf
+all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service
 
 # The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
 # since LIBEXECDIR may differ between 'make' and 'make install'.
 $(B)/60-coresink.conf: systemd/60-coresink.conf.in $(B)/coresink FORCE
 	pattern=$$($(B)/coresink --handler $(LIBEXECDIR)/coresink --core-pattern) && \
 		sed "s#@CORE_PATTERN@#$$pattern#" systemd/60-coresink.conf.in > $@
+
+# The server's unit runs the handler where it is installed; regenerated on every run, as above.
+$(B)/coresink.service: systemd/coresink.service.in FORCE
+	@mkdir -p $(B)
+	sed "s#@LIBEXECDIR@#$(LIBEXECDIR)#" systemd/coresink.service.in > $@
 
 $(B)/.deps:
 	@mkdir -p $(B)
@@ -158,6 +164,8 @@ install: $(B)/.deps
 	install -D -m 0755 $(B)/coresink-bench $(DESTDIR)$(BINDIR)/coresink-bench
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
+	install -D -m 0644 systemd/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
+	install -D -m 0644 $(B)/coresink.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
 	install -D -m 0644 man/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
 	install -D -m 0644 man/coresink-bench.1 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
@@ -170,6 +178,7 @@ uninstall:
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
 	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \

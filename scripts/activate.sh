@@ -2,7 +2,9 @@
 # activate.sh: turns coresink on or off as the kernel's core handler, now and at boot.
 # usage: activate.sh enable|disable DROPIN SYSCTLDIR STATEFILE
 #   enable:  saves the live kernel.core_pattern and kernel.core_pipe_limit in STATEFILE (once: enabling twice keeps
-#            the first saved values), copies DROPIN into SYSCTLDIR and applies it now.
+#            the first saved values), copies DROPIN into SYSCTLDIR and applies it now. Socket mode instead of
+#            DROPIN's pipe mode when systemd runs coresink.socket and the kernel takes "@@" (Linux 6.17): the drop-in
+#            then holds the pattern of 'coresink --core-pattern --socket'. It says which.
 #   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly; then removes STATEFILE.
 # Exit codes: 0 done, 100 usage, 111 system failure.
 set -u
@@ -34,9 +36,34 @@ enable() {
 			printf 'kernel.core_pipe_limit=%s\n' "$(cat /proc/sys/kernel/core_pipe_limit)"
 		} > "$state.tmp" && mv "$state.tmp" "$state" || die "cannot save the previous values in $state"
 	fi
-	install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
-	set_live "$pattern" "$(value kernel.core_pipe_limit "$dropin")"
-	echo "coresink: enabled: kernel.core_pattern=$pattern (previous values saved in $state)"
+	limit=$(value kernel.core_pipe_limit "$dropin")
+	if why=$(socket_unavailable) && socket=$("$handler" --core-pattern --socket) &&
+		printf '%s\n' "$socket" 2>/dev/null > /proc/sys/kernel/core_pattern; then
+		mode="socket mode (coresink.socket)"
+		pattern=$socket
+		mkdir -p "$sysctldir"
+		sed "s#^kernel.core_pattern=.*#kernel.core_pattern=$pattern#" "$dropin" > "$installed.tmp" &&
+			chmod 0644 "$installed.tmp" && mv "$installed.tmp" "$installed" || die "cannot install $installed"
+	else
+		[ -n "$why" ] || why="the kernel refuses @@ in core_pattern (Linux 6.17 needed)"
+		mode="pipe mode ($why)"
+		install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
+	fi
+	set_live "$pattern" "$limit"
+	echo "coresink: enabled in $mode: kernel.core_pattern=$pattern (previous values saved in $state)"
+}
+
+# Prints nothing and succeeds when socket mode may be tried: systemd runs as PID 1 and coresink.socket is active.
+# Otherwise prints why not, and fails.
+socket_unavailable() {
+	if [ ! -d /run/systemd/system ]; then
+		echo "socket mode needs systemd as PID 1 to run coresink.socket"
+		return 1
+	fi
+	if ! systemctl is-active -q coresink.socket 2>/dev/null; then
+		echo "socket mode needs coresink.socket active: systemctl enable --now coresink.socket"
+		return 1
+	fi
 }
 
 disable() {

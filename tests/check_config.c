@@ -191,6 +191,38 @@ START_TEST(test_stack_trace_keys)
 }
 END_TEST
 
+/* Socket mode's keys: a path that fits sun_path and a pattern, a bounded parallelism, a deadline. */
+START_TEST(test_socket_keys)
+{
+	struct config c;
+	struct diag d = { 0 };
+	char line[300];
+
+	config_defaults(&c);
+	ck_assert_str_eq(c.socket, "/run/coresink/kernel.socket");
+	ck_assert_uint_eq(c.socket_parallel, 4);
+	ck_assert_uint_eq(c.socket_timeout_ms, 300000);
+	write_conf("[Coresink]\nSocket=/run/x/k.sock\nSocketMaxParallel=16\nSocketTimeoutSec=90s\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_str_eq(c.socket, "/run/x/k.sock");
+	ck_assert_uint_eq(c.socket_parallel, 16);
+	ck_assert_uint_eq(c.socket_timeout_ms, 90000);
+	config_defaults(&c);
+	(void) snprintf(line, sizeof(line), "[Coresink]\nSocket=/%0120d\n", 0);
+	write_conf("[Coresink]\nSocket=relative\nSocket=/run/a b\nSocket=/run/%p\nSocketMaxParallel=0\n"
+		   "SocketMaxParallel=257\nSocketMaxParallel=-1\nSocketTimeoutSec=1ms\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 7);
+	write_conf(line);
+	d = (struct diag) { 0 };
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 1);
+	ck_assert_str_eq(c.socket, "/run/coresink/kernel.socket");
+	ck_assert_uint_eq(c.socket_parallel, 4);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("config");
@@ -206,6 +238,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_garbage_is_bounded);
 	tcase_add_test(tc, test_print_roundtrip);
 	tcase_add_test(tc, test_stack_trace_keys);
+	tcase_add_test(tc, test_socket_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

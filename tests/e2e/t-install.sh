@@ -10,6 +10,8 @@ live_before="$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pi
 mk install DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make install DESTDIR"
 tree=$(cd "$T/stage" && find . -type f -printf '%m %p\n' | sort)
 expected="644 ./etc/coresink.conf
+644 ./usr/lib/systemd/system/coresink.service
+644 ./usr/lib/systemd/system/coresink.socket
 644 ./usr/lib/tmpfiles.d/coresink.conf
 644 ./usr/share/coresink/60-coresink.conf
 644 ./usr/share/man/man1/coresink-bench.1
@@ -24,6 +26,18 @@ pattern=$("$CORESINK" --handler /usr/libexec/coresink --core-pattern)
 check "the drop-in's pattern is the handler's own --core-pattern for the installed path" \
 	has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pattern=$pattern"
 check "the drop-in sets kernel.core_pipe_limit" has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pipe_limit=16"
+check "the service runs the installed handler's server" \
+	has_line "$(cat "$T/stage/usr/lib/systemd/system/coresink.service")" "ExecStart=/usr/libexec/coresink --serve"
+check "the socket unit listens where coresink's Socket= default is" has_line \
+	"$(cat "$T/stage/usr/lib/systemd/system/coresink.socket")" "ListenStream=$("$CORESINK" --config /dev/null --check-config | sed -n 's/^Socket=//p')"
+if command -v systemd-analyze > /dev/null; then
+	# verify wants the binary the unit starts: point it at the built one.
+	mkdir -p "$T/units"
+	cp "$T/stage/usr/lib/systemd/system/coresink.socket" "$T/units/"
+	sed "s#/usr/libexec/coresink#$CORESINK#" "$T/stage/usr/lib/systemd/system/coresink.service" > "$T/units/coresink.service"
+	check "systemd-analyze verify accepts both units" \
+		systemd-analyze verify --man=no "$T/units/coresink.socket" "$T/units/coresink.service"
+fi
 mk uninstall DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make uninstall DESTDIR"
 check "make uninstall removes every file install put there" test -z "$(find "$T/stage" -type f)"
 
@@ -64,7 +78,13 @@ check "enable refuses before install (the handler is missing)" test $? -ne 0
 check "and leaves the pattern alone" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
 mk install "${vars[@]}" > /dev/null || fail "make install PREFIX"
 write_config "$T/etc/coresink.conf" "Directory=$T/cores" "KeepFree=64M"
-mk enable "${vars[@]}" > /dev/null || fail "make enable"
+mk enable "${vars[@]}" > "$T/out" 2>&1 || { cat "$T/out"; fail "make enable"; }
+if [ -d /run/systemd/system ]; then
+	check "enable says which mode it chose" matches "$(cat "$T/out")" "enabled in (socket|pipe) mode"
+else
+	check "without systemd as PID 1, enable chooses pipe mode and says why" \
+		has "$(cat "$T/out")" "enabled in pipe mode (socket mode needs systemd as PID 1"
+fi
 check "enable points the kernel at the installed handler" \
 	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
 check "and sets kernel.core_pipe_limit=16" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 16
