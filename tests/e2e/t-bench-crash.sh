@@ -1,6 +1,7 @@
 #!/bin/bash
 # coresink-bench --crash: real crashes of its own victim under each handler. Every stored core is read back against
-# the victim's memory (a core cut by MaxCoreSize= is reported as FAILED, exit 1), the CSV and chart are written,
+# the victim's memory (a core cut by MaxCoreSize= is reported as FAILED, exit 1), socket mode through a server the
+# bench starts and stops, the CSV and chart are written,
 # kernel.core_pattern is put back after a run and after a SIGTERM in the middle of one.
 . "$(dirname "$0")/lib.sh"
 BENCH=$B/coresink-bench
@@ -13,19 +14,21 @@ limit_before=$(cat /proc/sys/kernel/core_pipe_limit)
 
 out=$("$BENCH" --crash --size 32M --runs 2 --workload threads --dir "$T" --coresink "$CORESINK" \
 	--csv "$T/runs.csv" --plot "$T/chart.png" \
-	--handlers readwrite,readwrite:Compress=no,readwrite:Compress=no:sparse=off,splice,kernel,cat,null,direct)
+	--handlers readwrite,readwrite:Compress=no,readwrite:Compress=no:sparse=off,splice,socket:Compress=no,kernel,cat,null,direct)
 rc=$?
 printf '%s\n' "$out"
 check "the bench exits 0" test "$rc" -eq 0
 rows=$(printf '%s\n' "$out" | sed -n '/^handler /,/^(release_s/p' | sed '1d;$d')
 check "a row per handler, each verified (the compressed core read back through zstd)" \
-	test "$(printf '%s\n' "$rows" | grep -c ' verified$')" -eq 8
+	test "$(printf '%s\n' "$rows" | grep -c ' verified$')" -eq 9
 check "both ceilings first" test "$(printf '%s\n' "$rows" | head -n 2 | awk '{ print $1 }' | sort | tr '\n' ' ')" = "direct null "
 # The 50 idle threads' stacks are holes in a sparse core, as in the kernel's own file; Sparse=no stores them.
 disk() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $8 }'; }
 size=$(printf '%s\n' "$rows" | awk '$1 == "readwrite:Compress=no" { print $7 }')
 check "sparse: $(disk readwrite:Compress=no) MiB on disk of a $size MiB core, as the kernel's $(disk kernel)" \
 	test "$(disk readwrite:Compress=no)" -le $(( $(disk kernel) + 2 )) -a "$(disk readwrite:Compress=no)" -lt $((size / 4))
+check "socket mode (coresink --serve) stores the same sparse core: $(disk socket:Compress=no) MiB" \
+	test "$(disk socket:Compress=no)" -le $(( $(disk readwrite:Compress=no) + 1 ))
 check "compressed (the default): $(disk readwrite) MiB" test "$(disk readwrite)" -lt "$(disk readwrite:Compress=no)"
 release() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $2 }'; }
 stored() { printf '%s\n' "$rows" | awk -v h="$1" '$1 == h { print $4 }'; }
@@ -35,7 +38,7 @@ rss=$(printf '%s\n' "$rows" | awk '$1 == "readwrite" { print $10 }')
 check "coresink's peak RSS from its entry: $rss KiB, within 8 MiB" test "$rss" -gt 0 -a "$rss" -le 8192
 check "Sparse=no stores it dense ($(disk readwrite:Compress=no:sparse=off) MiB)" \
 	test "$(disk readwrite:Compress=no:sparse=off)" -ge "$size"
-check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 17
+check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 19
 check "the chart is a PNG" test "$(head -c 4 "$T/chart.png" | tail -c 3)" = PNG
 check "kernel.core_pattern is back" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
 check "its scratch directory is gone" test -z "$(ls -A "$T" | grep -v -e runs.csv -e chart.png)"
