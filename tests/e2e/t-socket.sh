@@ -159,3 +159,25 @@ check "deadline: no file remains" test -z "$(entries "$T/cores")"
 check "deadline: the server says so" has "$(cat "$T/server.log")" "ran past SocketTimeoutSec"
 stop_server
 check "stopped: the server removed its socket" test ! -e "$SOCK"
+
+# Socket activation, as coresink.socket does it: systemd-socket-activate listens and starts the server on the first
+# connection, passing the socket (sd_listen_fds); that first connection is the crash.
+if command -v systemd-socket-activate > /dev/null; then
+	mkdir -m 0700 "$T/act"
+	write_config "$T/act.conf" "Directory=$T/cores" "Socket=$T/act/kernel.socket" "RateLimitBurst=0"
+	: > "$T/server.log"
+	setsid systemd-socket-activate -l "$T/act/kernel.socket" "$CORESINK" --config "$T/act.conf" --serve \
+		>> "$T/server.log" 2>&1 &
+	SERVER_PID=$!
+	for _ in $(seq 50); do [ -S "$T/act/kernel.socket" ] && break; sleep 0.1; done
+	use_socket "$T/act.conf"
+	crash 16
+	core=$(only_file "$T/cores") || exit 1
+	check "socket activation: the first crash starts the server and is stored" "$PATCHECK" "$core" 16
+	check "socket activation: the server took the socket systemd passed" \
+		has "$(cat "$T/server.log")" "serving the coredump socket passed by systemd"
+	crash 16
+	check "socket activation: the next crash is stored by the same server" test "$(entries "$T/cores" | wc -l)" -eq 2
+	stop_server
+	check "socket activation: a passed socket is left to whoever passed it" test -S "$T/act/kernel.socket"
+fi
