@@ -176,10 +176,11 @@ int handler_parse(const char *spec, int index, const struct bench_paths *p, stru
 	return make_pattern(h, p);
 }
 
-static bool listening(const char *path, int type)
+/* Whether systemd-coredump's socket (SOCK_SEQPACKET) takes a connection. */
+static bool sdc_listening(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0), r;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
 
 	if (fd < 0)
 		return false;
@@ -189,46 +190,16 @@ static bool listening(const char *path, int type)
 	return r == 0;
 }
 
-/*
- * systemd-coredump's kernel-side helper hands the core to a socket-activated instance. Where no systemd listens
- * on that socket (no systemd as PID 1), one is started here as systemd would: returns its pid, to be stopped with
- * sdc_stop(); 0 when one listens already; -errno when none can.
- */
-pid_t sdc_start(void)
+/* Whether path is a socket: coresink --serve binds it right before it listens (a test connection would be logged). */
+static bool is_socket(const char *path)
 {
-	pid_t pid;
+	struct stat st;
 
-	if (listening(SYSTEMD_COREDUMP_SOCKET, SOCK_SEQPACKET))
-		return 0;
-	(void) mkdir("/run/systemd", 0755);
-	(void) mkdir(SYSTEMD_COREDUMP_DIR, 0755);
-	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		(void) dup2(null, STDOUT_FILENO);
-		(void) dup2(null, STDERR_FILENO);
-		/* A bench killed by a signal must not leave it listening. */
-		(void) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-		execlp("systemd-socket-activate", "systemd-socket-activate", "--seqpacket", "-a", "-l",
-		       SYSTEMD_COREDUMP_SOCKET, SYSTEMD_COREDUMP, (char *)NULL);
-		_exit(EXIT_SYSTEM);
-	}
-	if (pid < 0)
-		return -errno;
-	for (int i = 0; i < 50; i++) {
-		const struct timespec tick = { 0, 100000000 };
-
-		if (listening(SYSTEMD_COREDUMP_SOCKET, SOCK_SEQPACKET))
-			return pid;
-		nanosleep(&tick, NULL);
-	}
-	sdc_stop(pid);
-	return -ETIMEDOUT;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-void sdc_stop(pid_t pid)
+/* Stops a server spawn_server() started: SIGTERM (coresink --serve finishes the crash in hand), then reaped. */
+static void stop_server(pid_t pid)
 {
 	int status;
 
@@ -236,52 +207,90 @@ void sdc_stop(pid_t pid)
 		return;
 	(void) kill(pid, SIGTERM);
 	(void) io_waitpid(pid, &status);
-	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
 }
 
 /*
- * Starts coresink --serve for a socket-mode handler, as its unit would, and waits until it listens (a connection
- * made here is refused by it as not a crash, and logged: one line per run). 0 or -errno; stopped by server_stop().
+ * Starts a server the bench needs (argv, looked up in PATH) with its output on /dev/null, dying with the bench,
+ * and waits up to 5 s until ready(path). Its pid, or -errno (then it is stopped).
  */
-int server_start(const struct bench_paths *p, struct handler *h, int index)
+static pid_t spawn_server(const char *const argv[], bool (*ready)(const char *), const char *path)
 {
-	char sock[PATH_MAX + 32];
-	pid_t pid;
+	pid_t pid = fork();
 
-	(void) snprintf(sock, sizeof(sock), "%s/h%d.sock", p->dir, index);
-	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char *args[8];
+		size_t n = 0;
+
+		/* exec takes writable strings; the child's copies are its own. */
+		for (; argv[n] && n < ELEMENTSOF(args) - 1; n++)
+			args[n] = strdup(argv[n]);
+		args[n] = NULL;
 
 		(void) dup2(null, STDOUT_FILENO);
 		(void) dup2(null, STDERR_FILENO);
+		/* A bench killed by a signal must not leave it listening. */
 		(void) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-		execl(p->coresink, p->coresink, "--config", h->config, "--serve", (char *)NULL);
+		execvp(args[0], args);
 		_exit(EXIT_SYSTEM);
 	}
 	if (pid < 0)
 		return -errno;
-	h->server = pid;
 	for (int i = 0; i < 50; i++) {
 		const struct timespec tick = { 0, 100000000 };
-		struct stat st;
 
-		if (stat(sock, &st) == 0 && S_ISSOCK(st.st_mode))
-			return 0;
+		if (ready(path))
+			return pid;
 		nanosleep(&tick, NULL);
 	}
-	server_stop(h);
+	stop_server(pid);
 	return -ETIMEDOUT;
 }
 
-/* Stops a socket-mode handler's server (SIGTERM: it finishes the crash in hand). */
+/*
+ * systemd-coredump's kernel-side helper hands the core to a socket-activated instance. Where no systemd listens
+ * on that socket (no systemd as PID 1), one is started here as systemd would: returns its pid, to be stopped with
+ * sdc_stop(); 0 when one listens already; -errno when none can.
+ */
+pid_t sdc_start(void)
+{
+	const char *const argv[] = { "systemd-socket-activate", "--seqpacket", "-a", "-l", SYSTEMD_COREDUMP_SOCKET,
+				     SYSTEMD_COREDUMP, NULL };
+
+	if (sdc_listening(SYSTEMD_COREDUMP_SOCKET))
+		return 0;
+	(void) mkdir("/run/systemd", 0755);
+	(void) mkdir(SYSTEMD_COREDUMP_DIR, 0755);
+	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
+	return spawn_server(argv, sdc_listening, SYSTEMD_COREDUMP_SOCKET);
+}
+
+void sdc_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	stop_server(pid);
+	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
+}
+
+/* Starts coresink --serve for a socket-mode handler, as its unit would, until it listens. 0 or -errno. */
+int server_start(const struct bench_paths *p, struct handler *h, int index)
+{
+	char sock[PATH_MAX + 32];
+	const char *const argv[] = { p->coresink, "--config", h->config, "--serve", NULL };
+	pid_t pid;
+
+	(void) snprintf(sock, sizeof(sock), "%s/h%d.sock", p->dir, index);
+	pid = spawn_server(argv, is_socket, sock);
+	if (pid < 0)
+		return (int)pid;
+	h->server = pid;
+	return 0;
+}
+
+/* Stops a socket-mode handler's server. */
 void server_stop(struct handler *h)
 {
-	int status;
-
-	if (h->server <= 0)
-		return;
-	(void) kill(h->server, SIGTERM);
-	(void) io_waitpid(h->server, &status);
+	stop_server(h->server);
 	h->server = 0;
 }
