@@ -52,12 +52,6 @@ static void make_safe(void)
 	umask(077);
 }
 
-/* Paths end up in a space-separated pattern that the kernel expands: no blanks, no specifiers, not too long. */
-static bool pattern_safe(const char *s)
-{
-	return strpbrk(s, " \t\n%|") == NULL;
-}
-
 /*
  * Prints the line for kernel.core_pattern that runs this very binary, or the one at handler (where it will be
  * installed, for the sysctl.d drop-in the build generates).
@@ -83,7 +77,7 @@ static int print_core_pattern(const char *config, const char *handler)
 			return fprintf(stderr, "coresink: %s: %s\n", config, strerror(errno)), EXIT_USAGE;
 		(void) snprintf(conf, sizeof(conf), "%s", config);
 	}
-	if (!pattern_safe(self) || (config && !pattern_safe(conf)))
+	if (!kargs_pattern_safe(self) || (config && !kargs_pattern_safe(conf)))
 		return fprintf(stderr, "coresink: paths in core_pattern cannot hold blanks, '%%' or '|'\n"), EXIT_USAGE;
 	len = snprintf(line, sizeof(line), "|%s%s%s %s", self, config ? " --config " : "", config ? conf : "",
 		       KARGS_SPECIFIERS);

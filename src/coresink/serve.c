@@ -252,7 +252,7 @@ static void take(struct server *s, struct slot *sl)
 }
 
 /* The entry of a crash whose handler was killed at the deadline or died: it wrote none. */
-static void report_lost(const struct server *s, const struct slot *sl, int status)
+static void report_lost(const struct server *s, const struct slot *sl)
 {
 	struct kargs k = { .pid = sl->task, .uid = sl->uid, .gid = sl->gid, .time = sl->time, .rlimit = UINT64_MAX,
 			   .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
@@ -262,7 +262,6 @@ static void report_lost(const struct server *s, const struct slot *sl, int statu
 	struct procinfo pi = { .why = "the handler was killed" };
 	struct analysis a = { 0 };
 
-	(void) status;
 	(void) report_crash(&k, &o, &pi, &a);
 }
 
@@ -278,7 +277,7 @@ static void reap(struct server *s)
 			if (sl->child != pid)
 				continue;
 			if (sl->killed || WIFSIGNALED(status))
-				report_lost(s, sl, status);
+				report_lost(s, sl);
 			sl->child = 0;
 			s->active--;
 		}

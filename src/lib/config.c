@@ -11,6 +11,7 @@
 
 #include "basics.h"
 #include "config.h"
+#include "kargs.h"
 
 #define MIN_CHUNK (64 * 1024)
 #define MAX_CHUNK (1024 * 1024 * 1024)
@@ -38,7 +39,7 @@ static int parse_directory(const char *v, void *field)
 /* Socket=: an absolute path that fits sun_path and can stand in core_pattern (no blanks, no specifiers). */
 static int parse_socket(const char *v, void *field)
 {
-	if (v[0] != '/' || strpbrk(v, " \t\n%|") != NULL)
+	if (v[0] != '/' || !kargs_pattern_safe(v))
 		return -EINVAL;
 	if (strlen(v) >= SOCKET_PATH_MAX)
 		return -ENAMETOOLONG;

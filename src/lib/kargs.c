@@ -97,3 +97,12 @@ int kargs_parse(int argc, char *const *argv, struct kargs *k, struct diag *d)
 		k->dumpmode = SUID_DUMP_ROOT;
 	return bad ? -EINVAL : 0;
 }
+
+/*
+ * Whether a path can stand in kernel.core_pattern, which the kernel splits at blanks and expands at %: no blank,
+ * no specifier, no pipe.
+ */
+bool kargs_pattern_safe(const char *path)
+{
+	return strpbrk(path, " \t\n%|") == NULL;
+}

@@ -2,6 +2,7 @@
 #ifndef CORESINK_KARGS_H
 #define CORESINK_KARGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,5 +54,6 @@ struct kargs {
 };
 
 int kargs_parse(int argc, char *const *argv, struct kargs *k, struct diag *d);
+bool kargs_pattern_safe(const char *path);
 
 #endif

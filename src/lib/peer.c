@@ -43,16 +43,14 @@ int peer_identify(int conn, struct peer *p)
 	return 0;
 }
 
-/* RLIMIT_CORE's soft limit from /proc/PID/limits (prlimit would need CAP_SYS_RESOURCE over the task). 0 or -errno. */
-int peer_rlimit_core(pid_t pid, uint64_t *soft)
+/* RLIMIT_CORE's soft limit from its limits file (prlimit would need CAP_SYS_RESOURCE over the task). 0 or -errno. */
+static int read_rlimit_core(int dirfd, uint64_t *soft)
 {
 	static const char key[] = "\nMax core file size";
-	int dirfd = proc_open(pid), r = -EBADMSG;
-	char *limits = dirfd >= 0 ? proc_read(dirfd, "limits", NULL) : NULL, *p;
+	char *limits = proc_read(dirfd, "limits", NULL), *p;
 	size_t n;
+	int r = -EBADMSG;
 
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	if (!limits)
 		return -ESRCH;
 	p = strstr(limits, key);
@@ -73,26 +71,21 @@ int peer_rlimit_core(pid_t pid, uint64_t *soft)
  * The task's host name, as %h gives it: that of its UTS namespace. This process (one crash's handler) joins that
  * namespace, which changes nothing else it does. Empty when it cannot.
  */
-static void read_hostname(struct peer *p)
+static void read_hostname(struct peer *p, int dirfd)
 {
 	struct stat self, task;
-	char path[64];
 
-	(void) snprintf(path, sizeof(path), "/proc/%u/ns/uts", p->info.pid);
-	if (stat("/proc/self/ns/uts", &self) == 0 && stat(path, &task) == 0 && self.st_ino != task.st_ino &&
-	    setns(p->pidfd, CLONE_NEWUTS) < 0)
+	if (stat("/proc/self/ns/uts", &self) == 0 && fstatat(dirfd, "ns/uts", &task, 0) == 0 &&
+	    self.st_ino != task.st_ino && setns(p->pidfd, CLONE_NEWUTS) < 0)
 		return;
 	if (gethostname(p->hostname, sizeof(p->hostname) - 1) < 0)
 		p->hostname[0] = '\0';
 }
 
-static void read_comm(struct peer *p)
+static void read_comm(struct peer *p, int dirfd)
 {
-	int dirfd = proc_open((pid_t)p->info.pid);
-	char *comm = dirfd >= 0 ? proc_read(dirfd, "comm", NULL) : NULL;
+	char *comm = proc_read(dirfd, "comm", NULL);
 
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	if (!comm)
 		return;
 	comm[strcspn(comm, "\n")] = '\0';
@@ -108,10 +101,14 @@ static void read_comm(struct peer *p)
 void peer_kargs(struct peer *p, uint64_t time, struct kargs *k)
 {
 	uint64_t rlimit = UINT64_MAX;
+	int dirfd = proc_open((pid_t)p->info.pid);
 
-	read_comm(p);
-	read_hostname(p);
-	(void) peer_rlimit_core((pid_t)p->info.pid, &rlimit);
+	if (dirfd >= 0) {
+		read_comm(p, dirfd);
+		read_hostname(p, dirfd);
+		(void) read_rlimit_core(dirfd, &rlimit);
+		(void) close(dirfd);
+	}
 	*k = (struct kargs) {
 		.pid = (pid_t)p->info.pid,
 		.uid = p->info.ruid,

@@ -17,7 +17,6 @@ struct peer {
 };
 
 int peer_identify(int conn, struct peer *p);
-int peer_rlimit_core(pid_t pid, uint64_t *soft);
 void peer_kargs(struct peer *p, uint64_t time, struct kargs *k);
 int peer_exit_signal(const struct peer *p, int timeout_ms);
 void peer_close(struct peer *p);

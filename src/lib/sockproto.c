@@ -14,16 +14,27 @@
 /* systemd's bound on a request: a kernel that sends more is not one this server knows. */
 #define REQUEST_MAX 4096u
 
-static int recv_full(int fd, void *buf, size_t len, int flags)
+/* Reads exactly len bytes (io.c's loop); -EPROTO when the kernel closed before. */
+static int read_exact(int fd, void *buf, size_t len)
+{
+	ssize_t n = io_read_full(fd, buf, len, NULL);
+
+	if (n < 0)
+		return (int)n;
+	return (size_t)n == len ? 0 : -EPROTO;
+}
+
+/* Looks at the request's first field, its size, without taking it from the socket. */
+static int peek_size(int fd, uint32_t *size)
 {
 	ssize_t n;
 
 	do
-		n = recv(fd, buf, len, flags | MSG_WAITALL);
+		n = recv(fd, size, sizeof(*size), MSG_PEEK | MSG_WAITALL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -EPROTO;
+	return n == (ssize_t)sizeof(*size) ? 0 : -EPROTO;
 }
 
 /*
@@ -36,12 +47,12 @@ int sockproto_request(int fd, struct coredump_req *req)
 	uint32_t size;
 	int r;
 
-	r = recv_full(fd, &size, sizeof(size), MSG_PEEK);
+	r = peek_size(fd, &size);
 	if (r < 0)
 		return r;
 	if (size < COREDUMP_REQ_SIZE_VER0 || size > REQUEST_MAX)
 		return -EPROTO;
-	r = recv_full(fd, buf, size, 0);
+	r = read_exact(fd, buf, size);
 	if (r < 0)
 		return r;
 	memcpy(req, buf, sizeof(*req));
@@ -65,7 +76,7 @@ int sockproto_ack(int fd, uint64_t mask, uint32_t *mark)
 	r = io_write_full(fd, &ack, sizeof(ack));
 	if (r < 0)
 		return r;
-	r = recv_full(fd, mark, sizeof(*mark), 0);
+	r = read_exact(fd, mark, sizeof(*mark));
 	if (r < 0)
 		return r;
 	return *mark == COREDUMP_MARK_REQACK ? 0 : -EPROTO;

@@ -87,12 +87,7 @@ start_server() {
 }
 
 # Stops the server started above (SIGTERM: it finishes the crashes in hand), by its pid.
-stop_server() {
-	[ -n "${SERVER_PID:-}" ] || return 0
-	kill "$SERVER_PID" 2>/dev/null
-	wait "$SERVER_PID" 2>/dev/null
-	SERVER_PID=""
-}
+stop_server() { stop_started SERVER_PID; }
 
 # use_socket CONF: kernel.core_pattern sends crashes to CONF's Socket= ("@@"); restored at exit.
 use_socket() {
@@ -175,13 +170,18 @@ start_journald() {
 	fail "systemd-journald did not create its socket"
 }
 
-# Stops the journald this test started; its socket stays behind, as after a crash of journald.
-stop_journald() {
-	[ -n "${JOURNALD_PID:-}" ] || return 0
-	kill "$JOURNALD_PID" 2>/dev/null
-	wait "$JOURNALD_PID" 2>/dev/null
-	JOURNALD_PID=""
+# stop_started VAR: stops the background process whose pid VAR holds (one this test started), by that pid:
+# SIGTERM, then reaped; VAR is emptied.
+stop_started() {
+	local pid=${!1:-}
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	printf -v "$1" '%s' ""
 }
+
+# Stops the journald this test started; its socket stays behind, as after a crash of journald.
+stop_journald() { stop_started JOURNALD_PID; }
 
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
 journal_entry() {
@@ -260,3 +260,37 @@ only_file() {
 }
 
 file_size() { stat -c %s "$1"; }
+
+# tally PID...: the crash entries of the PIDs, counted by CORESINK_RESULT into RESULTS (a core refused before its
+# first byte at MaxUse, its room held by captures in flight, counts as truncated); MISSING counts PIDs without an
+# entry, VACUUMED the old cores their captures removed, SUMMARY says it in words. A PID with two entries fails.
+tally() {
+	local p e r v
+	declare -gA RESULTS=()
+	MISSING=0 VACUUMED=0
+	for p in "$@"; do
+		e=$(journal_entry "$p") || { MISSING=$((MISSING + 1)); continue; }
+		[ "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1 ] || fail "several entries for pid $p"
+		r=$(field "$e" CORESINK_RESULT)
+		[ "$r" = discarded ] && has_line "$e" CORESINK_LIMIT=MaxUse && r=truncated
+		RESULTS[$r]=$(( ${RESULTS[$r]:-0} + 1 ))
+		v=$(field "$e" CORESINK_VACUUMED)
+		VACUUMED=$((VACUUMED + ${v:-0}))
+	done
+	SUMMARY=$(for r in "${!RESULTS[@]}"; do printf '%s %s, ' "${RESULTS[$r]}" "$r"; done)
+	SUMMARY=${SUMMARY%, }
+}
+
+# check_stored LABEL CORE MIB: CORE is the whole core of the crasher of MIB MiB that crash() ran last (CRASH_PID):
+# named for it, 0640 root:root, every byte its ELF headers promise, the pattern intact, and gdb's backtrace on it.
+check_stored() {
+	local bt
+	check "$1: named core.crasher.PID.UTC" \
+		bash -c "[[ '$(basename "$2")' =~ ^core\.crasher\.$CRASH_PID\.[0-9]{8}T[0-9]{6}Z$ ]]"
+	check "$1: mode 0640, owner root:root" test "$(stat -c '%a %u %g' "$2")" = "640 0 0"
+	check "$1: every byte the ELF headers promise" "$PATCHECK" --elf "$2"
+	check "$1: all $3 MiB of the process's pattern, intact" "$PATCHECK" "$2" "$3"
+	bt=$(gdb -batch -ex bt "$CRASHER" "$2" 2>&1)
+	check "$1: gdb reads it and shows crash_here on top" has "$bt" "#0  crash_here"
+	check "$1: gdb reports no truncation" lacks "$bt" "truncated"
+}

@@ -38,13 +38,7 @@ timed_crash 64 unlimited
 stored_small_us=$CRASH_US
 check "stored: the crasher died of SIGSEGV with a core (139)" test "$CRASH_STATUS" -eq 139
 core=$(only_file "$T/cores") || exit 1
-check "stored: named core.crasher.PID.UTC" \
-	bash -c "[[ '$(basename "$core")' =~ ^core\.crasher\.$CRASH_PID\.[0-9]{8}T[0-9]{6}Z$ ]]"
-check "stored: mode 0640, owner root:root" test "$(stat -c '%a %u %g' "$core")" = "640 0 0"
-check "stored: every byte the ELF headers promise" "$PATCHECK" --elf "$core"
-check "stored: all 64 MiB of the process's pattern, intact" "$PATCHECK" "$core" 64
-bt=$(gdb -batch -ex bt "$CRASHER" "$core" 2>&1)
-check "stored: gdb reads it and shows crash_here on top" has "$bt" "#0  crash_here"
+check_stored stored "$core" 64
 e=$(journal_entry "$CRASH_PID") || fail "no entry for $CRASH_PID"
 check "stored: one entry" test "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1
 check "stored: the entry has what pipe mode's has" all_of "$e" "COREDUMP_PID=$CRASH_PID" "COREDUMP_UID=0" \

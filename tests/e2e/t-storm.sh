@@ -11,9 +11,8 @@ MIB=$((1024 * 1024))
 
 # storm FSTYPE ZERO_PERCENT: one storm of crashes of 6 MiB with that share of zero pages.
 storm() {
-	local fs=$T/fs-$1-$2 p e r v wave i pids=() wave_pids=() missing=0 vacuumed=0 base t0 t1 low samples total
-	local peak kept summary
-	declare -A results=()
+	local fs=$T/fs-$1-$2 wave i pids=() wave_pids=() base t0 t1 low samples total
+	local peak kept
 	make_fs "$1" "$fs" 160
 	write_config "$T/c.conf" "Directory=$fs/cores" "KeepFree=16M" "MaxUse=48M" "ChunkSize=1M" \
 		"RateLimitBurst=0" "RateLimitGlobalBurst=0"
@@ -38,26 +37,16 @@ storm() {
 	read -r low samples < "$T/low"
 	total=$(( $(stat -f -c %b "$fs") * $(stat -f -c %S "$fs") ))
 	peak=$(( total - low - base ))
-	for p in "${pids[@]}"; do
-		e=$(journal_entry "$p") || { missing=$((missing + 1)); continue; }
-		[ "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1 ] || fail "several entries for pid $p"
-		r=$(field "$e" CORESINK_RESULT)
-		# With every byte under MaxUse held by captures in flight, a core can be cut before its first byte.
-		[ "$r" = discarded ] && has_line "$e" CORESINK_LIMIT=MaxUse && r=truncated
-		results[$r]=$(( ${results[$r]:-0} + 1 ))
-		v=$(field "$e" CORESINK_VACUUMED)
-		vacuumed=$((vacuumed + ${v:-0}))
-	done
+	tally "${pids[@]}"
 	# What the cores take on disk, as MaxUse counts them.
 	kept=$(du -B1 -c "$fs"/cores/core.* 2>/dev/null | tail -n 1 | cut -f1)
-	summary=$(for r in "${!results[@]}"; do printf '%s %s, ' "${results[$r]}" "$r"; done)
-	echo "storm ($1, $2% zero pages): ${#pids[@]} crashes in $(( (t1 - t0) / 1000000 )) ms: ${summary%, };" \
-		"$vacuumed old cores removed; $(entries "$fs/cores" | wc -l) cores kept, ${kept:-0} B on disk;" \
+	echo "storm ($1, $2% zero pages): ${#pids[@]} crashes in $(( (t1 - t0) / 1000000 )) ms: $SUMMARY;" \
+		"$VACUUMED old cores removed; $(entries "$fs/cores" | wc -l) cores kept, ${kept:-0} B on disk;" \
 		"peak use $peak B of MaxUse $((48 * MIB)) B; lowest free $low B of KeepFree $((16 * MIB)) B ($samples samples)"
-	check "$1, $2%: every crash has exactly one journal entry" test "$missing" -eq 0
-	check "$1, $2%: cores were stored" test "${results[stored]:-0}" -gt 0
+	check "$1, $2%: every crash has exactly one journal entry" test "$MISSING" -eq 0
+	check "$1, $2%: cores were stored" test "${RESULTS[stored]:-0}" -gt 0
 	check "$1, $2%: every crash was stored or cut at the quota: none failed or suppressed" \
-		test $(( ${results[stored]:-0} + ${results[truncated]:-0} )) -eq "${#pids[@]}"
+		test $(( ${RESULTS[stored]:-0} + ${RESULTS[truncated]:-0} )) -eq "${#pids[@]}"
 	check "$1, $2%: the quota held at every sample, one chunk of slack at most ($peak B)" \
 		test "$peak" -le $((49 * MIB))
 	check "$1, $2%: the quota holds at the end (${kept:-0} B)" test "${kept:-0}" -le $((48 * MIB))
