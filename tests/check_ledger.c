@@ -15,6 +15,7 @@ START_TEST(test_roundtrip)
 	f = ledger_inflight(&l, 42, 777);
 	f->bytes = 16 << 20;
 	f->pending = 4 << 20;
+	f->held = 1234567;
 	e = ledger_rate(&l, 0xdeadbeefULL);
 	e->start = 1000;
 	e->count = 3;
@@ -27,6 +28,7 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(back.inflight[0].start, 777);
 	ck_assert_uint_eq(back.inflight[0].bytes, 16 << 20);
 	ck_assert_uint_eq(back.inflight[0].pending, 4 << 20);
+	ck_assert_uint_eq(back.inflight[0].held, 1234567);
 	ck_assert_ptr_eq(ledger_rate(&back, 0xdeadbeefULL), &back.rate[0]);
 	ck_assert_uint_eq(back.rate[0].suppressed, 2);
 	ck_assert_ptr_eq(ledger_inflight(&back, 42, 777), &back.inflight[0]);
@@ -42,8 +44,9 @@ START_TEST(test_damaged)
 	ck_assert_uint_eq(l.published, 20);
 	ck_assert_uint_eq(l.n_inflight, 1);
 	ck_assert_int_eq(l.inflight[0].pid, 9);
-	/* A line from before the pending count: none pending. */
+	/* A line from before the pending count and the held core: none pending, none held. */
 	ck_assert_uint_eq(l.inflight[0].pending, 0);
+	ck_assert_uint_eq(l.inflight[0].held, 0);
 	ck_assert_uint_eq(l.n_rate, 0);
 }
 END_TEST

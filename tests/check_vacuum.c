@@ -1,4 +1,5 @@
 /* check_vacuum.c: which files are coresink's cores, and oldest-first removal in a real directory. */
+#include <sys/file.h>
 #include <sys/time.h>
 
 #include "unit.h"
@@ -42,8 +43,10 @@ static void make_file(int dirfd, const char *name, size_t data, size_t size, tim
 
 	ck_assert_int_ge(fd, 0);
 	memset(buf, 'x', sizeof(buf));
-	ck_assert_uint_le(data, sizeof(buf));
-	ck_assert_int_eq(write(fd, buf, data), (ssize_t)data);
+	for (size_t done = 0, n; done < data; done += n) {
+		n = data - done < sizeof(buf) ? data - done : sizeof(buf);
+		ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+	}
 	if (size > data)
 		ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
 	ck_assert_int_eq(fsync(fd), 0);
@@ -71,17 +74,56 @@ START_TEST(test_oldest_first)
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
 	ck_assert_uint_eq(total, 28672);
 	/* 10000 bytes needed: the oldest (8 KiB) is not enough, the next (16 KiB) is. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, &freed, &removed), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, NULL, 0, &freed, &removed), 0);
 	ck_assert_uint_eq(freed, 24576);
 	ck_assert_uint_eq(removed, 2);
 	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
 	ck_assert_int_eq(faccessat(dirfd, "keep-me.txt", F_OK, 0), 0);
 	ck_assert_int_eq(faccessat(dirfd, ".coresink.state", F_OK, 0), 0);
 	/* Asking for more than there is removes every core and nothing else. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, &freed, &removed), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, NULL, 0, &freed, &removed), 0);
 	ck_assert_uint_eq(removed, 1);
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
 	ck_assert_uint_eq(total, 0);
+	close(dirfd);
+	unit_rmtree(dir);
+}
+END_TEST
+
+/*
+ * What holds a core is its handler's record (the held inodes), never a reader: a core held in the ledger stays,
+ * and one a reader has open and flocked goes, its blocks freed at once though the reader still holds it.
+ */
+START_TEST(test_held_and_readers)
+{
+	char dir[256];
+	uint64_t held[1], freed;
+	unsigned removed;
+	struct stat st;
+	int dirfd, reader;
+
+	if (geteuid() != 0)
+		return;
+	unit_tmpdir(dir, sizeof(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	make_file(dirfd, "core.a.1.20261121T130000Z", 8 << 20, 0, 1000);   /* the oldest, held by its handler */
+	make_file(dirfd, "core.b.2.20261121T130000Z", 8 << 20, 0, 2000);   /* held open and locked by a reader */
+	make_file(dirfd, "core.c.3.20261121T130000Z", 4096, 0, 3000);
+	ck_assert_int_eq(fstatat(dirfd, "core.a.1.20261121T130000Z", &st, 0), 0);
+	held[0] = st.st_ino;
+	reader = openat(dirfd, "core.b.2.20261121T130000Z", O_RDONLY);
+	ck_assert_int_ge(reader, 0);
+	ck_assert_int_eq(flock(reader, LOCK_SH), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 20, held, 1, &freed, &removed), 0);
+	ck_assert_uint_eq(removed, 1);
+	ck_assert_uint_eq(freed, 8 << 20);
+	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
+	ck_assert_int_ne(faccessat(dirfd, "core.b.2.20261121T130000Z", F_OK, 0), 0);
+	/* The reader still has its fd, and the blocks are free: the file was emptied before it was unlinked. */
+	ck_assert_int_eq(fstat(reader, &st), 0);
+	ck_assert_int_eq(st.st_blocks, 0);
+	ck_assert_int_eq(st.st_nlink, 0);
+	close(reader);
 	close(dirfd);
 	unit_rmtree(dir);
 }
@@ -115,6 +157,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_names, 0, (int)(sizeof(names) / sizeof(names[0])));
 	tcase_add_test(tc, test_oldest_first);
 	tcase_add_test(tc, test_not_root_owned_ignored);
+	tcase_add_test(tc, test_held_and_readers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,7 +139,7 @@ static void engine_options(struct job *j, struct engine_opts *o, struct engine_h
 	o->max_core = j->c.max_core_size;
 	o->rlimit = j->k.rlimit;
 	o->close_on_limit = true;
-	o->lock_fd = j->dirfd;
+	o->lock_fd = j->have_quota ? quota_lock_fd(&j->q) : -1;
 	if (j->have_quota) {
 		quota_hooks(&j->q, h);
 		o->hooks = h;
@@ -183,17 +182,19 @@ static int publish(struct job *j, struct store_file *f, bool compressed)
 		j->o.acl = r == 0;
 	}
 	/* What the file takes with its attributes (ext4 may give them a block of their own), for MaxUse. */
-	if (fstat(f->fd, &st) == 0)
-		j->o.disk = (uint64_t)st.st_blocks * 512;
+	if (fstat(f->fd, &st) < 0)
+		st = (struct stat) { .st_ino = 0 };
+	j->o.disk = (uint64_t)st.st_blocks * 512;
+	/* The analysis reads the raw core once it has its name: no vacuum may take it before it is done. */
+	if (!compressed && j->have_quota && st.st_ino)
+		(void) quota_hold(&j->q, (uint64_t)st.st_ino);
 	r = store_publish(f, j->k.comm, j->k.pid, j->k.time, compressed, name, sizeof(name));
 	if (r < 0)
 		return fail(j, "publishing the file", r);
 	(void) snprintf(j->o.path, sizeof(j->o.path), "%s/%s", j->c.directory, name);
+	/* A compressed core's raw one, read by the analysis, is on disk until then: the others count it. */
 	if (j->have_quota)
-		(void) quota_publish(&j->q, j->o.disk);
-	/* The raw core, read by the analysis, is on disk until then: the others count it (quota_close drops it). */
-	if (compressed && j->have_quota)
-		(void) quota_hold(&j->q, j->o.st.allocated);
+		(void) quota_publish(&j->q, j->o.disk, compressed ? j->o.st.allocated : 0);
 	return 0;
 }
 
@@ -234,8 +235,8 @@ static int compress(struct job *j, struct store_file *raw, mode_t mode, struct s
 
 /*
  * Publishes the core, and lets the crashed process go: uncompressed, once the file has its name (a moment later);
- * compressed, before the compression, which may take seconds. The raw core stays open for the analysis, held with
- * a shared flock so that no vacuum removes it meanwhile (vacuum.c). 0 or -errno.
+ * compressed, before the compression, which may take seconds. The raw core stays open for the analysis, marked as
+ * held in the ledger (publish()) so that no vacuum removes it meanwhile. 0 or -errno.
  */
 static int keep(struct job *j, struct store_file *raw, mode_t mode)
 {
@@ -243,8 +244,6 @@ static int keep(struct job *j, struct store_file *raw, mode_t mode)
 	int r;
 
 	j->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
-	if (j->corefd >= 0)
-		(void) flock(j->corefd, LOCK_SH);
 	if (!j->c.compress) {
 		r = publish(j, raw, false);
 		drop_input();

@@ -1,7 +1,7 @@
 /*
  * ledger.c: the state shared by concurrent handlers: the bytes of stored cores, the captures in flight, and the
- * crash-rate windows. Text, one record a line, rewritten whole under the directory lock. A line that does not
- * parse is dropped: a damaged file costs some counts, never a core.
+ * crash-rate windows. Text, one record a line, rewritten whole under the lock on the ledger file itself. A line
+ * that does not parse is dropped: a damaged file costs some counts, never a core.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,16 +16,16 @@
 
 static void parse_line(struct ledger *l, const char *line)
 {
-	/* The pending count came later: a line without it (an older handler's) has none pending. */
-	struct inflight f = { .pending = 0 };
+	/* The pending count and the held core came later: a line without them (an older handler's) has neither. */
+	struct inflight f = { .pending = 0, .held = 0 };
 	struct rate_entry e;
 	uint64_t v;
 	int pid;
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
-	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes,
-			  &f.pending) >= 3 && pid > 0) {
+	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes,
+			  &f.pending, &f.held) >= 3 && pid > 0) {
 		f.pid = pid;
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
@@ -63,8 +63,8 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 		      if (k > 0 && (size_t)k < len - n) n += (size_t)k; } while (0)
 	PUT("published %" PRIu64 "\n", l->published);
 	for (size_t i = 0; i < l->n_inflight; i++)
-		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid, l->inflight[i].start,
-		    l->inflight[i].bytes, l->inflight[i].pending);
+		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid,
+		    l->inflight[i].start, l->inflight[i].bytes, l->inflight[i].pending, l->inflight[i].held);
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
 		    l->rate[i].count, l->rate[i].suppressed);
@@ -110,7 +110,7 @@ struct rate_entry *ledger_rate(struct ledger *l, uint64_t key)
 	return &l->rate[oldest];
 }
 
-/* Reads the ledger from fd (held under the directory lock). 0 or -errno. */
+/* Reads the ledger from fd (under its lock). 0 or -errno. */
 int ledger_load(int fd, struct ledger *l)
 {
 	static char text[LEDGER_MAX_BYTES];
@@ -126,7 +126,7 @@ int ledger_load(int fd, struct ledger *l)
 	return 0;
 }
 
-/* Rewrites the ledger in fd (held under the directory lock). 0 or -errno. */
+/* Rewrites the ledger in fd (under its lock). 0 or -errno. */
 int ledger_save(int fd, const struct ledger *l)
 {
 	static char text[LEDGER_MAX_BYTES];

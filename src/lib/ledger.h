@@ -17,6 +17,7 @@ struct inflight {
 	uint64_t start;   /* the handler's start time (/proc/PID/stat), against pid reuse */
 	uint64_t bytes;   /* what its capture holds */
 	uint64_t pending; /* of it, what no preallocation shows in statfs yet (a sparse capture's chunk) */
+	uint64_t held;    /* the inode of a stored core its handler still reads (the analysis), kept from vacuum; 0 */
 };
 
 struct ledger {

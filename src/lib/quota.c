@@ -1,14 +1,16 @@
 /*
  * quota.c: the handler's side of the storage policy. Concurrent handlers share a ledger in the core directory,
- * read and written only under flock() of the directory: the bytes of stored cores, what each capture in flight
- * holds (so that MaxUse counts cores not yet published), and the crash-rate windows. The directory is root's and
- * nobody else may write it, so no user can forge this state.
+ * read and written only under flock() of the ledger file itself: the bytes of stored cores, what each capture in
+ * flight holds (so that MaxUse counts cores not yet published), and the crash-rate windows. The file is root's and
+ * 0600 in a directory only root may write, so no user can forge this state, nor hold its lock: a lock on the
+ * directory, which every user may open, would let anyone stop every capture (flock /var/lib/coresink sleep 1d).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -30,12 +32,12 @@ static bool alive(const struct inflight *f)
 
 static int lock(struct quota *q)
 {
-	return flock(q->dirfd, LOCK_EX) < 0 ? -errno : 0;
+	return flock(q->statefd, LOCK_EX) < 0 ? -errno : 0;
 }
 
 static void unlock(struct quota *q)
 {
-	(void) flock(q->dirfd, LOCK_UN);
+	(void) flock(q->statefd, LOCK_UN);
 }
 
 /* Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). */
@@ -54,6 +56,20 @@ static int load(struct quota *q)
 	return r;
 }
 
+/* The ledger is root's alone, as created; one made by an older coresink or an admin is made so. 0 or -errno. */
+static int own_ledger(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0)
+		return -EPERM;
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)
+		return -errno;
+	return 0;
+}
+
 int quota_open(struct quota *q, int dirfd)
 {
 	int r;
@@ -62,8 +78,22 @@ int quota_open(struct quota *q, int dirfd)
 	r = proc_start_time(q->pid, &q->start);
 	if (r < 0)
 		return r;
-	q->statefd = openat(dirfd, LEDGER_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return q->statefd < 0 ? -errno : 0;
+	/* O_NONBLOCK: a FIFO put in its place could not stall the open (own_ledger refuses it). */
+	q->statefd = openat(dirfd, LEDGER_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (q->statefd < 0)
+		return -errno;
+	r = own_ledger(q->statefd);
+	if (r < 0) {
+		(void) close(q->statefd);
+		q->statefd = -1;
+	}
+	return r;
+}
+
+/* The fd whose flock guards the ledger: the engine plans its chunks under it (engine_opts.lock_fd). */
+int quota_lock_fd(const struct quota *q)
+{
+	return q->statefd;
 }
 
 /* Counts the stored cores afresh (an admin may have removed some) and saves the ledger. Under the lock. */
@@ -105,8 +135,15 @@ static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
 {
 	struct quota *q = ctx;
+	uint64_t held[LEDGER_INFLIGHT_MAX];
+	size_t n_held = 0;
 	unsigned removed = 0;
-	int r = vacuum_oldest(q->dirfd, need, freed, &removed);
+	int r;
+
+	for (size_t i = 0; i < q->l.n_inflight; i++)
+		if (q->l.inflight[i].held)
+			held[n_held++] = q->l.inflight[i].held;
+	r = vacuum_oldest(q->dirfd, need, held, n_held, freed, &removed);
 
 	if (r < 0 || removed == 0)
 		return r;
@@ -138,17 +175,29 @@ void quota_hooks(struct quota *q, struct engine_hooks *h)
 				     .ctx = q };
 }
 
-/* Drops this capture from the ledger, counting size bytes as stored (0 when nothing was). */
-static int settle_capture(struct quota *q, uint64_t size)
+/*
+ * Counts size bytes as stored (0 when nothing was) and leaves in this capture's record what it still holds: bytes
+ * not counted as stored (the raw core of a compressed one, open for its analysis) and its held core. A record
+ * that holds neither, or with done, is dropped. 0 or -errno.
+ */
+static int settle_capture(struct quota *q, uint64_t size, uint64_t bytes, bool done)
 {
 	int r = lock(q);
 
 	if (r < 0)
 		return r;
 	r = load(q);
-	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
-		if (is_mine(q, &q->l.inflight[i]))
+	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++) {
+		struct inflight *f = &q->l.inflight[i];
+
+		if (!is_mine(q, f))
+			continue;
+		if (done || (bytes == 0 && f->held == 0))
 			ledger_drop_inflight(&q->l, i);
+		else
+			f->bytes = bytes, f->pending = 0;
+		break;
+	}
 	q->l.published += size;
 	if (r == 0)
 		r = ledger_save(q->statefd, &q->l);
@@ -156,24 +205,31 @@ static int settle_capture(struct quota *q, uint64_t size)
 	return r;
 }
 
-int quota_publish(struct quota *q, uint64_t size)
+/* The capture is published: size bytes stored, bytes still held until quota_close() (see settle_capture). */
+int quota_publish(struct quota *q, uint64_t size, uint64_t bytes)
 {
-	return settle_capture(q, size);
+	return settle_capture(q, size, bytes, false);
 }
 
 /*
- * Counts bytes this capture still holds after publishing (the raw core of a compressed one, open for its analysis)
- * as in flight, until quota_close(). 0 or -errno.
+ * Marks ino, a core this handler is about to publish and will read until quota_close() (the analysis), as held:
+ * no vacuum removes it meanwhile. 0 or -errno.
  */
-int quota_hold(struct quota *q, uint64_t bytes)
+int quota_hold(struct quota *q, uint64_t ino)
 {
+	struct inflight *f;
 	int r = lock(q);
 
 	if (r < 0)
 		return r;
 	r = load(q);
-	if (r == 0)
-		r = hook_reserve(q, bytes, 0);
+	f = r == 0 ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
+	if (f) {
+		f->held = ino;
+		r = ledger_save(q->statefd, &q->l);
+	} else if (r == 0) {
+		r = -ENOSPC;
+	}
 	unlock(q);
 	return r;
 }
@@ -182,7 +238,7 @@ void quota_close(struct quota *q)
 {
 	if (q->statefd < 0)
 		return;
-	(void) settle_capture(q, 0);
+	(void) settle_capture(q, 0, 0, true);
 	(void) close(q->statefd);
 	q->statefd = -1;
 }

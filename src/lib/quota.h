@@ -23,8 +23,9 @@ int quota_open(struct quota *q, int dirfd);
 void quota_close(struct quota *q);
 int quota_begin(struct quota *q);
 void quota_hooks(struct quota *q, struct engine_hooks *h);
-int quota_publish(struct quota *q, uint64_t size);
-int quota_hold(struct quota *q, uint64_t bytes);
+int quota_publish(struct quota *q, uint64_t size, uint64_t bytes);
+int quota_hold(struct quota *q, uint64_t ino);
+int quota_lock_fd(const struct quota *q);
 int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate_config *rc,
 	       struct rate_verdict *v);
 

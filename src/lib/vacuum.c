@@ -1,15 +1,17 @@
 /*
  * vacuum.c: the cores coresink stored in the directory, and the removal of the oldest. Only files named as
  * name_format() names them, regular and owned by root, count: nothing else in the directory is ever touched. A core
- * still being written is an O_TMPFILE without a name, so no vacuum can see it; a core still being analysed is held
- * with a shared flock by its handler, and is not removed: its blocks would stay in use until the analysis ends.
+ * still being written is an O_TMPFILE without a name, so no vacuum can see it; a core still being analysed is named
+ * by its handler's record in the ledger (the caller's list of held inodes), and is not removed: its blocks would
+ * stay in use until the analysis ends. Nothing a user can do marks a core as held: a user who may read a core can
+ * open and lock it, but not write the root-only ledger; and a removed core is truncated first, so that a reader
+ * holding it open cannot keep its blocks either.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@ struct core {
 	char name[NAME_MAX_LEN];
 	struct timespec mtime;
 	uint64_t size;
+	ino_t ino;
 };
 
 /* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N][.zst]: exactly what name_format() writes. */
@@ -42,6 +45,7 @@ static bool stat_core(int dirfd, const char *name, struct core *c)
 	c->mtime = st.st_mtim;
 	/* What it takes on disk: a sparse core's holes take nothing. */
 	c->size = (uint64_t)st.st_blocks * 512;
+	c->ino = st.st_ino;
 	return true;
 }
 
@@ -122,27 +126,37 @@ static int older(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * Whether the core is being analysed: its handler holds a shared flock on it until then (capture.c). Removing it
- * would free nothing until the analysis ends, while the vacuum counted it as freed.
- */
-static bool busy(int dirfd, const char *name)
+static bool is_held(const struct core *c, const uint64_t *held, size_t n_held)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	bool held;
-
-	if (fd < 0)
-		return false;
-	held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	(void) close(fd);
-	return held;
+	for (size_t i = 0; i < n_held; i++)
+		if (held[i] == (uint64_t)c->ino)
+			return true;
+	return false;
 }
 
 /*
- * Removes the oldest cores until need bytes are freed or none is left, passing over those being analysed. 0 or
- * -errno; *freed, *removed tell.
+ * Removes a core so that its blocks are free at once: truncated through an fd checked to be the listed file, then
+ * unlinked. An unlink alone would leave them in use for as long as anyone holds the file open. 0 or -errno.
  */
-int vacuum_oldest(int dirfd, uint64_t need, uint64_t *freed, unsigned *removed)
+static int remove_core(int dirfd, const struct core *c)
+{
+	/* O_NONBLOCK: never wait for a lease or a lock of anyone's. */
+	int fd = openat(dirfd, c->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd >= 0) {
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == c->ino)
+			(void) ftruncate(fd, 0);
+		(void) close(fd);
+	}
+	return unlinkat(dirfd, c->name, 0) < 0 ? -errno : 0;
+}
+
+/*
+ * Removes the oldest cores until need bytes are freed or none is left, passing over the n_held inodes in held
+ * (cores their handlers still analyse). 0 or -errno; *freed, *removed tell.
+ */
+int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed)
 {
 	struct core *list;
 	int n = list_cores(dirfd, &list);
@@ -152,7 +166,7 @@ int vacuum_oldest(int dirfd, uint64_t need, uint64_t *freed, unsigned *removed)
 	if (n > 0)
 		qsort(list, (size_t)n, sizeof(*list), older);
 	for (int i = 0; i < n && *freed < need; i++) {
-		if (busy(dirfd, list[i].name) || unlinkat(dirfd, list[i].name, 0) < 0)
+		if (is_held(&list[i], held, n_held) || remove_core(dirfd, &list[i]) < 0)
 			continue;
 		*freed += list[i].size;
 		(*removed)++;

@@ -3,10 +3,11 @@
 #define CORESINK_VACUUM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 bool vacuum_is_core(const char *name);
 int vacuum_total(int dirfd, uint64_t *bytes);
-int vacuum_oldest(int dirfd, uint64_t need, uint64_t *freed, unsigned *removed);
+int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed);
 
 #endif
