@@ -77,6 +77,24 @@ START_TEST(test_self)
 }
 END_TEST
 
+/* Who counts as a person: the table of systemd's ranges, at their edges. */
+static const struct {
+	uid_t uid;
+	bool regular;
+} uids[] = {
+	{ 0, false }, { 1, false }, { 33, false } /* www-data */, { 999, false }, { 1000, true }, { 54321, true },
+	{ 60000, true }, { 61183, true }, { 61184, false } /* DynamicUser= */, { 65519, false }, { 65520, true },
+	{ 65533, true }, { 65534, false } /* nobody */, { 65535, false }, { 65536, true }, { 0x7ffff, true },
+	{ 0x80000, false } /* containers */, { 0x6fffffff, false }, { 0x7ffe0000, false }, { (uid_t)-2, false },
+	{ (uid_t)-1, false },
+};
+
+START_TEST(test_regular_uids)
+{
+	ck_assert_msg(uid_is_regular(uids[_i].uid) == uids[_i].regular, "uid %u", (unsigned)uids[_i].uid);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("creds");
@@ -86,6 +104,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_changed);
 	tcase_add_test(t, test_unknown);
 	tcase_add_test(t, test_self);
+	tcase_add_loop_test(t, test_regular_uids, 0, sizeof(uids) / sizeof(uids[0]));
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -2,6 +2,10 @@
  * check_journal.c: the kernel-log fallback record. The real journald and /dev/kmsg are exercised end to end
  * (tests/e2e); here the fallback writes to a file so its exact bytes can be read back.
  */
+#include <endian.h>
+#include <stdbool.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
 
 #include "unit.h"
@@ -66,6 +70,104 @@ START_TEST(test_fields_bounded)
 }
 END_TEST
 
+/* A journald stand-in: a datagram socket that receives credentials, as journald's does (SO_PASSCRED). */
+static int listener(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM, 0), one = 1;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)), 0);
+	return fd;
+}
+
+/* Receives one entry: its bytes (from the datagram, or the memfd passed with it) and the credentials it came with. */
+static size_t receive(int fd, char *buf, size_t len, struct ucred *uc)
+{
+	char control[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
+			    .msg_controllen = sizeof(control) };
+	ssize_t n = recvmsg(fd, &m, 0);
+	int passed = -1;
+
+	ck_assert_int_ge(n, 0);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_type == SCM_CREDENTIALS)
+			memcpy(uc, CMSG_DATA(c), sizeof(*uc));
+		if (c->cmsg_type == SCM_RIGHTS)
+			memcpy(&passed, CMSG_DATA(c), sizeof(int));
+	}
+	if (passed >= 0) {
+		/* A memfd must come sealed: journald takes no other from a user. */
+		ck_assert_int_eq(fcntl(passed, F_GET_SEALS) & F_SEAL_WRITE, F_SEAL_WRITE);
+		n = pread(passed, buf, len, 0);
+		close(passed);
+	}
+	return (size_t)n;
+}
+
+/* The value of field name in the binary-safe native form: NAME\n le64 value \n. */
+static bool native_field(const char *buf, size_t len, const char *name, const char *want)
+{
+	size_t nl = strlen(name), wl = strlen(want);
+
+	for (size_t i = 0; i + nl + 9 <= len; i++) {
+		uint64_t vl;
+
+		if ((i == 0 || buf[i - 1] == '\n') && memcmp(buf + i, name, nl) == 0 && buf[i + nl] == '\n') {
+			memcpy(&vl, buf + i + nl + 1, 8);
+			return le64toh(vl) == wl && memcmp(buf + i + nl + 9, want, wl) == 0;
+		}
+	}
+	return false;
+}
+
+/*
+ * An entry sent as a user reaches the socket with that user's uid and gid and the handler's own pid, no child
+ * involved; the fields come whole, newlines and all; and an entry larger than a datagram comes in a sealed memfd.
+ */
+START_TEST(test_send_as_user)
+{
+	char sock[512], *buf = malloc(16 << 20), *big = malloc(6 << 20);
+	struct fields f;
+	struct ucred uc;
+	size_t n;
+	int fd;
+
+	if (geteuid() != 0)
+		return;   /* naming another uid takes CAP_SETUID */
+	snprintf(sock, sizeof(sock), "%s/journal.socket", dir);
+	fd = listener(sock);
+	journal_test_redirect(sock, kmsg);
+	fields_init(&f, LOG_CRIT);
+	fields_add(&f, "MESSAGE=line one\n\nline three");
+	fields_add(&f, "COREDUMP_UID=54321");
+	ck_assert_int_eq(journal_send_as(&f, 54321, 54322), 0);
+	n = receive(fd, buf, 16 << 20, &uc);
+	ck_assert_uint_eq(uc.uid, 54321);
+	ck_assert_uint_eq(uc.gid, 54322);
+	ck_assert_int_eq(uc.pid, getpid());
+	ck_assert(native_field(buf, n, "MESSAGE", "line one\n\nline three"));
+	ck_assert(native_field(buf, n, "COREDUMP_UID", "54321"));
+	ck_assert(native_field(buf, n, "SYSLOG_IDENTIFIER", "coresink"));
+	memset(big, 'x', (6 << 20) - 1);
+	big[(6 << 20) - 1] = '\0';
+	fields_add(&f, "COREDUMP_PROC_MAPS=%s", big);
+	ck_assert_int_eq(journal_send_as(&f, 54321, 54322), 0);
+	n = receive(fd, buf, 16 << 20, &uc);
+	ck_assert_uint_eq(uc.uid, 54321);
+	ck_assert(native_field(buf, n, "COREDUMP_PROC_MAPS", big));
+	fields_free(&f);
+	close(fd);
+	free(buf);
+	free(big);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("journal");
@@ -74,6 +176,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fallback_to_kmsg);
 	tcase_add_test(tc, test_fields_bounded);
+	tcase_add_test(tc, test_send_as_user);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,6 +19,7 @@
 #include "elfcore.h"
 #include "kargs.h"
 #include "name.h"
+#include "creds.h"
 #include "owner.h"
 #include "peer.h"
 #include "procinfo.h"
@@ -157,12 +158,24 @@ static enum result verdict(const struct job *j, int r)
 }
 
 /*
- * Whether the crashing user may read the core: only a process dumpable by its owner that never changed credentials
- * (systemd-coredump's rule since CVE-2025-4598), proven to be the one that crashed. Root needs no grant.
+ * Whether the crash is its owner's to see, in their journal and in their own analysis: a regular user's process
+ * (uid_is_regular: not root, a system, dynamic, nobody or container uid, all of which name no one for good),
+ * dumpable by its owner, that never changed credentials (systemd-coredump's rule since CVE-2025-4598), and proven
+ * to be the one that crashed.
  */
-static bool owner_may_read(const struct job *j)
+static bool owner_sees(const struct job *j)
 {
-	return j->k.dumpmode == SUID_DUMP_USER && j->pi.trusted && j->pi.creds_unchanged && j->k.uid != 0;
+	return j->k.dumpmode == SUID_DUMP_USER && uid_is_regular(j->k.uid) && j->pi.trusted && j->pi.creds_unchanged;
+}
+
+/* Whether the owner may also read the core itself: only where the kernel's pidfd (%F) proved who crashed. */
+static bool owner_may_read(struct job *j)
+{
+	if (!owner_sees(j))
+		return false;
+	if (!j->pi.by_pidfd)
+		j->o.acl_none = "the kernel gave no pidfd (%F) to prove whose crash it was";
+	return j->pi.by_pidfd;
 }
 
 /*
@@ -355,6 +368,7 @@ static int run(struct job *j)
 static void finish(struct job *j, const struct diag *kd, const struct diag *cd, const char *config)
 {
 	drop_input();
+	j->o.owner_entry = owner_sees(j);
 	analyse(j);
 	(void) report_diag(kd, "the kernel arguments", "safe defaults used, the core kept for root only");
 	(void) report_diag(cd, config, "defaults used, capture goes on");
@@ -369,6 +383,15 @@ static void finish(struct job *j, const struct diag *kd, const struct diag *cd, 
 		quota_close(&j->q);
 	if (j->dirfd >= 0)
 		(void) close(j->dirfd);
+}
+
+/* What /proc tells of the crashed process, read while the kernel still holds it (it does until the core is read). */
+static void read_process(struct job *j)
+{
+	const struct procinfo_id id = { j->k.pid, j->k.pidfd, j->k.tid, j->k.time };
+
+	(void) procinfo_read(&id, j->c.capture_environment, &j->pi);
+	j->o.exe = j->pi.exe;
 }
 
 static void job_init(struct job *j)
@@ -392,9 +415,7 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 	(void) kargs_parse(argc, argv, &j.k, &kd);
 	(void) report_start(&j.k);
 	config_read(&j.c, config, named, &cd);
-	/* Read while the crashed process still exists: it does until the core has been read. */
-	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
-	j.o.exe = j.pi.exe;
+	read_process(&j);
 	r = run(&j);
 	finish(&j, &kd, &cd, config);
 	return j.o.result == RESULT_FAILED && r < 0 ? r : 0;
@@ -507,8 +528,7 @@ int capture_socket(const char *config, bool named, int conn, uint64_t time)
 	peer_kargs(&p, time, &j.k);
 	(void) report_start(&j.k);
 	config_read(&j.c, config, named, &cd);
-	(void) procinfo_read(j.k.pid, j.k.pidfd, j.k.time, j.c.capture_environment, &j.pi);
-	j.o.exe = j.pi.exe;
+	read_process(&j);
 	r = serve(&j);
 	learn_signal(&j, &p);
 	finish(&j, &kd, &cd, config);

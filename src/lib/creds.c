@@ -4,7 +4,8 @@
  * (/proc/PID/status), and the kernel did not start it in secure mode (AT_SECURE is 0 in /proc/PID/auxv: no setuid or
  * setgid bit, no file capabilities). A dump mode of 1 alone is not enough: a process can regain it with
  * prctl(PR_SET_DUMPABLE) after changing credentials. Both are read while the kernel still holds the process. Pure
- * functions of the two texts: anything missing or unreadable means "changed".
+ * functions of the two texts: anything missing or unreadable means "changed". And which uids are people's: the
+ * only ones a core or an entry is ever handed to.
  */
 #include <elf.h>
 #include <stdint.h>
@@ -49,4 +50,21 @@ static bool secure(const void *auxv, size_t len)
 bool creds_unchanged(const char *status, const void *auxv, size_t auxv_len)
 {
 	return status && same_ids(status, "Uid:") && same_ids(status, "Gid:") && !secure(auxv, auxv_len);
+}
+
+/*
+ * Whether uid is a regular user's, one that names the same person for good: not root or a system user (their
+ * services' crashes are root's business, and their uids are reused by packages), not a systemd DynamicUser= uid
+ * (given to whichever service starts next), not nobody, and not one of the ranges systemd hands to containers'
+ * private users (systemd's rule for its coredump ACL, with the container ranges on top).
+ */
+bool uid_is_regular(uid_t uid)
+{
+	if (uid <= UID_SYSTEM_MAX)
+		return false;
+	if (uid >= UID_DYNAMIC_MIN && uid <= UID_DYNAMIC_MAX)
+		return false;
+	if (uid == UID_NOBODY || uid == UID_16BIT_INVALID)
+		return false;
+	return uid < UID_CONTAINER_MIN;
 }

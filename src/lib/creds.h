@@ -4,7 +4,17 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/* The uid ranges of systemd's UIDS-GIDS.md, as Debian builds it (SYS_UID_MAX 999 in login.defs). */
+#define UID_SYSTEM_MAX 999
+#define UID_DYNAMIC_MIN 61184        /* DynamicUser= */
+#define UID_DYNAMIC_MAX 65519
+#define UID_NOBODY 65534
+#define UID_16BIT_INVALID 65535
+#define UID_CONTAINER_MIN 0x00080000 /* nspawn --private-users and the foreign range, up to 0x7FFFFFFF */
 
 bool creds_unchanged(const char *status, const void *auxv, size_t auxv_len);
+bool uid_is_regular(uid_t uid);
 
 #endif

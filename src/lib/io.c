@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/uio.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io.h"
@@ -147,4 +149,29 @@ int io_waitpid(pid_t pid, int *status)
 	do r = waitpid(pid, status, 0);
 	while (r < 0 && errno == EINTR);
 	return r < 0 ? -errno : 0;
+}
+
+/*
+ * Sends one datagram on the connected socket fd without blocking for longer than timeout_ms: a receiver whose
+ * queue is full is waited for, up to then. 0 or -errno (-ETIMEDOUT).
+ */
+int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
+{
+	struct timespec t0, t;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	int left = timeout_ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (sendmsg(fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return 0;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (errno == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
+			return -errno;
+	}
 }

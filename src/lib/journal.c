@@ -10,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <grp.h>
+#include <endian.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <systemd/sd-journal.h>
@@ -118,30 +121,136 @@ int journal_send(struct fields *f)
 	return r < 0 ? r : 1;
 }
 
+/* How long an entry may wait for journald's full queue before it goes to the kernel log instead. */
+#define SEND_TIMEOUT_MS 2000
+/* The datagram's bound; a larger entry goes in a sealed memfd, as sd_journal_sendv() does. */
+#define DATAGRAM_MAX (4 << 20)
+
+/* The entry in the native protocol's binary-safe form, every field as NAME '\n' le64(length) value '\n'. */
+static char *serialize(const struct fields *f, size_t *len)
+{
+	size_t n = 0;
+	char *buf, *p;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += f->iov[i].iov_len + 1 + 8 + 1;
+	p = buf = malloc(n ? n : 1);
+	for (size_t i = 0; buf && i < f->n; i++) {
+		const char *field = f->iov[i].iov_base, *eq = memchr(field, '=', f->iov[i].iov_len);
+		size_t name = eq ? (size_t)(eq - field) : f->iov[i].iov_len;
+		size_t value = f->iov[i].iov_len - name - (eq != NULL);
+		uint64_t le = htole64(value);
+
+		memcpy(p, field, name);
+		p += name;
+		*p++ = '\n';
+		memcpy(p, &le, sizeof(le));
+		p += sizeof(le);
+		if (value)
+			memcpy(p, eq + 1, value);
+		p += value;
+		*p++ = '\n';
+	}
+	*len = buf ? (size_t)(p - buf) : 0;
+	return buf;
+}
+
+/* A sealed memfd holding len bytes of buf, as journald wants a large entry from anyone but root. fd or -errno. */
+static int sealed_copy(const char *buf, size_t len)
+{
+	int fd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING), r;
+
+	if (fd < 0)
+		return -errno;
+	r = io_write_full(fd, buf, len);
+	if (r == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		r = -errno;
+	if (r < 0) {
+		(void) close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Sends buf (or, with memfd >= 0, that fd) to journald on sock with the credentials uc. 0 or -errno. */
+static int send_with_creds(int sock, const char *buf, size_t len, int memfd, const struct ucred *uc)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { (void *)(uintptr_t)buf, len };
+	struct msghdr m = { .msg_control = control.buf, .msg_controllen = CMSG_SPACE(sizeof(*uc)) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(&control, 0, sizeof(control));
+	*c = (struct cmsghdr) { .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_CREDENTIALS,
+				.cmsg_len = CMSG_LEN(sizeof(*uc)) };
+	memcpy(CMSG_DATA(c), uc, sizeof(*uc));
+	if (memfd < 0) {
+		m.msg_iov = &iov;
+		m.msg_iovlen = 1;
+	} else {
+		m.msg_controllen += CMSG_SPACE(sizeof(int));
+		c = CMSG_NXTHDR(&m, c);
+		*c = (struct cmsghdr) { .cmsg_level = SOL_SOCKET, .cmsg_type = SCM_RIGHTS,
+					.cmsg_len = CMSG_LEN(sizeof(int)) };
+		memcpy(CMSG_DATA(c), &memfd, sizeof(int));
+	}
+	return io_send_within(sock, &m, SEND_TIMEOUT_MS);
+}
+
+/* Whether journald took the entry sent as uid and gid (see journal_send_as). */
+static bool journald_took_as(const struct fields *f, uid_t uid, gid_t gid)
+{
+	const struct ucred uc = { .pid = getpid(), .uid = uid, .gid = gid };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int sock, memfd = -1, sndbuf = DATAGRAM_MAX, r = -ENOMEM;
+	size_t len;
+	char *buf;
+
+	if (strlen(socket_path) >= sizeof(sa.sun_path))
+		return false;
+	strcpy(sa.sun_path, socket_path);
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return false;
+	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
+	if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
+		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	buf = serialize(f, &len);
+	if (buf && connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		r = -errno;
+	else if (buf)
+		r = len <= DATAGRAM_MAX ? send_with_creds(sock, buf, len, -1, &uc) : -EMSGSIZE;
+	if (r == -EMSGSIZE || r == -ENOBUFS) {
+		memfd = sealed_copy(buf, len);
+		r = memfd < 0 ? memfd : send_with_creds(sock, NULL, 0, memfd, &uc);
+	}
+	if (memfd >= 0)
+		(void) close(memfd);
+	free(buf);
+	(void) close(sock);
+	return r == 0;
+}
+
 /*
- * Sends the entry with uid's credentials, so that journald files it where that user can read it, as
- * systemd-coredump does; a child drops to uid and gid and sends. When journald does not take it from the child,
- * the root parent falls back to the kernel log. uid 0 or unknown: a plain journal_send().
+ * Sends the entry with uid's and gid's credentials, so that journald files it where that user can read it (its
+ * journal, _UID= the user), as systemd-coredump's entries are. No process of the user's sends it: one the user could
+ * stop with a signal and hold the handler as long as they liked. Root names the user's ids in SCM_CREDENTIALS
+ * itself (the kernel lets CAP_SETUID and CAP_SETGID do that, with its own pid), in the native protocol, which
+ * sd_journal_sendv() cannot do. Falls back to the kernel log as journal_send() does. uid 0 or unknown: a plain
+ * journal_send().
  */
 int journal_send_as(struct fields *f, uid_t uid, gid_t gid)
 {
-	pid_t pid;
-	int status;
+	struct stat st;
+	int r;
 
 	if (uid == 0 || uid == (uid_t)-1 || gid == (gid_t)-1)
 		return journal_send(f);
-	pid = fork();
-	if (pid < 0)
-		return journal_send(f);
-	if (pid == 0) {
-		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
-			_exit(1);
-		_exit(journald_took(f) ? 0 : 1);
-	}
-	if (io_waitpid(pid, &status) < 0)
-		return journal_send(f);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode) && journald_took_as(f, uid, gid))
 		return 0;
-	status = kmsg_send(f);
-	return status < 0 ? status : 1;
+	r = kmsg_send(f);
+	return r < 0 ? r : 1;
 }

@@ -50,20 +50,49 @@ char *proc_read(int dirfd, const char *name, size_t *len)
 	return buf;
 }
 
-/* Field 22 of stat, the start time in clock ticks since boot; comm may hold spaces and parentheses. 0 or -EIO. */
-int proc_start_ticks(int dirfd, uint64_t *ticks)
+/*
+ * Field n of a stat file below dirfd (numbered as in proc(5): 3 is the state, 9 the flags, 22 the start time), as
+ * a number. The comm (field 2) may hold spaces and parentheses: fields are counted after its last ')'. 0 or -EIO.
+ */
+static int stat_field(int dirfd, const char *name, int n, uint64_t *value)
 {
-	char *stat = proc_read(dirfd, "stat", NULL), *p = stat ? strrchr(stat, ')') : NULL;
-	unsigned long long t;
+	char *stat = proc_read(dirfd, name, NULL), *p = stat ? strrchr(stat, ')') : NULL, *save = NULL, *word;
 	int r = -EIO;
 
-	if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			&t) == 1) {
-		*ticks = t;
-		r = 0;
+	word = p ? strtok_r(p + 1, " ", &save) : NULL;
+	for (int i = 3; word && i < n; i++)
+		word = strtok_r(NULL, " ", &save);
+	if (word && n >= 3) {
+		char *end;
+
+		errno = 0;
+		*value = strtoull(word, &end, 10);
+		r = errno == 0 && end != word ? 0 : -EIO;
 	}
 	free(stat);
 	return r;
+}
+
+/* The start time in clock ticks since boot (field 22 of stat). 0 or -EIO. */
+int proc_start_ticks(int dirfd, uint64_t *ticks)
+{
+	return stat_field(dirfd, "stat", 22, ticks);
+}
+
+/*
+ * Whether thread tid of the process whose /proc directory is dirfd is dumping core now: the kernel sets PF_DUMPCORE
+ * in its flags (field 9 of task/TID/stat) for the dump and until the task exits, so a pid freed and reused since
+ * shows a task without it. 1, 0, or -errno.
+ */
+int proc_dumping(int dirfd, pid_t tid)
+{
+	char name[48];
+	uint64_t flags;
+	int r;
+
+	(void) snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	r = stat_field(dirfd, name, 9, &flags);
+	return r < 0 ? r : (flags & PF_DUMPCORE) != 0;
 }
 
 /* The start time of pid in clock ticks since boot. 0 or -errno. */

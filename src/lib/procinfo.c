@@ -5,8 +5,10 @@
  * A pid can be reused once its process is reaped, and a helper running as root must not describe, or be tricked
  * into reading, another process (CVE-2020-15702, CVE-2025-4598). So everything is read through one directory fd
  * of /proc/PID, and only then is the identity checked: with the kernel's pidfd (%F), the process must still exist,
- * so the pid was never free in between; without it, the process must have started before the crash. Links under
- * /proc/PID are only read, never followed: nothing is opened through the crashed process's root or cwd.
+ * so the pid was never free in between. Without it (kernels before 6.16), its thread %I must still be dumping core
+ * (PF_DUMPCORE), which a process that took over a freed pid is not, and the process must have started before the
+ * crash. Links under /proc/PID are only read, never followed: nothing is opened through the crashed process's root
+ * or cwd.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -155,21 +157,26 @@ static bool pidfd_names(int fd, pid_t pid)
 }
 
 /* Whether what was read through dirfd came from the crashed process of pid; why not, when not. */
-static const char *verify(int dirfd, pid_t pid, int pidfd, uint64_t crash_time)
+static const char *verify(int dirfd, const struct procinfo_id *id)
 {
 	uint64_t ticks;
 	long long btime = boot_time();
 	long hz = sysconf(_SC_CLK_TCK);
 
 	/* The process still exists after the reads, so the pid was never free to be reused in between. */
-	if (pidfd >= 0)
-		return pidfd_names(pidfd, pid) && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 ?
+	if (id->pidfd >= 0)
+		return pidfd_names(id->pidfd, id->pid) && syscall(SYS_pidfd_send_signal, id->pidfd, 0, NULL, 0) == 0 ?
 			       NULL : "the pidfd (%F) does not name it, or it is gone";
 	if (proc_start_ticks(dirfd, &ticks) < 0 || btime < 0 || hz <= 0)
 		return "its start time cannot be read";
-	/* One second of slack: %t and btime are whole seconds. */
-	if ((uint64_t)btime + ticks / (uint64_t)hz > crash_time + 1)
+	/* One second of slack: %t and btime are whole seconds. The dump check below closes that second. */
+	if ((uint64_t)btime + ticks / (uint64_t)hz > id->crash_time + 1)
 		return "it started after the crash: the pid was reused";
+	if (id->tid <= 0)
+		return "without %F, only %I could prove it: the kernel gave neither";
+	/* Still dumping after the reads: the pid was never free in between. */
+	if (proc_dumping(dirfd, id->tid) != 1)
+		return "without %F, its thread %I is not dumping core: the pid was reused, or it is gone";
 	return NULL;
 }
 
@@ -210,22 +217,23 @@ static void read_all(int dirfd, bool environ, struct procinfo *pi)
 		pi->container_cmdline = container_parent(dirfd);
 }
 
-/* Reads what /proc tells of pid. 0 when trusted, or -ESRCH (pi->why says why) or -errno; pi is freed then. */
-int procinfo_read(pid_t pid, int pidfd, uint64_t crash_time, bool environ, struct procinfo *pi)
+/* Reads what /proc tells of the crashed process id names. 0 when trusted, or -ESRCH (pi->why says why). */
+int procinfo_read(const struct procinfo_id *id, bool environ, struct procinfo *pi)
 {
 	int dirfd;
 
 	memset(pi, 0, sizeof(*pi));
 	pi->units.owner_uid = (uid_t)-1;
-	dirfd = pid > 0 ? proc_open(pid) : -ESRCH;
+	dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
 	if (dirfd < 0) {
 		pi->why = "its /proc directory is gone";
 		return -ESRCH;
 	}
 	read_all(dirfd, environ, pi);
-	pi->why = verify(dirfd, pid, pidfd, crash_time);
+	pi->why = verify(dirfd, id);
 	(void) close(dirfd);
 	pi->trusted = pi->why == NULL;
+	pi->by_pidfd = pi->trusted && id->pidfd >= 0;
 	if (!pi->trusted) {
 		const char *why = pi->why;
 

@@ -9,8 +9,17 @@
 
 #include "cgroup.h"
 
+/* What names the crashed process: its pid, the kernel's pidfd (%F, -1 without), the crashing thread (%I), %t. */
+struct procinfo_id {
+	pid_t pid;
+	int pidfd;
+	pid_t tid;
+	uint64_t crash_time;
+};
+
 struct procinfo {
 	bool trusted;            /* verified to be the crashed process; nothing else is set otherwise */
+	bool by_pidfd;           /* verified by the kernel's pidfd: the strongest proof, the one the owner's ACL needs */
 	const char *why;         /* why not trusted */
 	char *cmdline;           /* arguments joined by spaces */
 	char *cgroup;            /* the cgroup path systemd tracks units by */
@@ -22,7 +31,7 @@ struct procinfo {
 	char *container_cmdline; /* the command line of what started the container, seen from outside */
 };
 
-int procinfo_read(pid_t pid, int pidfd, uint64_t crash_time, bool environ, struct procinfo *pi);
+int procinfo_read(const struct procinfo_id *id, bool environ, struct procinfo *pi);
 void procinfo_free(struct procinfo *pi);
 
 #endif

@@ -129,6 +129,8 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_ACL=user read");
 	else if (o->acl_error)
 		fields_add(f, "CORESINK_ACL=failed: %s", strerror(o->acl_error));
+	else if (o->acl_none && o->path[0])
+		fields_add(f, "CORESINK_ACL=none: %s", o->acl_none);
 	add_footprint(f);
 }
 
@@ -305,8 +307,8 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	add_outcome_fields(&f, o);
 	add_analysis_fields(&f, a);
 	add_proc_fields(&f, pi);
-	/* The owner may read the entry, unless the process was not dumpable by its owner (setuid: SUID_DUMP_ROOT). */
-	r = k->dumpmode == SUID_DUMP_USER ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
+	/* The owner may read the entry only when the crash is theirs to see (capture.c: owner_sees()). */
+	r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	fields_free(&f);
 	return r;
 }

@@ -44,8 +44,10 @@ struct outcome {
 	uint32_t suppressed_all;    /* crashes the global limit did not store since the last stored one */
 	unsigned vacuumed;          /* old cores removed to make room */
 	uint64_t vacuumed_bytes;
+	bool owner_entry;           /* the entry is its owner's to read: sent with the owner's credentials */
 	bool acl;                   /* the crashing user was granted read access */
 	int acl_error;              /* positive errno when granting it failed */
+	const char *acl_none;       /* why the owner, who may see the entry, was not given the core */
 	bool socket;                /* came through the coredump socket (coresink --serve), not the pipe */
 	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */

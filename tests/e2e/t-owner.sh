@@ -41,7 +41,8 @@ fi
 # coredumpctl as the user reads the user's own journal file, which journald splits off on persistent storage only
 # (which a journald not the test's own may not have). So: a private journald with persistent storage in a private
 # mount namespace; a live crasher of the user's, stopped just before its crash, whose core gcore takes; the handler
-# run there directly with it, as the kernel would. Then coredumpctl info and debug, as the user.
+# run there directly with it and a pidfd of it as %F, as the kernel would. Then coredumpctl info and debug, as the
+# user.
 if command -v gdb >/dev/null && command -v gcore >/dev/null; then
 	cat > "$T/ns.sh" <<EOS
 . "$TOP/tests/e2e/lib.sh"
@@ -51,8 +52,8 @@ mkdir -p /var/log/journal && journalctl --flush >/dev/null 2>&1
 at_exit "kill -9 \$p 2>/dev/null; wait \$p 2>/dev/null"
 for _ in \$(seq 100); do [ "\$(cut -d' ' -f3 /proc/\$p/stat)" = T ] && break; sleep 0.05; done
 gcore -o "$T/g" \$p >/dev/null 2>&1 || fail "gcore"
-"$CORESINK" --config "$T/c.conf" \$p $USER_ID $USER_ID 11 "\$(date +%s)" "$UNLIMITED" "\$(hostname)" crasher 1 "" \
-	< "$T/g.\$p"
+"$WITHPIDFD" \$p "$CORESINK" --config "$T/c.conf" \$p $USER_ID $USER_ID 11 "\$(date +%s)" "$UNLIMITED" \
+	"\$(hostname)" crasher 1 3 < "$T/g.\$p"
 journal_entry \$p >/dev/null || fail "no entry"
 info=\$(HOME=$T setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups coredumpctl info --no-pager \$p 2>&1)
 check "coredumpctl info, as the user: its crash, with the trace" has "\$info" "Stack trace of thread \$p:"

@@ -72,8 +72,8 @@ check "a crash in another pid namespace records its launcher" \
 
 # A user's crash: the entry is sent with the user's credentials, into that user's own journal file. journald splits
 # by user on persistent storage only, which a journald not the test's own may not have: so a private journald with
-# persistent storage, in a private mount namespace, and the handler run there directly for a live process of uid
-# 4242 (dump mode 1), then for a non-dumpable one (dump mode 2: the entry stays root's).
+# persistent storage, in a private mount namespace, and the handler run there directly (with a pidfd, as %F) for a
+# live process of uid 4242 (dump mode 1), then for a non-dumpable one (dump mode 2: the entry stays root's).
 head -c 65536 /dev/urandom > "$T/in"
 cat > "$T/ns.sh" <<EOS
 . "$TOP/tests/e2e/lib.sh"
@@ -82,7 +82,8 @@ mkdir -p /var/log/journal && journalctl --flush >/dev/null 2>&1
 for mode in 1 2; do
 	setpriv --reuid=4242 --regid=4242 --clear-groups sleep 30 & p=\$!
 	at_exit "kill \$p 2>/dev/null"
-	"$CORESINK" --config "$T/c.conf" \$p 4242 4242 11 "\$(date +%s)" "$UNLIMITED" "\$(hostname)" sleep \$mode "" < "$T/in"
+	"$WITHPIDFD" \$p "$CORESINK" --config "$T/c.conf" \$p 4242 4242 11 "\$(date +%s)" "$UNLIMITED" "\$(hostname)" \
+		sleep \$mode 3 < "$T/in"
 	e=\$(journal_entry \$p) || fail "dump mode \$mode: no entry"
 	userjournal=\$(find /var/log/journal -name 'user-4242*.journal' | head -n 1)
 	mine=\$(journalctl --no-pager --file "\${userjournal:-/nonexistent}" -o export "COREDUMP_PID=\$p" 2>/dev/null | tr -d '\\0')
