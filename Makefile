@@ -10,6 +10,7 @@ MANPREFIX ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/coresink
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 # Where 'make enable' puts the drop-in, and where it keeps the values it replaced.
 SYSCTLDIR ?= /etc/sysctl.d
 STATEFILE ?= /var/lib/coresink.previous
@@ -22,7 +23,7 @@ WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings -Wmiss
 TEST_WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes -Wno-override-init
 CPPFLAGS += -D_GNU_SOURCE -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DVERSION=\"$(VERSION)\"
 # Evaluated when a recipe runs, after the dependency step has installed the -dev packages.
-DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd)
+DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp)
 CHECK_CFLAGS = $$(pkg-config --cflags check)
 CHECK_LIBS = $$(pkg-config --libs check)
 
@@ -161,12 +162,15 @@ fuzz-run: $(FUZZ_BIN)
 fuzz:
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
+# Without DESTDIR, also the analysis user (systemd/coresink.sysusers); a staged install leaves it to the package's
+# postinst (systemd-sysusers), as systemd-coredump's does.
 install: $(B)/.deps
 	$(MAKE) all
 	install -D -m 0755 $(B)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink
 	install -D -m 0755 $(B)/coresink-bench $(DESTDIR)$(BINDIR)/coresink-bench
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
+	install -D -m 0644 systemd/coresink.sysusers $(DESTDIR)$(SYSUSERSDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
 	install -D -m 0644 $(B)/coresink.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
@@ -174,13 +178,15 @@ install: $(B)/.deps
 	install -D -m 0644 man/coresink-bench.1 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
 	test -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf || \
 		install -D -m 0644 conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf
+	if [ -z "$(DESTDIR)" ]; then sh scripts/add-user.sh systemd/coresink.sysusers; fi
 
 # Removes what install put there. An edited config stays; an enabled handler is not pulled from under the kernel.
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -e $(SYSCTLDIR)/60-coresink.conf ]; then \
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
 	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
-		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
+		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(SYSUSERSDIR)/coresink.conf \
+		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null

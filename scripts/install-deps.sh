@@ -14,7 +14,8 @@ pc:libsystemd libsystemd-dev libsystemd (sd-journal)
 pc:libdw libdw-dev elfutils libdw (stack traces)
 pc:libelf libelf-dev elfutils libelf (stack traces)
 pc:libacl libacl1-dev libacl (read access for the crashing user)
-pc:libzstd libzstd-dev libzstd (compression)'
+pc:libzstd libzstd-dev libzstd (compression)
+pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)'
 test_needs='
 pc:check check the Check unit test library
 cmd:valgrind valgrind valgrind

@@ -5,6 +5,10 @@
  * sandbox then rightly refuses to run them), so there only the parent's side is run: a child that cannot be
  * confined must never run the function.
  */
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <valgrind/valgrind.h>
 
@@ -169,8 +173,8 @@ START_TEST(test_confined)
 }
 END_TEST
 
-/* Root's own crashes are analysed as root, but without a capability. */
-START_TEST(test_root_without_caps)
+/* Never as root: a child asked to run as uid 0 refuses before it runs anything. */
+START_TEST(test_never_root)
 {
 	struct sandbox_limits l = base;
 	struct sandbox_result r;
@@ -179,8 +183,88 @@ START_TEST(test_root_without_caps)
 		return;
 	l.uid = 0, l.gid = 0;
 	r = run(l, whoami);
-	ck_assert_str_eq(r.out, "0 0 CapEff:\t0000000000000000 5 0 1\n");
+	ck_assert_int_eq(r.end, SANDBOX_FAILED);
+	ck_assert_int_eq(r.code, 111);
+	ck_assert_uint_eq(r.len, 0);
+	ck_assert_uint_eq(r.confined, 0);
 	sandbox_result_free(&r);
+}
+END_TEST
+
+static const char *secret_path;
+
+/* Whether a status line of /proc/self/status reads as expected. */
+static bool status_has(const char *line)
+{
+	char status[8192];
+	int fd = open("/proc/self/status", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, status, sizeof(status) - 1) : -1;
+
+	close(fd);
+	status[n > 0 ? n : 0] = '\0';
+	return strstr(status, line) != NULL;
+}
+
+/*
+ * What an analysis taken over by a crafted core would try, one letter each: "y" when refused as it must be. In
+ * order: write core_pattern, read a root 0600 file, an inet socket, a unix socket, signal the parent, chmod, write
+ * the input fd, map memory executable, exec, see /proc/sys at all; then its status: seccomp filter mode, no new
+ * privileges, an empty bounding set.
+ */
+static int attacker(int fd, int out, void *arg)
+{
+	char line[64], *x = MAP_FAILED;
+	int n = 0;
+
+	(void) arg;
+	line[n++] = open("/proc/sys/kernel/core_pattern", O_WRONLY) < 0 ? 'y' : 'n';
+	line[n++] = open(secret_path, O_RDONLY) < 0 ? 'y' : 'n';
+	line[n++] = socket(AF_INET, SOCK_STREAM, 0) < 0 ? 'y' : 'n';
+	line[n++] = socket(AF_UNIX, SOCK_STREAM, 0) < 0 ? 'y' : 'n';
+	line[n++] = kill(getppid(), 0) < 0 ? 'y' : 'n';
+	line[n++] = chmod(secret_path, 0666) < 0 ? 'y' : 'n';
+	line[n++] = write(fd, "x", 1) < 0 ? 'y' : 'n';
+	x = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	line[n++] = x == MAP_FAILED ? 'y' : 'n';
+	line[n++] = execl("/bin/true", "true", (char *)NULL) < 0 ? 'y' : 'n';
+	line[n++] = access("/proc/sys/kernel", F_OK) < 0 ? 'y' : 'n';
+	line[n++] = ' ';
+	line[n++] = status_has("Seccomp:\t2\n") ? 'y' : 'n';
+	line[n++] = status_has("NoNewPrivs:\t1\n") ? 'y' : 'n';
+	line[n++] = status_has("CapBnd:\t0000000000000000\n") ? 'y' : 'n';
+	return write(out, line, (size_t)n) == n ? 0 : 1;
+}
+
+/*
+ * As root it runs as the given unprivileged user, in namespaces of its own, read-only, filtered: whatever a
+ * crafted core made it try, the machine is out of its reach.
+ */
+START_TEST(test_attacker_refused)
+{
+	struct sandbox_result r;
+	char dir[256], secret[300], confined[128];
+	int fd, in;
+
+	if (geteuid() != 0)
+		return;
+	unit_tmpdir(dir, sizeof(dir));
+	chmod(dir, 0755);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	fd = open(secret, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	secret_path = secret;
+	/* The input is opened for writing here: the filter, not the mode, keeps it from being written. */
+	in = open(secret, O_RDWR);
+	ck_assert_int_ge(sandbox_run(&base, in, attacker, NULL, &r), 0);
+	close(in);
+	ck_assert_int_eq(r.end, SANDBOX_DONE);
+	sandbox_confinement_text(r.confined, confined, sizeof(confined));
+	ck_assert_str_eq(confined, "unprivileged,namespaces,read-only,seccomp");
+	ck_assert_str_eq(r.out, "yyyyyyyyyy yyy");
+	sandbox_result_free(&r);
+	ck_assert_int_eq(access(secret, F_OK), 0);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -213,7 +297,8 @@ static Suite *suite(void)
 	tcase_add_test(t, test_memory_limit);
 	tcase_add_test(t, test_output_bound);
 	tcase_add_test(t, test_confined);
-	tcase_add_test(t, test_root_without_caps);
+	tcase_add_test(t, test_never_root);
+	tcase_add_test(t, test_attacker_refused);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -8,9 +8,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
+#include "creds.h"
 #include "io.h"
 #include "stacktrace.h"
 
@@ -104,6 +107,40 @@ static void say_why(const struct sandbox_result *res, const struct analysis_opts
 }
 
 /*
+ * The ids of ANALYSIS_USER, from /etc/passwd itself: no NSS module (LDAP, a network) is ever asked from a handler
+ * the kernel runs for a crash. A user with root's ids, or with a regular user's, is not the one the install made.
+ * 0 or -errno (-ENOENT: no such user).
+ */
+int analysis_user(uid_t *uid, gid_t *gid)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw;
+	int r = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (r == -ENOENT && (pw = fgetpwent(f)))
+		if (strcmp(pw->pw_name, ANALYSIS_USER) == 0) {
+			*uid = pw->pw_uid;
+			*gid = pw->pw_gid;
+			r = *uid == 0 || *gid == 0 || uid_is_regular(*uid) ? -EPERM : 0;
+		}
+	(void) fclose(f);
+	return r;
+}
+
+/* A read-only fd of the same file: the sandbox's filter is not the only thing that keeps the core unchanged. */
+static int reopen_read_only(int fd)
+{
+	char path[64];
+	int ro;
+
+	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ro = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return ro < 0 ? -errno : ro;
+}
+
+/*
  * Analyses the core in corefd (readable, from offset 0) in the sandbox, as o->uid. 0 with what was found in a (and
  * why not more in a->why), or -errno when the sandbox could not run at all. Free a with analysis_free().
  */
@@ -117,17 +154,22 @@ int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
 	};
 	struct analysis_opts arg = *o;
 	struct sandbox_result res;
-	int r;
+	int r, ro;
 
 	*a = (struct analysis) { 0 };
-	r = sandbox_run(&l, corefd, analyse, &arg, &res);
+	ro = reopen_read_only(corefd);
+	if (ro < 0)
+		return ro;
+	r = sandbox_run(&l, ro, analyse, &arg, &res);
 	/* What the analysis read of the core leaves the page cache with it. */
-	(void) posix_fadvise(corefd, 0, 0, POSIX_FADV_DONTNEED);
+	(void) posix_fadvise(ro, 0, 0, POSIX_FADV_DONTNEED);
+	(void) close(ro);
 	if (r < 0)
 		return r;
 	take_records(res.out, res.len, a);
 	say_why(&res, o, a);
 	a->elapsed_us = res.elapsed_us;
+	a->confined = res.confined;
 	sandbox_result_free(&res);
 	return 0;
 }

@@ -9,6 +9,8 @@
 #include "sandbox.h"
 
 #define ANALYSIS_OUTPUT_MAX (512 * 1024)   /* 64 threads of 64 frames fit several times */
+/* Who analyses a core its owner may not see (root's, a system user's, a setuid program's): systemd/coresink.sysusers. */
+#define ANALYSIS_USER "coresink-analysis"
 
 struct analysis_opts {
 	const char *exe;          /* the executable's path, "" when unknown */
@@ -23,8 +25,10 @@ struct analysis {
 	char *package_name, *package_version, *package_json;
 	char why[128];            /* why there is no trace (or only part of one), "" when all went well */
 	uint64_t elapsed_us;
+	unsigned confined;        /* what confined it (SANDBOX_*), 0 when it did not run */
 };
 
+int analysis_user(uid_t *uid, gid_t *gid);
 int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a);
 void analysis_free(struct analysis *a);
 

@@ -29,10 +29,6 @@
 #include "store.h"
 #include "xattr.h"
 
-/* Who runs the analysis of a core its owner may not read (the overflow ids, as the kernel's defaults). */
-#define UID_NOBODY 65534
-#define GID_NOBODY 65534
-
 /* The shortest run of zero pages a core to be compressed leaves as a hole (see engine_options). */
 #define RAW_MIN_HOLE (64 * 1024)
 
@@ -317,8 +313,9 @@ static int store(struct job *j)
 }
 
 /*
- * The stack trace of the stored core, in the sandbox: as the crashing user when the core is theirs to read, as
- * nobody when the process was not dumpable by its owner, as root without capabilities for root's own crashes.
+ * The stack trace of the stored core, in the sandbox: as the crashing user when the crash is theirs to see, as the
+ * dedicated analysis user otherwise (root's, a system user's, a setuid program's crash): never as root, never as
+ * another system user, never as nobody, whose other processes could then reach it.
  */
 static void analyse(struct job *j)
 {
@@ -332,8 +329,14 @@ static void analyse(struct job *j)
 		(void) snprintf(j->a.why, sizeof(j->a.why), "not made: the core is larger than StackTraceMaxSize");
 		return;
 	}
-	ao.uid = j->k.dumpmode == SUID_DUMP_USER ? j->k.uid : UID_NOBODY;
-	ao.gid = j->k.dumpmode == SUID_DUMP_USER ? j->k.gid : GID_NOBODY;
+	if (owner_sees(j)) {
+		ao.uid = j->k.uid;
+		ao.gid = j->k.gid;
+	} else if ((r = analysis_user(&ao.uid, &ao.gid)) < 0) {
+		(void) snprintf(j->a.why, sizeof(j->a.why), "not made: no user %s to run it as (%s)", ANALYSIS_USER,
+				r == -ENOENT ? "make install creates it" : strerror(-r));
+		return;
+	}
 	r = analysis_run(j->corefd, &ao, &j->a);
 	if (r < 0)
 		(void) snprintf(j->a.why, sizeof(j->a.why), "not made: %s", strerror(-r));

@@ -140,8 +140,13 @@ static void add_analysis_fields(struct fields *f, const struct analysis *a)
 	add_line(f, "COREDUMP_PACKAGE_NAME", a->package_name);
 	add_line(f, "COREDUMP_PACKAGE_VERSION", a->package_version);
 	add_line(f, "COREDUMP_PACKAGE_JSON", a->package_json);
-	if (a->elapsed_us)
+	if (a->elapsed_us) {
+		char confined[96];
+
+		sandbox_confinement_text(a->confined, confined, sizeof(confined));
 		fields_add(f, "CORESINK_TRACE_USEC=%llu", (unsigned long long)a->elapsed_us);
+		fields_add(f, "CORESINK_TRACE_SANDBOX=%s", confined);
+	}
 	if (a->why[0])
 		fields_add(f, "CORESINK_TRACE=%s", a->why);
 }

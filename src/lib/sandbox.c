@@ -1,31 +1,28 @@
 /*
  * sandbox.c: runs a function over hostile input (a crafted core, crafted binaries) in a forked child that can do
- * little harm: only the input fd and its output pipe open, no capabilities, no_new_privs, as an unprivileged user
- * where one is given, no environment (no debuginfod over the network), limited in what it may map and allocate,
- * in CPU time, in file size (0: it writes no file), and killed by the parent past a wall-clock deadline, when its
- * output grows past a bound, or when the parent dies. The parent learns how it ended and what it wrote.
+ * little harm: only the input fd and its output pipe open, no environment (no debuginfod over the network),
+ * limited in what it may map and allocate, in CPU time, in file size (0: it writes no file), confined as confine.c
+ * says (an unprivileged user, namespaces, no capabilities, not dumpable, seccomp), and killed by the parent past a
+ * wall-clock deadline, when its output grows past a bound, or when the parent dies. The parent learns how it ended,
+ * what confined it and what it wrote.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "basics.h"
+#include "confine.h"
 #include "io.h"
 #include "sandbox.h"
 
-#define CHILD_FD 3
-#define CHILD_OUT 4
 #define CHILD_NOFILE 512   /* libdwfl keeps a file open per module */
 
 /*
@@ -79,56 +76,47 @@ static int limit(int resource, uint64_t value)
 	return setrlimit(resource, &rl);
 }
 
-/* No capability left, in any set, and none to gain back. */
-static int drop_capabilities(void)
+/* Its limits: what it may map and allocate, CPU time, no file written, no core, few fds. 0 or -1. */
+static int set_limits(const struct sandbox_limits *l)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { { 0 } };
-
-	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
-		(void) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-	return (int)syscall(SYS_capset, &h, d);
-}
-
-/* The child's confinement, in the order that keeps each step possible. 0 or -1. */
-static int confine(const struct sandbox_limits *l)
-{
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-		return -1;
 	if (!SANITIZED && (limit(RLIMIT_AS, l->address_space) < 0 || limit(RLIMIT_DATA, l->data) < 0))
 		return -1;
 	if (limit(RLIMIT_CPU, l->cpu_seconds) < 0 || limit(RLIMIT_FSIZE, 0) < 0 || limit(RLIMIT_CORE, 0) < 0 ||
 	    limit(RLIMIT_NOFILE, CHILD_NOFILE) < 0)
 		return -1;
-	/* Only root can change users; anyone else (a unit test) stays who it is. */
-	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(l->gid, l->gid, l->gid) < 0 ||
-			       setresuid(l->uid, l->uid, l->uid) < 0))
-		return -1;
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || drop_capabilities() < 0)
-		return -1;
-	return clearenv();
+	return 0;
 }
 
-/* In the child: the fds it keeps at 3 and 4, /dev/null at 0-2, nothing else; then confined, then fn. */
-static _Noreturn void child(const struct sandbox_limits *l, int fd, int out, sandbox_fn fn, void *arg)
+/*
+ * In the child: the fds it keeps at 3 and 4, /dev/null at 0-2, nothing else; limited and confined; then it tells
+ * its parent what confined it (the first word on its output) and runs fn.
+ */
+static _Noreturn void child(const struct sandbox_limits *l, pid_t parent, int fd, int out, sandbox_fn fn, void *arg)
 {
 	int hi_fd = fcntl(fd, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), null = open("/dev/null", O_RDWR);
+	unsigned confined;
 
 	if (hi_fd < 0 || hi_out < 0 || null < 0)
 		_exit(EXIT_SYSTEM);
 	for (int i = 0; i <= 2; i++)
 		(void) dup2(null, i);
-	if (dup2(hi_fd, CHILD_FD) < 0 || dup2(hi_out, CHILD_OUT) < 0 || close_range(CHILD_OUT + 1, ~0U, 0) < 0)
+	if (dup2(hi_fd, SANDBOX_IN_FD) < 0 || dup2(hi_out, SANDBOX_OUT_FD) < 0 ||
+	    close_range(SANDBOX_OUT_FD + 1, ~0U, 0) < 0)
 		_exit(EXIT_SYSTEM);
 	for (int sig = 1; sig < NSIG; sig++)
 		(void) signal(sig, SIG_DFL);
-	if (confine(l) < 0)
+	if (set_limits(l) < 0 || clearenv() != 0 || confine(l, parent, &confined) < 0)
 		_exit(EXIT_SYSTEM);
-	_exit(fn(CHILD_FD, CHILD_OUT, arg) == 0 ? 0 : 1);
+	if (io_write_full(SANDBOX_OUT_FD, &confined, sizeof(confined)) < 0)
+		_exit(EXIT_SYSTEM);
+	_exit(fn(SANDBOX_IN_FD, SANDBOX_OUT_FD, arg) == 0 ? 0 : 1);
 }
 
+/* The word the child writes first: what confined it. */
+#define HEADER sizeof(unsigned)
+
 /* Reads the child's output until its end, the deadline or the bound. The end it came to, or -errno. */
-static int collect(int rfd, const struct sandbox_limits *l, uint64_t deadline, struct sandbox_result *res)
+static int collect(int rfd, size_t max, uint64_t deadline, struct sandbox_result *res)
 {
 	for (;;) {
 		uint64_t t = now_us();
@@ -144,15 +132,28 @@ static int collect(int rfd, const struct sandbox_limits *l, uint64_t deadline, s
 		}
 		if (p.revents == 0)
 			continue;
-		if (res->len >= l->output_max)
+		if (res->len >= max)
 			return SANDBOX_TOO_LONG;
-		n = read(rfd, res->out + res->len, l->output_max - res->len);
+		n = read(rfd, res->out + res->len, max - res->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : SANDBOX_DONE;
 		res->len += (size_t)n;
 	}
+}
+
+/* Takes the child's first word off its output: what confined it (none, when it did not get that far). */
+static void take_header(struct sandbox_result *res)
+{
+	if (res->len >= HEADER) {
+		memcpy(&res->confined, res->out, HEADER);
+		res->len -= HEADER;
+		memmove(res->out, res->out + HEADER, res->len);
+	} else {
+		res->len = 0;
+	}
+	res->out[res->len] = '\0';
 }
 
 /* Waits for the child until the deadline, then kills it. Sets how it ended unless the parent decided already. */
@@ -185,17 +186,17 @@ static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *r
 int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res)
 {
 	uint64_t start = now_us(), deadline = start + (uint64_t)l->timeout_ms * 1000;
+	pid_t pid, parent = getpid();
 	int p[2], end;
-	pid_t pid;
 
-	*res = (struct sandbox_result) { .out = malloc(l->output_max + 1) };
+	*res = (struct sandbox_result) { .out = malloc(HEADER + l->output_max + 1) };
 	if (!res->out)
 		return -ENOMEM;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return sandbox_result_free(res), -errno;
 	pid = fork();
 	if (pid == 0)
-		child(l, fd, p[1], fn, arg);
+		child(l, parent, fd, p[1], fn, arg);
 	(void) close(p[1]);
 	if (pid < 0) {
 		int e = errno;
@@ -204,12 +205,26 @@ int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg
 		sandbox_result_free(res);
 		return -e;
 	}
-	end = collect(p[0], l, deadline, res);
+	end = collect(p[0], HEADER + l->output_max, deadline, res);
 	(void) close(p[0]);
 	reap(pid, deadline, end < 0 ? SANDBOX_FAILED : end, res);
-	res->out[res->len] = '\0';
+	take_header(res);
 	res->elapsed_us = now_us() - start;
 	return 0;
+}
+
+/* What confined the child, in words ("none" when nothing did). */
+void sandbox_confinement_text(unsigned confined, char *buf, size_t len)
+{
+	static const char *const names[] = { "unprivileged", "namespaces", "read-only", "seccomp" };
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ELEMENTSOF(names) && n < len; i++)
+		if (confined & (1U << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", names[i]);
+	if (n == 0)
+		(void) snprintf(buf, len, "none");
 }
 
 void sandbox_result_free(struct sandbox_result *res)

@@ -7,8 +7,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The child's fds: what it reads, and the pipe its output goes back in. */
+#define SANDBOX_IN_FD 3
+#define SANDBOX_OUT_FD 4
+
+/* What confined the child (confine.c), as it reports it. */
+enum {
+	SANDBOX_UNPRIVILEGED = 1 << 0,   /* an unprivileged uid, no capabilities */
+	SANDBOX_NAMESPACES = 1 << 1,     /* its own user, mount, network and IPC namespaces */
+	SANDBOX_READ_ONLY = 1 << 2,      /* the file system read-only, noexec, /proc/sys hidden */
+	SANDBOX_SECCOMP = 1 << 3,        /* the system call filter */
+};
+
 struct sandbox_limits {
-	uid_t uid;                /* the child runs as uid/gid; as root (0) only without capabilities */
+	uid_t uid;                /* the child runs as uid/gid, never as root (a non-root caller stays who it is) */
 	gid_t gid;
 	uint64_t address_space;   /* RLIMIT_AS: what it may map, files included */
 	uint64_t data;            /* RLIMIT_DATA: what it may allocate */
@@ -27,6 +39,7 @@ enum sandbox_end {
 
 struct sandbox_result {
 	enum sandbox_end end;
+	unsigned confined;        /* SANDBOX_* the child reported applied; 0 when it never got that far */
 	int code;                 /* its exit status or signal */
 	char *out;                /* what it wrote (malloc'd, NUL-terminated), len bytes */
 	size_t len;
@@ -38,6 +51,7 @@ typedef int (*sandbox_fn)(int fd, int out, void *arg);
 int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);
 const char *sandbox_end_to_string(enum sandbox_end e);
+void sandbox_confinement_text(unsigned confined, char *buf, size_t len);
 bool sandbox_limits_memory(void);
 
 #endif

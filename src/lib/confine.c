@@ -1,0 +1,180 @@
+/*
+ * confine.c: what the sandbox's child does to itself before it reads anything hostile, in the one order that keeps
+ * every step possible and lets no later step undo an earlier one:
+ *   1. its ids: an unprivileged uid and gid, never root's (the caller picks them: the crashing user's, or the
+ *      dedicated analysis user's), no supplementary groups;
+ *   2. namespaces of its own: a user namespace, and in it new mount, network and IPC namespaces: the file system read-only (and nosuid, nodev, noexec: no library can be loaded from it),
+ *      /proc/sys hidden, no network but an unconfigured loopback;
+ *   3. no capability in any set, in that namespace or any other, and no_new_privs;
+ *   4. not dumpable and killed with its parent: both are reset by every change of ids, so they come last, and the
+ *      parent is checked to be still there after PR_SET_PDEATHSIG (it may have gone before);
+ *   5. a seccomp filter that allows the calls elfutils needs to read files it opens read-only and to write its
+ *      output, and answers EPERM to anything else (sockets, signals, ptrace, execve, file changes).
+ * Where the kernel refuses a namespace (user namespaces disabled) the child goes on without it and says so in the
+ * mask of what was applied; the ids, the capabilities, the dumpable flag and the filter are never optional.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/mount.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "confine.h"
+
+/* The fds the child may write: its stdout and stderr (/dev/null) and the pipe to its parent (sandbox.c). */
+static const int writable_fds[] = { STDOUT_FILENO, STDERR_FILENO, SANDBOX_OUT_FD };
+
+/* The calls allowed as they come. Files are opened read-only and memory is mapped without PROT_EXEC (below). */
+static const int allowed[] = {
+	SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(readv), SCMP_SYS(preadv), SCMP_SYS(lseek), SCMP_SYS(close),
+	SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(statx),
+	SCMP_SYS(readlink), SCMP_SYS(readlinkat), SCMP_SYS(access), SCMP_SYS(faccessat), SCMP_SYS(faccessat2),
+	SCMP_SYS(getdents64), SCMP_SYS(fcntl), SCMP_SYS(dup), SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap),
+	SCMP_SYS(madvise), SCMP_SYS(futex), SCMP_SYS(getrandom), SCMP_SYS(sysinfo), SCMP_SYS(uname),
+	SCMP_SYS(clock_gettime), SCMP_SYS(gettimeofday), SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getuid),
+	SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
+	SCMP_SYS(sigaltstack), SCMP_SYS(sched_yield), SCMP_SYS(restart_syscall), SCMP_SYS(exit),
+	SCMP_SYS(exit_group),
+};
+
+static int drop_ids(const struct sandbox_limits *l)
+{
+	/* Only root can change users; anyone else (a unit test) stays who it is. */
+	if (geteuid() != 0)
+		return 0;
+	if (l->uid == 0 || l->gid == 0)
+		return -EPERM;
+	if (setgroups(0, NULL) < 0 || setresgid(l->gid, l->gid, l->gid) < 0 || setresuid(l->uid, l->uid, l->uid) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * A user namespace owned by this (unprivileged) uid, and new mount, network and IPC namespaces owned by it. No id
+ * is mapped in it: the kernel checks every file against the real ids all the same, and the process could not
+ * write its own maps anyway (not dumpable, its /proc files are root's). 0 or -errno.
+ */
+static int unshare_all(void)
+{
+	return unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) < 0 ? -errno : 0;
+}
+
+/*
+ * In the new mount namespace: every mount private (nothing done here reaches the host), read-only, nosuid, nodev
+ * and noexec, recursively; /proc/sys under an empty read-only tmpfs. 0 or -errno.
+ */
+static int hide_system(void)
+{
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					    MOUNT_ATTR_NOEXEC, .propagation = MS_PRIVATE };
+
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &a, sizeof(a)) < 0)
+		return -errno;
+	if (mount("coresink-sandbox", "/proc/sys", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=0,mode=0") < 0)
+		return -errno;
+	return 0;
+}
+
+/* No capability left, in any set, and none to gain back. */
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	for (int cap = 0; cap <= CAP_LAST_CAP; cap++)
+		(void) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	(void) prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+/* Not dumpable (no core of it, no ptrace or /proc by its uid), and killed when parent goes. 0 or -errno. */
+static int tie_to_parent(pid_t parent)
+{
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return -errno;
+	return getppid() == parent ? 0 : -ESRCH;
+}
+
+static int allow_rules(scmp_filter_ctx ctx)
+{
+	const uint64_t write_flags = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	for (size_t i = 0; r == 0 && i < sizeof(writable_fds) / sizeof(writable_fds[0]); i++) {
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
+				     SCMP_A0(SCMP_CMP_EQ, (uint64_t)writable_fds[i]));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
+					     SCMP_A0(SCMP_CMP_EQ, (uint64_t)writable_fds[i]));
+	}
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, write_flags, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	return r;
+}
+
+/* The allowlist, loaded: from here on, anything else fails with EPERM. 0 or -errno. */
+static int filter_syscalls(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
+	int r;
+
+	if (!ctx)
+		return -ENOMEM;
+	r = allow_rules(ctx);
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
+}
+
+/*
+ * Confines the calling child of parent as l says. 0 with *applied telling what (SANDBOX_*), or -errno when a step
+ * that is never optional failed: the child must then not run anything.
+ */
+int confine(const struct sandbox_limits *l, pid_t parent, unsigned *applied)
+{
+	int r = drop_ids(l);
+
+	*applied = 0;
+	if (r < 0)
+		return r;
+	if (geteuid() != 0)
+		*applied |= SANDBOX_UNPRIVILEGED;
+	if (unshare_all() == 0) {
+		*applied |= SANDBOX_NAMESPACES;
+		if (hide_system() == 0)
+			*applied |= SANDBOX_READ_ONLY;
+	}
+	r = drop_capabilities();
+	if (r == 0)
+		r = tie_to_parent(parent);
+	if (r == 0)
+		r = filter_syscalls();
+	if (r == 0)
+		*applied |= SANDBOX_SECCOMP;
+	return r;
+}
