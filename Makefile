@@ -44,7 +44,7 @@ BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore \
 	pkgnote creds sandbox
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
-HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd
+HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd $(B)/stopuid
 
 all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service
 
@@ -116,6 +116,9 @@ $(B)/corecraft: tests/helpers/corecraft.c
 
 $(B)/sockpeer: tests/helpers/sockpeer.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/sockpeer.c
+
+$(B)/stopuid: tests/helpers/stopuid.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/stopuid.c
 
 $(B)/withpidfd: tests/helpers/withpidfd.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/withpidfd.c

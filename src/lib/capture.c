@@ -228,6 +228,7 @@ static int compress(struct job *j, struct store_file *raw, mode_t mode, struct s
 	/* zstd keeps its own window: a smaller read buffer keeps the handler within its memory bound (README). */
 	eo.buffer = COMPRESS_BUFFER;
 	eo.held_base = j->o.st.allocated;
+	eo.baseline = j->o.st.baseline;
 	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
 	eo.max_core = eo.rlimit = UINT64_MAX;
 	eo.close_on_limit = false;

@@ -54,6 +54,8 @@ struct engine_opts {
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
+	uint64_t baseline;        /* the free space an earlier copy of the same capture trusted (its stats'), which
+				     this one continues from; 0: what statfs shows when this one begins */
 	bool check_space;         /* fstatfs before each chunk */
 	bool close_on_limit;      /* close the input as soon as a limit stops the copy: the kernel stops dumping */
 	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
@@ -83,6 +85,7 @@ struct engine_stats {
 	unsigned syncs;           /* syncfs calls to make freed space show (after a vacuum on a late file system) */
 	uint64_t sync_ns;         /* and the time they took */
 	uint64_t reserve;         /* KeepFree in bytes, as last resolved */
+	uint64_t baseline;        /* the free space it trusted, its own bytes counted back in; 0 when none was read */
 };
 
 void engine_defaults(struct engine_opts *o);

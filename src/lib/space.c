@@ -33,12 +33,15 @@ uint64_t space_resolve(const struct size_spec *spec, uint64_t total)
 	return v < spec->cap ? v : spec->cap;
 }
 
-/* Free space above the reserve, the metadata margin and what other captures will still take, in whole blocks. */
+/*
+ * Free space above the reserve, the metadata margin, the file system's slack and what other captures will still
+ * take, in whole blocks.
+ */
 static uint64_t free_room(const struct space_in *in)
 {
 	uint64_t block = in->block ? in->block : 1;
 	uint64_t floor = space_resolve(&in->keep_free, in->total);
-	uint64_t margin = METADATA_BLOCKS * block;
+	uint64_t margin = METADATA_BLOCKS * block + (in->slack < UINT64_MAX / 2 ? in->slack : UINT64_MAX / 2);
 
 	if (floor > UINT64_MAX - margin || margin + floor > UINT64_MAX - in->pending ||
 	    in->avail <= floor + margin + in->pending)

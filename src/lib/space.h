@@ -23,6 +23,7 @@ struct space_in {
 	uint64_t block;    /* f_frsize: the allocation unit */
 	uint64_t used;     /* stored cores plus other captures in flight, not counting this one */
 	uint64_t pending;  /* of the others' in flight, what avail does not show yet (no preallocation) */
+	uint64_t slack;    /* what the file system may take past what is written (ext4's preallocation), kept back */
 	uint64_t written;  /* this capture so far: the core's size (MaxCoreSize, RLIMIT_CORE) */
 	uint64_t held;     /* what of it is on disk: written less the holes of a sparse core (MaxUse) */
 	uint64_t max_core; /* MaxCoreSize; UINT64_MAX for none */

@@ -12,6 +12,7 @@ FREEWATCH=$B/freewatch
 DEADSOCK=$B/deadsock
 SOCKPEER=$B/sockpeer
 WITHPIDFD=$B/withpidfd
+STOPUID=$B/stopuid
 JOURNALD=/lib/systemd/systemd-journald
 MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
 UNLIMITED=18446744073709551615   # %c of a process without RLIMIT_CORE

@@ -38,6 +38,7 @@ run() {
 # and removed after when it was not there before.
 if [ "$(id -u)" -eq 0 ] && ! grep -q '^coresink-analysis:' /etc/passwd; then
 	sh ../../scripts/add-user.sh ../../systemd/coresink.sysusers || exit 1
+	export CORESINK_TEST_USER_MADE=1
 	trap 'userdel coresink-analysis 2>/dev/null; groupdel coresink-analysis 2>/dev/null' EXIT
 fi
 
