@@ -82,3 +82,41 @@ core=$(field "$e" COREDUMP_FILENAME)
 check "a setuid program that dropped its privileges dumps with mode 1" has_line "$e" "COREDUMP_DUMPABLE=1"
 check "but AT_SECURE keeps its core from the user" test "$(getfacl -cp "$core" 2>/dev/null | grep -c '^user:[0-9]')" -eq 0
 check "and the entry says nothing of an ACL" lacks "$e" "CORESINK_ACL"
+check "and the entry is root's, not handed to the user" has_line "$e" "_UID=0"
+
+# Only a person gets their core: uids that name no one for good (nobody, a system user, a DynamicUser= uid, a
+# container's private one) get no ACL, and their entries stay root's; their analysis runs as coresink-analysis.
+echo 0 > /proc/sys/fs/suid_dumpable
+for id in 65534:nobody 999:a-system-user 61200:a-DynamicUser 524289:a-container-uid 5000:a-person; do
+	as_crash "${id%%:*}" "$CRASHER" 8
+	e=$(journal_entry "$CRASH_PID") || fail "no entry for uid ${id%%:*}"
+	core=$(field "$e" COREDUMP_FILENAME)
+	acls=$(getfacl -cp "$core" 2>/dev/null | grep -c '^user:[0-9]')
+	if [ "${id#*:}" = a-person ]; then
+		check "uid ${id%%:*} (${id#*:}): its ACL, its entry" \
+			bash -c "[ $acls -eq 1 ] && grep -qx '_UID=${id%%:*}' <<< '$(printf '%s\n' "$e" | grep '^_UID=')'"
+	else
+		check "uid ${id%%:*} (${id#*:}): no ACL, the entry root's" \
+			bash -c "[ $acls -eq 0 ] && grep -qx '_UID=0' <<< '$(printf '%s\n' "$e" | grep '^_UID=')'"
+	fi
+done
+
+# Without %F (kernels before 6.16), as the kernel's own pattern would be there: a wrapper drops fd 3 and passes no
+# pidfd. The crash of a person's process is still described (its thread still dumps core: PF_DUMPCORE) and its entry
+# is theirs, but the core is not: only a pidfd proves whose crash it is well enough for that.
+cat > "$T/nof.sh" <<EOS
+#!/bin/sh
+exec 3<&-
+exec "$CORESINK" --config "$T/c.conf" "\$1" "\$2" "\$3" "\$4" "\$5" "\$6" "\$7" "\$8" "\$9" "" "\${10}"
+EOS
+chmod 0755 "$T/nof.sh"
+printf '|%s %%P %%u %%g %%s %%t %%c %%h %%e %%d %%I\n' "$T/nof.sh" > /proc/sys/kernel/core_pattern
+as_crash "$USER_ID" "$CRASHER" 8
+e=$(journal_entry "$CRASH_PID") || fail "no entry without %F"
+core=$(field "$e" COREDUMP_FILENAME)
+check "without %F: the core is stored" test -f "$core"
+check "without %F: its metadata, proven by PF_DUMPCORE on %I" matches "$e" "^COREDUMP_CMDLINE=.*crasher 8$"
+check "without %F: its entry is the user's" has_line "$e" "_UID=$USER_ID"
+check "without %F: no ACL" test "$(getfacl -cp "$core" 2>/dev/null | grep -c '^user:[0-9]')" -eq 0
+check "without %F: and the entry says why" \
+	has_line "$e" "CORESINK_ACL=none: the kernel gave no pidfd (%F) to prove whose crash it was"
