@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "basics.h"
 #include "confine.h"
 
 /* The fds the child may write: its stdout and stderr (/dev/null) and the pipe to its parent (sandbox.c). */
@@ -107,32 +108,33 @@ static int tie_to_parent(pid_t parent)
 	return getppid() == parent ? 0 : -ESRCH;
 }
 
+/* Calls allowed only with some bits of one argument clear: files opened read-only, memory mapped not executable. */
+static const struct {
+	int nr;
+	unsigned arg;
+	uint64_t clear;
+} masked[] = {
+	{ SCMP_SYS(openat), 2, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND },
+	{ SCMP_SYS(open), 1, O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND },
+	{ SCMP_SYS(mmap), 2, PROT_EXEC },
+	{ SCMP_SYS(mprotect), 2, PROT_EXEC },
+};
+
 static int allow_rules(scmp_filter_ctx ctx)
 {
-	const uint64_t write_flags = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
 	int r = 0;
 
-	for (size_t i = 0; r == 0 && i < sizeof(allowed) / sizeof(allowed[0]); i++)
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(allowed); i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
-	for (size_t i = 0; r == 0 && i < sizeof(writable_fds) / sizeof(writable_fds[0]); i++) {
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(write), 1,
-				     SCMP_A0(SCMP_CMP_EQ, (uint64_t)writable_fds[i]));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(writev), 1,
-					     SCMP_A0(SCMP_CMP_EQ, (uint64_t)writable_fds[i]));
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(masked); i++) {
+		const struct scmp_arg_cmp cmp = { .arg = masked[i].arg, .op = SCMP_CMP_MASKED_EQ,
+						  .datum_a = masked[i].clear, .datum_b = 0 };
+
+		r = seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, masked[i].nr, 1, &cmp);
 	}
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-				     SCMP_A2(SCMP_CMP_MASKED_EQ, write_flags, 0));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
-				     SCMP_A1(SCMP_CMP_MASKED_EQ, write_flags, 0));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
-	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-				     SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	for (size_t i = 0; r == 0 && i < 2 * ELEMENTSOF(writable_fds); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, i % 2 ? SCMP_SYS(writev) : SCMP_SYS(write), 1,
+				     SCMP_A0(SCMP_CMP_EQ, (uint64_t)writable_fds[i / 2]));
 	return r;
 }
 

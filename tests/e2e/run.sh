@@ -34,12 +34,13 @@ run() {
 	esac
 }
 
+. ./lib.sh
 # Root's crashes are analysed as coresink's analysis user, which 'make install' creates: made here for the tests,
 # and removed after when it was not there before.
 if [ "$(id -u)" -eq 0 ] && ! grep -q '^coresink-analysis:' /etc/passwd; then
 	sh ../../scripts/add-user.sh ../../systemd/coresink.sysusers || exit 1
 	export CORESINK_TEST_USER_MADE=1
-	trap 'userdel coresink-analysis 2>/dev/null; groupdel coresink-analysis 2>/dev/null' EXIT
+	at_exit "userdel coresink-analysis 2>/dev/null; groupdel coresink-analysis 2>/dev/null"
 fi
 
 for t in t-*.sh; do
@@ -47,7 +48,6 @@ for t in t-*.sh; do
 done
 
 # The second pass, with a journald that is not the tests' own.
-. ./lib.sh
 if ! journald_running && [ "$(id -u)" -eq 0 ] && [ -x "$JOURNALD" ]; then
 	start_journald
 	echo "== again, with a journald the tests did not start (pid $JOURNALD_PID)"
