@@ -31,7 +31,7 @@ B = build
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZERS = config kargs state escape trace
+FUZZERS = config kargs state escape trace kskip
 FUZZ_SECONDS = 30
 
 # The tree shows the programs: src/lib is the handler's library (libcoresink.a), src/coresink the handler's main,
@@ -42,7 +42,7 @@ LIB_HDR = $(wildcard src/lib/*.h)
 BENCH_SRC = $(wildcard src/bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore \
-	pkgnote creds sandbox
+	pkgnote creds sandbox kskip
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd $(B)/stopuid
 

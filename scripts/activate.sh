@@ -49,8 +49,27 @@ enable() {
 		mode="pipe mode ($why)"
 		install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
 	fi
+	advice=""
+	case $mode in pipe*) takes_socket && advice=$(socket_advice "$handler") ;; esac
 	set_live "$pattern" "$limit"
 	echo "coresink: enabled in $mode: kernel.core_pattern=$pattern (previous values saved in $state)"
+	[ -z "$advice" ] || echo "$advice"
+}
+
+# Whether the kernel takes "@@" in core_pattern (socket mode, Linux 6.17): tried, and the pattern put back.
+takes_socket() {
+	old=$(cat /proc/sys/kernel/core_pattern)
+	printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern || return 1
+	printf '%s\n' "$old" > /proc/sys/kernel/core_pattern
+}
+
+# What to do on a kernel that takes "@@" where pipe mode was chosen for want of systemd.
+socket_advice() {
+	echo "coresink: this kernel can run socket mode, which loses no crash in a storm: the kernel queues crashes on"
+	echo "coresink: the socket instead of dropping those past kernel.core_pipe_limit (pipe mode drops them, and"
+	echo "coresink: coresink reports how many). Without systemd: run '$1 --serve' as root under your service"
+	echo "coresink: manager (it binds Socket= of coresink.conf), then set kernel.core_pattern in $installed to the"
+	echo "coresink: line '$1 --core-pattern --socket' prints."
 }
 
 # Prints nothing and succeeds when socket mode may be tried: systemd runs as PID 1 and coresink.socket is active.

@@ -3,8 +3,8 @@
 # (the test helper build/crasher), started at once, each handled by coresink with the default config but for the
 # directory and the rate limits; for every crash: released (its crash to its parent's wait returning) and stored
 # (its crash to its file's final name, the link's ctime). Prints min, median and max of both per mode, and how
-# many were stored: pipe mode runs with kernel.core_pipe_limit=16, as 'make enable' sets it. Then what a refused
-# crash costs: 5 crashes of REJECT_MIB MiB under ulimit -c 0 (skipped by the pipe helper after the kernel started
+# many were stored: pipe mode runs with kernel.core_pipe_limit=16 (what 'make enable' set before 128). Then what
+# a refused crash costs: 5 crashes of REJECT_MIB MiB under ulimit -c 0 (skipped by the pipe helper after the kernel started
 # it and began dumping; refused before the dump in socket mode; and, for the floor, no handler at all, the
 # kernel skipping the dump), released min, median and max.
 # Developer measurement for the README, as root, from the top of the tree after 'make check'.

@@ -12,6 +12,8 @@ START_TEST(test_roundtrip)
 
 	memset(&l, 0, sizeof(l));
 	l.published = 123456789;
+	l.kmsg_seq = 4242;
+	l.kmsg_at = 1795440000123ULL;
 	f = ledger_inflight(&l, 42, 777);
 	f->bytes = 16 << 20;
 	f->pending = 4 << 20;
@@ -23,6 +25,8 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_lt(ledger_format(&l, text, sizeof(text)), sizeof(text));
 	ledger_parse(&back, text);
 	ck_assert_uint_eq(back.published, 123456789);
+	ck_assert_uint_eq(back.kmsg_seq, 4242);
+	ck_assert_uint_eq(back.kmsg_at, 1795440000123ULL);
 	ck_assert_uint_eq(back.n_inflight, 1);
 	ck_assert_int_eq(back.inflight[0].pid, 42);
 	ck_assert_uint_eq(back.inflight[0].start, 777);

@@ -89,12 +89,31 @@ static int open_storage(struct job *j)
 	if (j->dirfd < 0)
 		return fail(j, "opening the directory", j->dirfd);
 	r = quota_open(&j->q, j->dirfd);
-	if (r == 0)
-		r = quota_begin(&j->q);
 	j->have_quota = r == 0;
 	if (r < 0)
 		diag_add(&j->ledger, "%s/%s: %s", j->c.directory, LEDGER_FILE, strerror(-r));
 	return 0;
+}
+
+/*
+ * For a crash about to be stored: the early log line (a handler killed mid-capture still leaves it), the stored
+ * cores counted afresh in the ledger, and the rest of what /proc tells, while the kernel still holds the process.
+ */
+static void begin_capture(struct job *j)
+{
+	const struct procinfo_id id = { j->k.pid, j->k.pidfd, j->k.tid, j->k.time };
+	int r;
+
+	(void) report_start(&j->k);
+	if (j->have_quota) {
+		r = quota_begin(&j->q);
+		if (r < 0) {
+			diag_add(&j->ledger, "%s/%s: %s", j->c.directory, LEDGER_FILE, strerror(-r));
+			quota_close(&j->q);
+			j->have_quota = false;
+		}
+	}
+	(void) procinfo_complete(&id, j->c.capture_environment, &j->pi);
 }
 
 static bool rate_limited(struct job *j)
@@ -343,26 +362,55 @@ static void analyse(struct job *j)
 		(void) snprintf(j->a.why, sizeof(j->a.why), "not made: %s", strerror(-r));
 }
 
-/* Decides and stores: skipped, refused, suppressed or copied. 0, or -errno when nothing could be stored. */
-static int run(struct job *j)
+/*
+ * The admission decision, the same in both modes, taken before a byte of the core is read: RLIMIT_CORE, the
+ * storage, the crash-rate limits. A crash refused here has cost the kernel's wait (core_pipe_limit) little: its
+ * brief /proc, the directory, one pass through the ledger. 1 to store it (begin_capture() done), 0 when decided
+ * otherwise (j->o says what), or -errno.
+ */
+static int admit(struct job *j)
 {
 	int r;
 
 	if (j->k.rlimit < RLIMIT_MIN) {
 		j->o.result = RESULT_SKIPPED;
-		drop_input();
 		return 0;
 	}
 	r = open_storage(j);
-	if (r < 0) {
+	if (r < 0)
+		return r;
+	if (rate_limited(j))
+		return 0;
+	begin_capture(j);
+	return 1;
+}
+
+/* Decides and stores: skipped, refused, suppressed or copied. 0, or -errno when nothing could be stored. */
+static int run(struct job *j)
+{
+	int r = admit(j);
+
+	if (r <= 0) {
 		drop_input();
 		return r;
 	}
-	if (rate_limited(j)) {
-		drop_input();
-		return 0;
-	}
 	return store(j);
+}
+
+/*
+ * Pipe mode: what the kernel dropped over kernel.core_pipe_limit since the last look, in one entry of its own. One
+ * handler a second looks (quota_kernel_skips), after its own crash was let go and logged.
+ */
+static void report_dropped(struct job *j)
+{
+	struct timespec now;
+	struct kskip ks;
+
+	if (j->o.socket || !j->have_quota)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (quota_kernel_skips(&j->q, (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000, &ks) == 1)
+		(void) report_kernel_skips(&ks, kskip_pipe_limit());
 }
 
 /*
@@ -378,6 +426,7 @@ static void finish(struct job *j, const struct diag *kd, const struct diag *cd, 
 	(void) report_diag(cd, config, "defaults used, capture goes on");
 	(void) report_diag(&j->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
 	(void) report_crash(&j->k, &j->o, &j->pi, &j->a);
+	report_dropped(j);
 	analysis_free(&j->a);
 	procinfo_free(&j->pi);
 	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
@@ -389,12 +438,15 @@ static void finish(struct job *j, const struct diag *kd, const struct diag *cd, 
 		(void) close(j->dirfd);
 }
 
-/* What /proc tells of the crashed process, read while the kernel still holds it (it does until the core is read). */
+/*
+ * What every entry needs of the crashed process, from /proc while the kernel still holds it (it does until the core
+ * is read); begin_capture() reads the rest for a crash that is stored.
+ */
 static void read_process(struct job *j)
 {
 	const struct procinfo_id id = { j->k.pid, j->k.pidfd, j->k.tid, j->k.time };
 
-	(void) procinfo_read(&id, j->c.capture_environment, &j->pi);
+	(void) procinfo_read(&id, &j->pi);
 	j->o.exe = j->pi.exe;
 }
 
@@ -417,7 +469,6 @@ int capture_run(const char *config, bool named, int argc, char **argv)
 
 	job_init(&j);
 	(void) kargs_parse(argc, argv, &j.k, &kd);
-	(void) report_start(&j.k);
 	config_read(&j.c, config, named, &cd);
 	read_process(&j);
 	r = run(&j);
@@ -434,17 +485,10 @@ static int decide(struct job *j, struct store_file *f)
 {
 	struct engine_opts eo;
 	struct engine_hooks h;
-	int r;
+	int r = admit(j);
 
-	if (j->k.rlimit < RLIMIT_MIN) {
-		j->o.result = RESULT_SKIPPED;
-		return 0;
-	}
-	r = open_storage(j);
-	if (r < 0)
+	if (r <= 0)
 		return r;
-	if (rate_limited(j))
-		return 0;
 	r = store_create(j->dirfd, core_mode(j), f);
 	if (r < 0)
 		return fail(j, "creating the file", r);
@@ -530,7 +574,6 @@ int capture_socket(const char *config, bool named, int conn, uint64_t time)
 		return r;
 	}
 	peer_kargs(&p, time, &j.k);
-	(void) report_start(&j.k);
 	config_read(&j.c, config, named, &cd);
 	read_process(&j);
 	r = serve(&j);

@@ -33,6 +33,19 @@ ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
 	return (ssize_t)done;
 }
 
+/*
+ * One read(2), retried on EINTR only: for files read a record at a time (/dev/kmsg), where a second read would
+ * take the next record. The count or -errno.
+ */
+ssize_t io_read_record(int fd, void *buf, size_t len)
+{
+	ssize_t r;
+
+	do r = read(fd, buf, len);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? -errno : r;
+}
+
 /* Writes all len bytes, advancing through partial writes: 0 or -errno. */
 int io_write_full(int fd, const void *buf, size_t len)
 {

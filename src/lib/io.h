@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls);
+ssize_t io_read_record(int fd, void *buf, size_t len);
 int io_write_full(int fd, const void *buf, size_t len);
 ssize_t io_splice(int in, int out, size_t len, unsigned int flags);
 int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *calls);

@@ -19,11 +19,14 @@ static void parse_line(struct ledger *l, const char *line)
 	/* The pending count and the held core came later: a line without them (an older handler's) has neither. */
 	struct inflight f = { .pending = 0, .held = 0 };
 	struct rate_entry e;
-	uint64_t v;
+	uint64_t v, at;
 	int pid;
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
+	} else if (sscanf(line, "kmsg %" SCNu64 " %" SCNu64, &v, &at) == 2) {
+		l->kmsg_seq = v;
+		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes,
 			  &f.pending, &f.held) >= 3 && pid > 0) {
 		f.pid = pid;
@@ -62,6 +65,8 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 #define PUT(...) do { int k = snprintf(buf + n, len - n, __VA_ARGS__); \
 		      if (k > 0 && (size_t)k < len - n) n += (size_t)k; } while (0)
 	PUT("published %" PRIu64 "\n", l->published);
+	if (l->kmsg_at)
+		PUT("kmsg %" PRIu64 " %" PRIu64 "\n", l->kmsg_seq, l->kmsg_at);
 	for (size_t i = 0; i < l->n_inflight; i++)
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid,
 		    l->inflight[i].start, l->inflight[i].bytes, l->inflight[i].pending, l->inflight[i].held);

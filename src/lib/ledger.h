@@ -22,6 +22,8 @@ struct inflight {
 
 struct ledger {
 	uint64_t published;   /* bytes of stored cores in the directory */
+	uint64_t kmsg_seq;    /* the kernel log's last record read for crashes it dropped (kskip.c); 0: none yet */
+	uint64_t kmsg_at;     /* when it was read, in ms since the epoch */
 	size_t n_inflight, n_rate;
 	struct inflight inflight[LEDGER_INFLIGHT_MAX];
 	struct rate_entry rate[LEDGER_RATE_MAX];

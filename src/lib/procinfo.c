@@ -190,7 +190,8 @@ static void read_creds(int dirfd, struct procinfo *pi)
 	free(auxv);
 }
 
-static void read_all(int dirfd, bool environ, struct procinfo *pi)
+/* What every entry carries, and the crash-rate limit's key: who it is, its unit, its credentials. */
+static void read_brief(int dirfd, struct procinfo *pi)
 {
 	const char *path;
 
@@ -204,32 +205,42 @@ static void read_all(int dirfd, bool environ, struct procinfo *pi)
 	}
 	pi->status = proc_read(dirfd, "status", NULL);
 	read_creds(dirfd, pi);
+	read_link(dirfd, "exe", pi->exe, sizeof(pi->exe));
+}
+
+/* The rest, for a crash that is stored: its maps, limits, fds, environment, directories and container. */
+static void read_rest(int dirfd, bool environ, struct procinfo *pi)
+{
 	pi->maps = proc_read(dirfd, "maps", NULL);
 	pi->limits = proc_read(dirfd, "limits", NULL);
 	pi->fds = read_fds(dirfd);
 	if (environ)
 		pi->environ = read_words(dirfd, "environ", '\n');
-	read_link(dirfd, "exe", pi->exe, sizeof(pi->exe));
 	read_link(dirfd, "cwd", pi->cwd, sizeof(pi->cwd));
 	read_link(dirfd, "root", pi->root, sizeof(pi->root));
 	pi->container = !same_file(dirfd, "ns/pid", "/proc/self/ns/pid");
 	if (pi->container)
 		pi->container_cmdline = container_parent(dirfd);
+	pi->complete = true;
 }
 
-/* Reads what /proc tells of the crashed process id names. 0 when trusted, or -ESRCH (pi->why says why). */
-int procinfo_read(const struct procinfo_id *id, bool environ, struct procinfo *pi)
+/*
+ * Reads below /proc/PID (the brief part, or with rest the rest), then checks it was the crashed process all along.
+ * 0, or -ESRCH with pi freed.
+ */
+static int read_verified(const struct procinfo_id *id, struct procinfo *pi, bool rest, bool environ)
 {
-	int dirfd;
+	int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
 
-	memset(pi, 0, sizeof(*pi));
-	pi->units.owner_uid = (uid_t)-1;
-	dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
 	if (dirfd < 0) {
+		procinfo_free(pi);
 		pi->why = "its /proc directory is gone";
 		return -ESRCH;
 	}
-	read_all(dirfd, environ, pi);
+	if (rest)
+		read_rest(dirfd, environ, pi);
+	else
+		read_brief(dirfd, pi);
 	pi->why = verify(dirfd, id);
 	(void) close(dirfd);
 	pi->trusted = pi->why == NULL;
@@ -242,6 +253,25 @@ int procinfo_read(const struct procinfo_id *id, bool environ, struct procinfo *p
 		return -ESRCH;
 	}
 	return 0;
+}
+
+/*
+ * Reads what every entry needs of the crashed process id names (see read_brief): little, so that a crash that is
+ * not stored lets the kernel go at once. 0 when trusted, or -ESRCH (pi->why says why).
+ */
+int procinfo_read(const struct procinfo_id *id, struct procinfo *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	pi->units.owner_uid = (uid_t)-1;
+	return read_verified(id, pi, false, false);
+}
+
+/* Reads the rest of what /proc tells, for a crash that is stored; pi from procinfo_read(). 0 or -ESRCH. */
+int procinfo_complete(const struct procinfo_id *id, bool environ, struct procinfo *pi)
+{
+	if (!pi->trusted)
+		return -ESRCH;
+	return read_verified(id, pi, true, environ);
 }
 
 void procinfo_free(struct procinfo *pi)

@@ -27,11 +27,13 @@ struct procinfo {
 	char *status, *maps, *limits, *fds, *environ;
 	char exe[PATH_MAX], cwd[PATH_MAX], root[PATH_MAX];
 	bool creds_unchanged;    /* real = effective uid and gid, AT_SECURE 0: it may read its own core */
+	bool complete;           /* the rest was read too (procinfo_complete): maps, limits, fds, ...; else NULL */
 	bool container;          /* in another pid namespace than the handler */
 	char *container_cmdline; /* the command line of what started the container, seen from outside */
 };
 
-int procinfo_read(const struct procinfo_id *id, bool environ, struct procinfo *pi);
+int procinfo_read(const struct procinfo_id *id, struct procinfo *pi);
+int procinfo_complete(const struct procinfo_id *id, bool environ, struct procinfo *pi);
 void procinfo_free(struct procinfo *pi);
 
 #endif

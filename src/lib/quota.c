@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kskip.h"
 #include "proc.h"
 #include "quota.h"
 #include "vacuum.h"
@@ -253,7 +254,8 @@ int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate
 	*v = (struct rate_verdict) { .allowed = true };
 	if (r < 0)
 		return r;
-	r = load(q);
+	/* The windows only: gone handlers are dropped by the next capture's pass (a /proc read each, kept off this). */
+	r = ledger_load(q->statefd, &q->l);
 	if (r == 0) {
 		all = ledger_rate(&q->l, 0);
 		mine = ledger_rate(&q->l, rate_key(exe));
@@ -262,4 +264,33 @@ int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate
 	}
 	unlock(q);
 	return r;
+}
+
+/*
+ * What the kernel dropped over kernel.core_pipe_limit since the last look, into ks (kskip.c), for one handler a
+ * second at most: the kernel log is read whole, under the lock, so that no two handlers report the same record. A
+ * new ledger starts from the log's end: only drops from then on are this directory's to report. 1 with ks to
+ * report, 0 when it is not this handler's turn or nothing was dropped, or -errno.
+ */
+int quota_kernel_skips(struct quota *q, uint64_t now_ms, struct kskip *ks)
+{
+	bool fresh;
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = ledger_load(q->statefd, &q->l);
+	if (r < 0 || (q->l.kmsg_at && now_ms < q->l.kmsg_at + KSKIP_INTERVAL_MS)) {
+		unlock(q);
+		return r;
+	}
+	fresh = q->l.kmsg_at == 0;
+	r = kskip_scan(fresh ? 0 : q->l.kmsg_seq, ks);
+	if (r == 0) {
+		q->l.kmsg_seq = ks->last;
+		q->l.kmsg_at = now_ms;
+		r = ledger_save(q->statefd, &q->l);
+	}
+	unlock(q);
+	return r < 0 ? r : !fresh && (ks->count > 0 || ks->held_back > 0);
 }

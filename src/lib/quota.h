@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "engine.h"
+#include "kskip.h"
 #include "ledger.h"
 
 struct quota {
@@ -26,6 +27,10 @@ void quota_hooks(struct quota *q, struct engine_hooks *h);
 int quota_publish(struct quota *q, uint64_t size, uint64_t bytes);
 int quota_hold(struct quota *q, uint64_t ino);
 int quota_lock_fd(const struct quota *q);
+/* How often one handler reads the kernel log for the crashes it dropped (quota_kernel_skips). */
+#define KSKIP_INTERVAL_MS 1000
+
+int quota_kernel_skips(struct quota *q, uint64_t now_ms, struct kskip *ks);
 int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate_config *rc,
 	       struct rate_verdict *v);
 

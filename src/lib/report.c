@@ -340,6 +340,37 @@ int report_refused(int conn, int err)
 	return r;
 }
 
+/*
+ * Logs the crashes the kernel dropped over kernel.core_pipe_limit (kskip.c), all in one entry: they left no core
+ * and no process to describe, only the kernel's line, and this is where an operator sees them. 0 journald, 1 the
+ * kernel log, or -errno.
+ */
+int report_kernel_skips(const struct kskip *ks, long pipe_limit)
+{
+	char msg[sizeof(ks->list) + 512], held[160] = "";
+	struct fields f;
+	int r;
+
+	if (ks->held_back)
+		(void) snprintf(held, sizeof(held), " It held back %u more of its lines about crashes it could not pipe "
+				"(rate limit): as many more may have been dropped.", ks->held_back);
+	fields_init(&f, LOG_ERR);
+	(void) snprintf(msg, sizeof(msg), "The kernel dropped %u%s crash(es) over kernel.core_pipe_limit=%ld, with no "
+			"core and no entry of their own: %s%s.%s", ks->count, ks->lost_records ? " or more" : "",
+			pipe_limit, ks->count ? ks->list : "none named", ks->listed_all ? "" : ", ...", held);
+	/* The list was escaped as it was made (the comms are the crashing processes'). */
+	add_text(&f, "MESSAGE", msg, 0);
+	fields_add(&f, "MESSAGE_ID=" CORESINK_DROPPED_MESSAGE_ID);
+	fields_add(&f, "CORESINK_KERNEL_DROPPED=%u", ks->count);
+	add_text(&f, "CORESINK_KERNEL_DROPPED_PROCESSES", ks->list, 0);
+	if (ks->held_back)
+		fields_add(&f, "CORESINK_KERNEL_HELD_BACK=%u", ks->held_back);
+	fields_add(&f, "CORESINK_PIPE_LIMIT=%ld", pipe_limit);
+	r = journal_send(&f);
+	fields_free(&f);
+	return r;
+}
+
 /* Logs every problem in d as one warning entry about what (the config file, the arguments), and what follows. */
 int report_diag(const struct diag *d, const char *what, const char *consequence)
 {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "kskip.h"
 #include "diag.h"
 #include "elfcore.h"
 #include "engine.h"
@@ -15,6 +16,8 @@
 #include "procinfo.h"
 
 #define CORESINK_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
+/* coresink's own: crashes the kernel dropped without a handler (not crash entries: coredumpctl lists none). */
+#define CORESINK_DROPPED_MESSAGE_ID "d301249c826d437dbe30b41472bde574"
 
 enum result {
 	RESULT_STORED,
@@ -60,6 +63,7 @@ struct outcome {
 int report_start(const struct kargs *k);
 int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a);
 int report_refused(int conn, int err);
+int report_kernel_skips(const struct kskip *ks, long pipe_limit);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 const char *result_to_string(enum result r);
 int result_from_string(const char *s);

@@ -15,6 +15,7 @@ WITHPIDFD=$B/withpidfd
 STOPUID=$B/stopuid
 JOURNALD=/lib/systemd/systemd-journald
 MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
+DROPPED_ID=d301249c826d437dbe30b41472bde574   # coresink's report of the crashes the kernel dropped
 UNLIMITED=18446744073709551615   # %c of a process without RLIMIT_CORE
 NAME=${CORESINK_TEST_NAME:-$(basename "$0" .sh)}
 
@@ -295,4 +296,43 @@ check_stored() {
 	bt=$(gdb -batch -ex bt "$CRASHER" "$2" 2>&1)
 	check "$1: gdb reads it and shows crash_here on top" has "$bt" "#0  crash_here"
 	check "$1: gdb reports no truncation" lacks "$bt" "truncated"
+}
+
+# A storm: crashes let go at the same moment. storm_ready K N MIB starts N crashers of MIB MiB (a tenth of it
+# touched: hundreds fit at once, their cores MIB MiB all the same) that wait at FIFO $T/gate.K, their pids in
+# $T/pids.K; storm_go K waits until every one of them waits there (at most 30 s), then lets them all crash at once.
+storm_ready() {
+	mkfifo "$T/gate.$1"
+	for _ in $(seq "$2"); do
+		( ulimit -c unlimited; exec "$CRASHER" -W "$T/gate.$1" -z 90 "$3" ) > /dev/null 2>&1 &
+		echo $! >> "$T/pids.$1"
+	done
+}
+storm_go() {
+	local p waiting n
+	n=$(wc -l < "$T/pids.$1")
+	for _ in $(seq 3000); do
+		waiting=0
+		for p in $(cat "$T/pids.$1"); do
+			[ "$(cat "/proc/$p/wchan" 2>/dev/null)" = wait_for_partner ] && waiting=$((waiting + 1))
+		done
+		[ "$waiting" -eq "$n" ] && break
+		sleep 0.01
+	done
+	exec 9> "$T/gate.$1"
+	exec 9>&-
+}
+
+# storm_count PIDFILE SINCE: of the pids in PIDFILE, RECORDED have a crash entry, REPORTED are named in coresink's
+# reports of the crashes the kernel dropped, BOTH are in both; all among entries written since SINCE (journalctl's
+# --since). The lists are left in $T/recorded and $T/reported.
+storm_count() {
+	sort "$1" > "$T/want"
+	journalctl --no-pager --since "$2" -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' |
+		sed -n 's/^COREDUMP_PID=//p' | sort -u | comm -12 "$T/want" - > "$T/recorded"
+	journalctl --no-pager --since "$2" -o export "MESSAGE_ID=$DROPPED_ID" | tr -d '\0' |
+		sed -n 's/^CORESINK_KERNEL_DROPPED_PROCESSES=//p' | tr ',' '\n' | sed -n 's/^ *\([0-9]*\) (.*/\1/p' |
+		sort -u | comm -12 "$T/want" - > "$T/reported"
+	RECORDED=$(wc -l < "$T/recorded") REPORTED=$(wc -l < "$T/reported")
+	BOTH=$(comm -12 "$T/recorded" "$T/reported" | wc -l)
 }

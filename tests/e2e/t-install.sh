@@ -26,7 +26,7 @@ check "and changes no live setting" \
 pattern=$("$CORESINK" --handler /usr/libexec/coresink --core-pattern)
 check "the drop-in's pattern is the handler's own --core-pattern for the installed path" \
 	has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pattern=$pattern"
-check "the drop-in sets kernel.core_pipe_limit" has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pipe_limit=16"
+check "the drop-in sets kernel.core_pipe_limit" has_line "$(cat "$T/stage/usr/share/coresink/60-coresink.conf")" "kernel.core_pipe_limit=128"
 check "the service runs the installed handler's server" \
 	has_line "$(cat "$T/stage/usr/lib/systemd/system/coresink.service")" "ExecStart=/usr/libexec/coresink --serve"
 check "the socket unit listens where coresink's Socket= default is" has_line \
@@ -97,7 +97,7 @@ else
 fi
 check "enable points the kernel at the installed handler" \
 	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
-check "and sets kernel.core_pipe_limit=16" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 16
+check "and sets kernel.core_pipe_limit=128" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 128
 check "and installs the drop-in for boot" test -f "$T/sysctl.d/60-coresink.conf"
 crash 8
 check "a crash is captured by the installed handler" test -n "$(only_file "$T/cores")"

@@ -5,9 +5,12 @@
  * fs.suid_dumpable=2, as %d=2); -c NAME sets its comm; -z PCT leaves PCT% of the pattern's pages zero (never
  * touched, as most of a real process's memory); -T N starts N idle threads first, each with its own stack; -D, when
  * started setuid, drops to its real ids for good and makes itself dumpable again (dump mode 1, but AT_SECURE 1);
- * -P stops itself (SIGSTOP) just before the crash, for a test to take its core with gcore while it lives.
- * usage: crasher [-t] [-D] [-P] [-u UID] [-c NAME] [-z PCT] [-T N] [MIB]
+ * -P stops itself (SIGSTOP) just before the crash, for a test to take its core with gcore while it lives; -W FIFO
+ * waits, its memory ready, until FIFO's writer comes and goes (opens it and closes it), so that a storm test crashes
+ * hundreds at the same moment.
+ * usage: crasher [-t] [-D] [-P] [-u UID] [-c NAME] [-z PCT] [-T N] [-W FIFO] [MIB]
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,6 +59,7 @@ int main(int argc, char **argv)
 	int timed = 0, drop = 0, stop = 0, i = 1;
 	unsigned zero = 0, threads = 0;
 	uid_t uid = (uid_t)-1;
+	const char *gate = NULL;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		timed |= strcmp(argv[i], "-t") == 0;
@@ -69,6 +73,8 @@ int main(int argc, char **argv)
 			zero = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "-T") == 0 && i + 1 < argc)
 			threads = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "-W") == 0 && i + 1 < argc)
+			gate = argv[++i];
 	}
 	for (unsigned t = 0; t < threads; t++) {
 		pthread_t th;
@@ -98,6 +104,14 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (stop)
 		raise(SIGSTOP);
+	if (gate) {
+		char c;
+		int fd = open(gate, O_RDONLY);
+
+		/* The open waits for the writer; the read for it to close. */
+		if (fd < 0 || read(fd, &c, 1) < 0)
+			return perror("gate"), 1;
+	}
 	crash_here(p);
 	return 0;
 }

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Crash storms in pipe mode: no crash without a record. First the kernel's drops: over a kernel.core_pipe_limit of
+# 2, eight crashes at the same moment; those the kernel dropped (no core, no handler, a line in its log) are named,
+# pid and comm, in one entry of coresink's, written by the next capture; with the crashes that have entries of their
+# own they make all eight, none twice. Then 1000 real crashes in 10 s, in bursts of 100 at the same moment, under the
+# default config and the kernel.core_pipe_limit that 'make enable' sets: every one has its entry.
+. "$(dirname "$0")/lib.sh"
+need_root "it sets kernel.core_pattern"
+scratch
+start_journald
+# The shell's notices of the crashes it reaps are expected, hundreds of them: its stderr is /dev/null.
+exec 2>/dev/null
+
+# crash_one NAME: a crash of 1 MiB named NAME, waited for with its entry (a capture that also reports drops).
+crash_one() {
+	{ ( ulimit -c unlimited; exec "$CRASHER" -c "$1" 1 ) & p=$!; wait "$p"; } 2>/dev/null
+	journal_entry "$p" > /dev/null || fail "no entry for the crash named $1"
+}
+
+# 1. Over a limit of 2. The kernel names at most 10 drops in 5 s in its log: the storm comes 5 s after anything
+# else, and stays under that. The first crash starts the ledger's reading of the kernel log, from its end.
+write_config "$T/a.conf" "Directory=$T/a" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "StackTrace=no"
+use_handler "$T/a.conf"
+echo 2 > /proc/sys/kernel/core_pipe_limit
+crash_one first
+sleep 5.5
+since=$(date '+%Y-%m-%d %H:%M:%S')
+storm_ready 1 8 1
+storm_go 1
+{ wait $(cat "$T/pids.1"); } 2>/dev/null
+for _ in $(seq 100); do pgrep -f "^$CORESINK --config $T/a.conf" > /dev/null || break; sleep 0.1; done
+sleep 1.1
+crash_one next
+storm_count "$T/pids.1" "$since"
+echo "     over a limit of 2: 8 crashes at once: $RECORDED with an entry, $REPORTED in the report of drops"
+check "over a limit of 2, the kernel dropped some of 8 crashes at once" test "$RECORDED" -lt 8
+check "every crash has its entry or is named in the report of drops: $RECORDED + $REPORTED = 8, none twice" \
+	test "$((RECORDED + REPORTED))" -eq 8 -a "$BOTH" -eq 0
+e=$(journalctl --no-pager --since "$since" -o export "MESSAGE_ID=$DROPPED_ID" | tr -d '\0')
+check "one report of drops" test "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1
+check "it counts them" has_line "$e" "CORESINK_KERNEL_DROPPED=$REPORTED"
+check "and names each by pid and comm" \
+	test "$(field "$e" CORESINK_KERNEL_DROPPED_PROCESSES | grep -o '[0-9]* (crasher)' | wc -l)" -eq "$REPORTED"
+check "with the limit in force" has_line "$e" "CORESINK_PIPE_LIMIT=2"
+
+# 2. 1000 crashes in 10 s, bursts of 100 at once, the default config, make enable's limit.
+limit=$(sed -n 's/^kernel.core_pipe_limit=//p' "$B/60-coresink.conf")
+write_config "$T/b.conf" "Directory=$T/b" "Compress=yes"
+use_handler "$T/b.conf"
+echo "$limit" > /proc/sys/kernel/core_pipe_limit
+since=$(date '+%Y-%m-%d %H:%M:%S')
+t0=$(date +%s%N)
+storm_ready 2 100 4
+for k in $(seq 10); do
+	[ "$k" -lt 10 ] && storm_ready $((k + 2)) 100 4
+	while [ "$(date +%s%N)" -lt $((t0 + k * 1000000000)) ]; do sleep 0.01; done
+	storm_go $((k + 1))
+done
+cat "$T"/pids.{2..11} > "$T/storm"
+{ wait $(cat "$T/storm"); } 2>/dev/null
+t1=$(date +%s%N)
+for _ in $(seq 300); do pgrep -f "^$CORESINK --config $T/b.conf" > /dev/null || break; sleep 0.1; done
+sleep 1.1
+crash_one last
+storm_count "$T/storm" "$since"
+echo "     1000 crashes in $(( (t1 - t0) / 1000000 )) ms at kernel.core_pipe_limit=$limit: $RECORDED with an entry," \
+	"$REPORTED in the report of drops"
+check "1000 crashes in 10 s at make enable's kernel.core_pipe_limit=$limit: every one has its entry" \
+	test "$RECORDED" -eq 1000
