@@ -4,6 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 scratch
 mk() { make -s -C "$TOP" "$@"; }
+value_of() { sed -n "s/^$1=//p" "$2" | tail -n 1; }
 
 # The staged tree, exactly.
 live_before="$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pipe_limit)"
@@ -94,6 +95,11 @@ if [ -d /run/systemd/system ]; then
 else
 	check "without systemd as PID 1, enable chooses pipe mode and says why" \
 		has "$(cat "$T/out")" "enabled in pipe mode (socket mode needs systemd as PID 1"
+	if printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern; then
+		printf '%s\n' "$(value_of kernel.core_pattern "$T/sysctl.d/60-coresink.conf")" > /proc/sys/kernel/core_pattern
+		check "and, as this kernel takes @@, says how to run socket mode without systemd" \
+			has "$(cat "$T/out")" "$T/prefix/libexec/coresink --serve' as root under your service"
+	fi
 fi
 check "enable points the kernel at the installed handler" \
 	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
