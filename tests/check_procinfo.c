@@ -18,12 +18,42 @@ static int pidfd_of(pid_t pid)
 	return fd;
 }
 
+/* Everything, as a stored crash gets it: the brief part, then the rest. */
 static int read_as(pid_t pid, int pidfd, pid_t tid, uint64_t crash_time, bool environ, struct procinfo *pi)
 {
 	const struct procinfo_id id = { pid, pidfd, tid, crash_time };
+	int r = procinfo_read(&id, pi);
 
-	return procinfo_read(&id, environ, pi);
+	return r < 0 ? r : procinfo_complete(&id, environ, pi);
 }
+
+/* A crash that is not stored gets the brief part only: who it is, its unit and credentials, none of the rest. */
+START_TEST(test_brief_only)
+{
+	struct procinfo_id id = { getpid(), -1, 0, (uint64_t)time(NULL) };
+	struct procinfo pi;
+	int fd = pidfd_of(getpid());
+
+	if (fd < 0)
+		return;
+	id.pidfd = fd;
+	ck_assert_int_eq(procinfo_read(&id, &pi), 0);
+	ck_assert(pi.trusted);
+	ck_assert(!pi.complete);
+	ck_assert_ptr_nonnull(strstr(pi.cmdline, "check_procinfo"));
+	ck_assert_ptr_nonnull(pi.status);
+	ck_assert_str_ne(pi.exe, "");
+	ck_assert_ptr_null(pi.maps);
+	ck_assert_ptr_null(pi.fds);
+	ck_assert_ptr_null(pi.limits);
+	ck_assert_int_eq(procinfo_complete(&id, false, &pi), 0);
+	ck_assert(pi.complete);
+	ck_assert_ptr_nonnull(pi.maps);
+	ck_assert_ptr_nonnull(strstr(pi.cmdline, "check_procinfo"));
+	procinfo_free(&pi);
+	close(fd);
+}
+END_TEST
 
 START_TEST(test_self_with_pidfd)
 {
@@ -139,6 +169,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pidfd_of_another_process_refused);
 	tcase_add_test(tc, test_started_after_the_crash_refused);
 	tcase_add_test(tc, test_not_dumping_refused);
+	tcase_add_test(tc, test_brief_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
