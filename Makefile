@@ -31,7 +31,7 @@ B = build
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZERS = config kargs state escape trace kskip
+FUZZERS = $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SECONDS = 30
 
 # The tree shows the programs: src/lib is the handler's library (libcoresink.a), src/coresink the handler's main,
@@ -41,8 +41,8 @@ LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
 LIB_HDR = $(wildcard src/lib/*.h)
 BENCH_SRC = $(wildcard src/bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
-UNITS = space parse config kargs name engine store journal ratelimit ledger vacuum cgroup procinfo escape elfcore \
-	pkgnote creds sandbox kskip
+# One Check suite per tests/check_*.c, one fuzzer per tests/fuzz/fuzz_*.c: found, not listed.
+UNITS = $(sort $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c)))
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd $(B)/stopuid
 

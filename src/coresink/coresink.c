@@ -100,8 +100,7 @@ static int print_socket_pattern(const char *config, bool named)
 	int len;
 
 	config_read(&c, config, named, &d);
-	for (int i = 0; i < d.n; i++)
-		fprintf(stderr, "coresink: %s\n", d.msg[i]);
+	diag_print(&d, stderr, "coresink: ");
 	len = snprintf(line, sizeof(line), "@@%s", c.socket);
 	if (len < 0 || len > CORE_PATTERN_MAX)
 		return fprintf(stderr, "coresink: pattern longer than %d bytes: %s\n", CORE_PATTERN_MAX, line),
@@ -117,10 +116,7 @@ static int check_config(const char *path, bool named)
 
 	config_read(&c, path, named, &d);
 	config_print(&c, stdout);
-	for (int i = 0; i < d.n; i++)
-		fprintf(stderr, "coresink: %s\n", d.msg[i]);
-	if (d.dropped)
-		fprintf(stderr, "coresink: ... and %d more\n", d.dropped);
+	diag_print(&d, stderr, "coresink: ");
 	return diag_count(&d) ? EXIT_WRONG : 0;
 }
 

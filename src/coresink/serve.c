@@ -369,8 +369,7 @@ int serve_main(const char *config, bool named)
 	s.named = named;
 	s.sig_fd = -1;
 	config_read(&s.c, config, named, &d);
-	for (int i = 0; i < d.n; i++)
-		fprintf(stderr, "coresink: %s\n", d.msg[i]);
+	diag_print(&d, stderr, "coresink: ");
 	(void) report_diag(&d, config, "defaults used, serving goes on");
 	s.listen_fd = listen_socket(&s);
 	if (s.listen_fd < 0) {

@@ -17,6 +17,15 @@ void diag_add(struct diag *d, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Prints every problem to f, a line each behind prefix, and how many more were dropped. */
+void diag_print(const struct diag *d, FILE *f, const char *prefix)
+{
+	for (int i = 0; i < d->n; i++)
+		fprintf(f, "%s%s\n", prefix, d->msg[i]);
+	if (d->dropped)
+		fprintf(f, "%s... and %d more\n", prefix, d->dropped);
+}
+
 int diag_count(const struct diag *d)
 {
 	return d->n + d->dropped;

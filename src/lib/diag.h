@@ -2,6 +2,8 @@
 #ifndef CORESINK_DIAG_H
 #define CORESINK_DIAG_H
 
+#include <stdio.h>
+
 #define DIAG_MAX 16
 #define DIAG_LEN 256
 
@@ -13,5 +15,6 @@ struct diag {
 
 void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int diag_count(const struct diag *d);
+void diag_print(const struct diag *d, FILE *f, const char *prefix);
 
 #endif

@@ -1,13 +1,13 @@
 #!/bin/bash
 # reserve-runs.sh: how close captures come to KeepFree, file system by file system, over many ENOSPC runs. As root;
 # everything it mounts or sets is undone at exit (it uses the end-to-end tests' helpers).
-# usage: src/bench/reserve-runs.sh [RUNS] [FS...]      (default: 20 runs on tmpfs ext4 xfs btrfs)
+# usage: scripts/reserve-runs.sh [RUNS] [FS...]      (default: 20 runs on tmpfs ext4 xfs btrfs)
 # Each run: a 64 MiB crash into 48 MiB of free space with KeepFree=16M, free space sampled every 100 us during the
 # capture (statfs, as the handler sees it) and read again after a sync (what is really on disk, for btrfs).
 runs=${1:-20}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- tmpfs ext4 xfs btrfs
-. "$(dirname "$0")/../../tests/e2e/lib.sh"
+. "$(dirname "$0")/../tests/e2e/lib.sh"
 need_root "it mounts file systems and sets kernel.core_pattern"
 make -s -C "$TOP" B="$B" all "$B/crasher" "$B/freewatch" >&2 || exit 111
 scratch
