@@ -18,6 +18,9 @@ MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
 DROPPED_ID=d301249c826d437dbe30b41472bde574   # coresink's report of the crashes the kernel dropped
 UNLIMITED=18446744073709551615   # %c of a process without RLIMIT_CORE
 NAME=${CORESINK_TEST_NAME:-$(basename "$0" .sh)}
+# Entries are this test's only if written since it began: pids are reused and journals persist, so a lookup by pid
+# over a whole journal finds older runs' crashes on a machine that has lived.
+TEST_SINCE="@$(( $(date +%s) - 1 ))"
 
 _undo=""
 # Registers a command to run at exit; the last registered runs first.
@@ -100,11 +103,18 @@ use_socket() {
 	printf '%s\n' "$pattern" > /proc/sys/kernel/core_pattern
 }
 
+# release_mount DIR: unmounts DIR once nothing holds it (a handler the test started may still be compressing or
+# analysing a core there: up to 30 s are waited), and detaches it from the tree if something still does.
+release_mount() {
+	for _ in $(seq 150); do umount "$1" 2>/dev/null && return 0; sleep 0.2; done
+	umount -l "$1"
+}
+
 # mount_tmpfs DIR SIZE: a small real file system, unmounted at exit.
 mount_tmpfs() {
 	mkdir -p "$1"
 	mount -t tmpfs -o "size=$2,mode=0755" coresink-e2e "$1" || fail "mount tmpfs $1"
-	at_exit "umount '$1'"
+	at_exit "release_mount '$1'"
 }
 
 # make_fs TYPE DIR MIB: a small real file system of TYPE (tmpfs, ext4, xfs, btrfs) mounted at DIR, unmounted at exit.
@@ -120,7 +130,7 @@ make_fs() {
 	command -v "${mk%% *}" >/dev/null || skip "no ${mk%% *}"
 	truncate -s "$3M" "$2.img" && $mk "$2.img" >/dev/null || fail "$mk"
 	mount -o loop "$2.img" "$2" || skip "cannot loop-mount $1"
-	at_exit "umount '$2'"
+	at_exit "release_mount '$2'"
 }
 
 # avail DIR: the bytes an unprivileged writer may still use there (f_bavail * f_frsize), as coresink sees it.
@@ -186,11 +196,14 @@ stop_started() {
 # Stops the journald this test started; its socket stays behind, as after a crash of journald.
 stop_journald() { stop_started JOURNALD_PID; }
 
+# jctl ARGS...: journalctl over what this test's time wrote (TEST_SINCE), and nothing older.
+jctl() { journalctl --no-pager --since "$TEST_SINCE" "$@"; }
+
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
 journal_entry() {
 	for _ in $(seq 50); do
 		# Multi-line fields come in binary form, with NULs in their length: drop those.
-		e=$(journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | tr -d '\0')
+		e=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | tr -d '\0')
 		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
 		sleep 0.1
 	done
@@ -201,7 +214,7 @@ journal_entry() {
 # multi-line field as binary), waiting up to 5 s for journald to write it.
 entry_message() {
 	for _ in $(seq 50); do
-		m=$(journalctl --no-pager -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
+		m=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
 		[ -n "$m" ] && { printf '%s\n' "$m"; return 0; }
 		sleep 0.1
 	done

@@ -46,7 +46,7 @@ check "vanished process: COREDUMP_COMM escaped" has_line "$e" 'COREDUMP_COMM=../
 pids+=("$gone")
 
 for p in "${pids[@]}"; do
-	journalctl --no-pager -o export "COREDUMP_PID=$p" | tr -d '\0' | grep -q $'\xff' &&
+	jctl -o export "COREDUMP_PID=$p" | tr -d '\0' | grep -q $'\xff' &&
 		fail "pid $p: a raw invalid byte reached the journal"
 done
 ok "no raw invalid byte in any entry"
@@ -61,7 +61,7 @@ info=$(coredumpctl --no-pager info "$gone" 2>&1); rc=$?
 check "coredumpctl info succeeds (exit $rc)" test "$rc" -eq 0
 check "and shows the escaped name" has "$info" "PID: $gone (../\\xff\\n--x)"
 for p in "${pids[@]}"; do
-	journalctl --no-pager -o json "COREDUMP_PID=$p" | jq -e 'select(.COREDUMP_COMM | type == "string")' \
+	jctl -o json "COREDUMP_PID=$p" | jq -e 'select(.COREDUMP_COMM | type == "string")' \
 		>/dev/null || fail "pid $p: journalctl -o json: COREDUMP_COMM is not a JSON string"
 done
 ok "journalctl -o json: every COREDUMP_COMM is a plain JSON string"

@@ -11,7 +11,7 @@ base_conf=("KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0")
 write_config "$T/c.conf" "Directory=$T/cores" "${base_conf[@]}"
 use_handler "$T/c.conf"
 # The entry of PID as JSON, once journald has it (it comes after the process has gone).
-json() { journal_entry "$1" >/dev/null; journalctl --no-pager -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1"; }
+json() { journal_entry "$1" >/dev/null; jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1"; }
 no_forged_priority() { has "$1" '"PRIORITY":"2"' && none_of "$1" '"PRIORITY":"7"'; }
 refused() { all_of "$1" CORESINK_RESULT=failed && matches "$1" '^CORESINK_ERROR=refusing Directory='; }
 safe_name() { [[ $1 =~ ^core\.[A-Za-z0-9._+-]+\.$2\.[0-9]{8}T[0-9]{6}Z(\.[0-9]+)?$ ]] && [ "${1:5:1}" != . ]; }
@@ -84,7 +84,7 @@ rm -rf "$T/cores"
 crash 4
 check "garbage config: the core is stored" test -n "$(only_file "$T/cores")"
 check "garbage config: the problems are logged as a warning entry" \
-	has "$(journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "problem(s) with $T/garbage.conf, defaults used"
+	has "$(jctl -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "problem(s) with $T/garbage.conf, defaults used"
 "$CORESINK" --config "$T" --check-config > /dev/null 2> "$T/err"
 check "a directory as config: an error, clearly said" has "$(cat "$T/err")" "cannot read $T: Is a directory"
 

@@ -25,13 +25,13 @@ done
 check "entry has a COREDUMP_TIMESTAMP in microseconds" matches "$e" '^COREDUMP_TIMESTAMP=[0-9]{16}$'
 check "entry is not marked truncated" lacks "$e" "COREDUMP_TRUNCATED="
 check "the typo is a warning entry of its own" \
-	has "$(journalctl --no-pager -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "bad value 'splcie' for Strategy"
-early=$(journalctl --no-pager -o export "CORESINK_PID=$CRASH_PID" | tr -d '\0')
+	has "$(jctl -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "bad value 'splcie' for Strategy"
+early=$(jctl -o export "CORESINK_PID=$CRASH_PID" | tr -d '\0')
 check "an early line, before the capture: processing" has_line "$early" \
 	"MESSAGE=Process $CRASH_PID (crasher) of user 0 terminated abnormally with signal 11/SIGSEGV, processing..."
 check "which is not a second crash entry" lacks "$early" "MESSAGE_ID="
 check "exactly one crash entry" \
-	test "$(journalctl --no-pager -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" | wc -l)" -eq 1
+	test "$(jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" | wc -l)" -eq 1
 
 # journald unreachable, whatever runs outside: the handler in a private mount namespace, with no socket at all and
 # with a socket nobody answers on.

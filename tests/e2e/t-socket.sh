@@ -107,7 +107,7 @@ kmsg_mark
 got=$("$SOCKPEER" "$SOCK" "forged request of sixteen bytes")
 check "a client that is not a crash gets nothing back" test "$got" = 0
 for _ in $(seq 50); do
-	r=$(journalctl --no-pager -o cat -t coresink 2>/dev/null | grep -F "Refused a connection to the coredump socket") && break
+	r=$(jctl -o cat -t coresink 2>/dev/null | grep -F "Refused a connection to the coredump socket") && break
 	sleep 0.1
 done
 check "and is logged as refused" has "${r:-}" "not a crashing task"
