@@ -280,13 +280,12 @@ START_TEST(test_core_limits_cut_exactly)
 	size_t cut = 5 * MIB + 100;
 	int out = out_file("core", 0);
 
-	/* _i 0: MaxCoreSize, 1: RLIMIT_CORE. Cut at the byte, not at a block; the input closed at once. */
+	/* _i 0: MaxCoreSize, 1: RLIMIT_CORE. Cut at the byte, not at a block. */
 	engine_defaults(&o);
 	if (_i == 0)
 		o.max_core = cut;
 	else
 		o.rlimit = cut;
-	o.close_on_limit = true;
 	st = run(&o, 20 * MIB, out);
 	ck_assert(st.truncated);
 	ck_assert_int_eq(st.limit, _i == 0 ? LIMIT_MAX_CORE : LIMIT_RLIMIT);

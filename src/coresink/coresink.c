@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 		return check_config(config, named);
 	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */
 	if (mode == 0 && optind < argc)
-		return capture_run(config, named, argc - optind, argv + optind) < 0 ? EXIT_SYSTEM : 0;
+		return capture_pipe(config, named, argc - optind, argv + optind) < 0 ? EXIT_SYSTEM : 0;
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -252,17 +252,9 @@ static void take(struct server *s, struct slot *sl)
 }
 
 /* The entry of a crash whose handler was killed at the deadline or died: it wrote none. */
-static void report_lost(const struct server *s, const struct slot *sl)
+static void report_lost_slot(const struct server *s, const struct slot *sl)
 {
-	struct kargs k = { .pid = sl->task, .uid = sl->uid, .gid = sl->gid, .time = sl->time, .rlimit = UINT64_MAX,
-			   .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
-	struct outcome o = { .result = RESULT_FAILED, .exe = "", .socket = true, .strategy = s->c.strategy,
-			     .step = sl->killed ? "the capture (SocketTimeoutSec reached)" : "the capture's process",
-			     .error = sl->killed ? ETIMEDOUT : ECHILD };
-	struct procinfo pi = { .why = "the handler was killed" };
-	struct analysis a = { 0 };
-
-	(void) report_crash(&k, &o, &pi, &a);
+	(void) report_lost(sl->task, sl->uid, sl->gid, sl->time, sl->killed, s->c.strategy);
 }
 
 static void reap(struct server *s)
@@ -277,7 +269,7 @@ static void reap(struct server *s)
 			if (sl->child != pid)
 				continue;
 			if (sl->killed || WIFSIGNALED(status))
-				report_lost(s, sl);
+				report_lost_slot(s, sl);
 			sl->child = 0;
 			s->active--;
 		}

@@ -698,16 +698,15 @@ static void copy_teardown(struct copy *c)
 	errno = saved;
 }
 
-/* Stops the copy at a limit: the rest of the input is known to exist, and the kernel need not send it. */
+/*
+ * Stops the copy at a limit, saying whether the input had more: the caller, who opened it, then closes it, so that
+ * the kernel stops dumping what would not be kept.
+ */
 static void stop_at_limit(struct copy *c, enum limit which)
 {
 	c->st->truncated = input_has_more(c);
 	if (c->st->truncated)
 		c->st->limit = which;
-	if (c->o->close_on_limit && c->in >= 0) {
-		(void) close(c->in);
-		c->in = -1;
-	}
 }
 
 /*

@@ -57,7 +57,6 @@ struct engine_opts {
 	uint64_t baseline;        /* the free space an earlier copy of the same capture trusted (its stats'), which
 				     this one continues from; 0: what statfs shows when this one begins */
 	bool check_space;         /* fstatfs before each chunk */
-	bool close_on_limit;      /* close the input as soon as a limit stops the copy: the kernel stops dumping */
 	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
 	void *head;               /* receives the first head_len bytes as they pass (the core's notes); NULL: none */
 	size_t head_len;

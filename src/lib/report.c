@@ -67,12 +67,6 @@ static void add_process_fields(struct fields *f, const struct kargs *k, const st
 	add_line(f, "COREDUMP_EXE", o->exe);
 }
 
-static const char *const result_names[] = {
-	[RESULT_STORED] = "stored", [RESULT_TRUNCATED] = "truncated", [RESULT_DISCARDED] = "discarded",
-	[RESULT_SUPPRESSED] = "suppressed", [RESULT_SKIPPED] = "skipped", [RESULT_FAILED] = "failed",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(result, enum result, result_names, _RESULT_MAX)
 
 /* The handler's own peak memory: it must stay small whatever the size of the core. */
 static void add_footprint(struct fields *f)
@@ -316,6 +310,23 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	fields_free(&f);
 	return r;
+}
+
+/*
+ * Logs the crash of a task whose capture's process was killed at SocketTimeoutSec (killed) or died: it wrote no
+ * entry, and the task is gone; what the server knew of it is all there is. 0 journald, 1 kernel log, or -errno.
+ */
+int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, enum strategy strategy)
+{
+	const struct kargs k = { .pid = pid, .uid = uid, .gid = gid, .time = time, .rlimit = UINT64_MAX,
+				 .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
+	const struct outcome o = { .result = RESULT_FAILED, .exe = "", .socket = true, .strategy = strategy,
+				   .step = killed ? "the capture (SocketTimeoutSec reached)" : "the capture's process",
+				   .error = killed ? ETIMEDOUT : ECHILD };
+	const struct procinfo pi = { .why = "the handler was killed" };
+	const struct analysis a = { 0 };
+
+	return report_crash(&k, &o, &pi, &a);
 }
 
 /*

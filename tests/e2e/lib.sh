@@ -196,7 +196,8 @@ stop_started() {
 # Stops the journald this test started; its socket stays behind, as after a crash of journald.
 stop_journald() { stop_started JOURNALD_PID; }
 
-# jctl ARGS...: journalctl over what this test's time wrote (TEST_SINCE), and nothing older.
+# jctl ARGS...: journalctl over what this test's time wrote (TEST_SINCE), and nothing older. (With --since, -n N
+# counts from the oldest: the newest N are -r -n N.)
 jctl() { journalctl --no-pager --since "$TEST_SINCE" "$@"; }
 
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.

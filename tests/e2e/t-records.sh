@@ -63,7 +63,7 @@ fi
 { ( ulimit -c unlimited; exec unshare --pid --fork --mount-proc sh -c "'$CRASHER' 8; true" ); } 2>/dev/null
 # Its entry comes after the process has gone: wait for the one that names a container.
 for _ in $(seq 50); do
-	e=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" COREDUMP_COMM=crasher -n 1 | tr -d '\0')
+	e=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" COREDUMP_COMM=crasher -r -n 1 | tr -d '\0')
 	has "$e" COREDUMP_CONTAINER_CMDLINE && break
 	sleep 0.1
 done

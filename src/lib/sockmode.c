@@ -1,0 +1,85 @@
+/*
+ * sockmode.c: a crash as the kernel's coredump socket brings it (Linux 6.17, coresink --serve): a connection from
+ * the crashing task, who it is from its pidfd, a request to answer before the dump, then the core on the same
+ * connection. Builds the crash, answers the kernel with capture.c's decision, and hands the core to capture.c.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "peer.h"
+#include "report.h"
+#include "sockproto.h"
+
+/*
+ * The exchange with the kernel on the connection: its request, the decision (pipe mode's admission, and room for a
+ * first chunk), the ack; then the core, when it was taken. 0 or -errno.
+ */
+static int exchange(struct crash *cr)
+{
+	struct coredump_req req;
+	struct store_file f;
+	uint32_t mark;
+	int take, r;
+
+	r = sockproto_request(cr->in, &req);
+	if (r < 0)
+		return crash_fail(cr, "reading the kernel's request", r);
+	take = crash_admit(cr);
+	if (take > 0)
+		take = crash_room(cr, &f);
+	r = sockproto_ack(cr->in, take > 0 ? COREDUMP_KERNEL | COREDUMP_WAIT : COREDUMP_REJECT, &mark);
+	if (r < 0 && take > 0)
+		store_discard(&f);
+	if (r == -EPROTO)
+		return crash_fail(cr, mark == UINT32_MAX ? "the kernel's answer to the ack" :
+				  sockproto_mark_to_string(mark), r);
+	if (r < 0)
+		return crash_fail(cr, "answering the kernel", r);
+	cr->o.rejected = take <= 0;
+	return take > 0 ? crash_copy(cr, &f) : take;
+}
+
+/* The signal that killed the process: from the core's notes, else from its exit status once it is let go. */
+static void learn_signal(struct crash *cr, struct peer *p)
+{
+	int sig;
+
+	if (cr->o.have_siginfo && cr->o.siginfo.signo > 0) {
+		cr->k.signal = cr->o.siginfo.signo;
+		return;
+	}
+	crash_release(cr);
+	sig = peer_exit_signal(p, 1000);
+	if (sig > 0)
+		cr->k.signal = sig;
+}
+
+/*
+ * Socket mode: one connection to the coredump socket, in a process of its own (serve.c). A crashing task is
+ * identified by its pidfd and handled as pipe mode handles one, with the decision made before the dump; anything
+ * else is refused and logged. 0 when handled as the policy says, or -errno; logged either way.
+ */
+int capture_socket(const char *config, bool named, int conn, uint64_t time)
+{
+	static struct crash cr;
+	struct peer p;
+	int r = peer_identify(conn, &p);
+
+	if (r < 0) {
+		(void) report_refused(conn, r);
+		(void) close(conn);
+		peer_close(&p);
+		return r;
+	}
+	crash_init(&cr, conn, config, named);
+	cr.o.socket = true;
+	peer_kargs(&p, time, &cr.k);
+	crash_read_process(&cr);
+	r = exchange(&cr);
+	learn_signal(&cr, &p);
+	crash_finish(&cr);
+	peer_close(&p);
+	return crash_status(&cr, r);
+}
