@@ -337,7 +337,7 @@ static int fake_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 START_TEST(test_max_use_asks_for_room)
 {
 	struct fake_room f = { .used = 10 * MIB, .can_free = _i ? 10 * MIB : 0 };
-	struct engine_hooks h = { fake_used, fake_make_room, fake_reserve, &f };
+	struct engine_hooks h = { .used = fake_used, .make_room = fake_make_room, .reserve = fake_reserve, .ctx = &f };
 	struct engine_opts o;
 	struct engine_stats st;
 	int out = out_file("core", 0);
@@ -369,7 +369,7 @@ END_TEST
 START_TEST(test_hook_error_reported)
 {
 	struct fake_room f = { .used = 10 * MIB, .fail_after = 3 };
-	struct engine_hooks h = { fake_used, fake_make_room, fake_reserve, &f };
+	struct engine_hooks h = { .used = fake_used, .make_room = fake_make_room, .reserve = fake_reserve, .ctx = &f };
 	struct engine_opts o;
 	struct engine_stats st;
 	int out = out_file("core", 0);

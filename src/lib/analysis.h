@@ -9,7 +9,7 @@
 #include "sandbox.h"
 
 #define ANALYSIS_OUTPUT_MAX (512 * 1024)   /* 64 threads of 64 frames fit several times */
-/* Who analyses a core its owner may not see (root's, a system user's, a setuid program's): systemd/coresink.sysusers. */
+/* Who analyses a core its owner may not see (root's, a system user's, a setuid program's): coresink.sysusers. */
 #define ANALYSIS_USER "coresink-analysis"
 
 struct analysis_opts {

@@ -24,6 +24,7 @@
 #include "procinfo.h"
 #include "quota.h"
 #include "report.h"
+#include "room.h"
 #include "store.h"
 #include "xattr.h"
 
@@ -148,7 +149,6 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->max_use = cr->c.max_use;
 	o->max_core = cr->c.max_core_size;
 	o->rlimit = cr->k.rlimit;
-	o->lock_fd = cr->have_quota ? quota_lock_fd(&cr->q) : -1;
 	if (cr->have_quota) {
 		quota_hooks(&cr->q, h);
 		o->hooks = h;
@@ -457,7 +457,7 @@ int crash_room(struct crash *cr, struct store_file *f)
 	if (r < 0)
 		return crash_fail(cr, "creating the file", r);
 	engine_options(cr, &eo, &h);
-	r = engine_room(f->fd, &eo, &cr->o.st);
+	r = room_for_core(f->fd, &eo, &cr->o.st);
 	cr->o.vacuumed = cr->q.removed;
 	cr->o.vacuumed_bytes = cr->q.freed;
 	if (r > 0)

@@ -3,8 +3,9 @@
  * every step possible and lets no later step undo an earlier one:
  *   1. its ids: an unprivileged uid and gid, never root's (the caller picks them: the crashing user's, or the
  *      dedicated analysis user's), no supplementary groups;
- *   2. namespaces of its own: a user namespace, and in it new mount, network and IPC namespaces: the file system read-only (and nosuid, nodev, noexec: no library can be loaded from it),
- *      /proc/sys hidden, no network but an unconfigured loopback;
+ *   2. namespaces of its own: a user namespace, and in it new mount, network and IPC namespaces: the file system
+ *      read-only (and nosuid, nodev, noexec: no library can be loaded from it), /proc/sys hidden, no network but
+ *      an unconfigured loopback;
  *   3. no capability in any set, in that namespace or any other, and no_new_privs;
  *   4. not dumpable and killed with its parent: both are reset by every change of ids, so they come last, and the
  *      parent is checked to be still there after PR_SET_PDEATHSIG (it may have gone before);

@@ -1,8 +1,9 @@
 /*
- * engine.c: copies a core from a pipe into a file in chunks: staged splice (or read/write), a free-space check
- * and a preallocation before each chunk, page-cache hygiene behind it, and a transparent switch to read/write
+ * engine.c: copies a core from a pipe into a file in chunks: staged splice (or read/write), the room for each chunk
+ * asked of room.c and its blocks preallocated, page-cache hygiene behind it, and a transparent switch to read/write
  * when the kernel refuses splice. The same loop compresses a stored core into a zstd file (compress.c), with the
- * same checks: the budget of a chunk, in input bytes, bounds its compressed output.
+ * same checks: the budget of a chunk, in input bytes, bounds its compressed output. At a limit it stops and says
+ * so; its caller closes the input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,18 +14,17 @@
 #include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/magic.h>
 
 #include "basics.h"
 #include "compress.h"
 #include "engine.h"
+#include "holes.h"
 #include "io.h"
+#include "room.h"
 #include "space.h"
 
 #define PIPE_FLOOR (64 * 1024)
-#define BTRFS_MAGIC 0x9123683e   /* linux/magic.h: BTRFS_SUPER_MAGIC */
-#define EXT4_MAGIC 0xef53        /* linux/magic.h: EXT4_SUPER_MAGIC, ext2 and ext3 alike */
-/* statfs showing this much more than the capture can account for: the file system reports its bytes late. */
-#define LATE_SLACK (1024 * 1024)
 
 static const char *const strategy_names[] = {
 	[STRATEGY_SPLICE] = "splice",
@@ -59,11 +59,7 @@ struct copy {
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
 	bool reserve_runs;        /* a sparse copy: fallocate each run of data before writing it (write_run) */
-	bool ext4;                /* the output is on ext4 (or ext2/3): see reserve_run() */
-	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
-	uint64_t baseline;
-	uint64_t raw_avail;       /* what statfs said at the last check */
-	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
+	struct room room;         /* how much of each chunk may be written (room.c) */
 };
 
 DEFINE_STRING_TABLE_LOOKUP(strategy, enum strategy, strategy_names, _STRATEGY_MAX)
@@ -84,7 +80,6 @@ void engine_defaults(struct engine_opts *o)
 		.sparse = true,
 		.min_hole = PAGE_BYTES,
 		.check_space = true,
-		.lock_fd = -1,
 	};
 }
 
@@ -111,22 +106,6 @@ static int ensure_buffer(struct copy *c)
 	return 0;
 }
 
-/* Whether the n bytes at p (8-byte aligned) are all zero: the first word, then the rest against itself shifted. */
-static bool all_zero(const char *p, size_t n)
-{
-	uint64_t w;
-
-	memcpy(&w, p, sizeof(w));
-	return w == 0 && memcmp(p, p + sizeof(w), n - sizeof(w)) == 0;
-}
-
-/* Leaves a hole of n bytes at the file position: the position moves on, nothing is written or allocated. */
-static int skip_hole(struct copy *c, size_t n)
-{
-	c->st->holes += n;
-	return lseek(c->out, (off_t)n, SEEK_CUR) < 0 ? -errno : 0;
-}
-
 /*
  * fallocate() with the fallback every caller needs: a file system without it (EOPNOTSUPP: ext2, ext3, some network
  * file systems) is noted once and never asked again. Preallocation only helps, so only running out of space is an
@@ -146,13 +125,6 @@ static int reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len)
 }
 
 /*
- * What ext4 may take past the end of what is written without a reservation (the run next to the chunk under
- * writeback, a compressed copy): mballoc normalizes a request for a growing file up to 8 MiB of preallocation,
- * given back only when the file is truncated or closed. 786 KiB under KeepFree were measured without this.
- */
-#define EXT4_SLACK (8ULL << 20)
-
-/*
  * Whether a run of data at pos gets its blocks reserved before it is written. Without a reservation of its own, a
  * growing file gets blocks past its end on speculation, which statfs counts as used: xfs's speculative
  * preallocation (1 MiB past the reserve, measured), ext4's mballoc normalizing requests (2 MiB). But on ext4 not
@@ -163,71 +135,17 @@ static bool reserve_run(const struct copy *c, off_t pos)
 {
 	bool next_to_writeback = c->prev_len > 0 && (uint64_t)pos == c->prev_off + c->prev_len;
 
-	return c->reserve_runs && !(c->ext4 && next_to_writeback);
+	return c->reserve_runs && !(c->room.ext4 && next_to_writeback);
 }
 
-/* Writes one run of data at pos, its blocks reserved first where reserve_run() says. 0 or -errno. */
-static int write_run(struct copy *c, off_t pos, const char *buf, size_t n)
+/* Writes one run of data at pos (holes.c's writer), its blocks reserved first where reserve_run() says. */
+static int write_run(void *ctx, off_t pos, const char *buf, size_t n)
 {
+	struct copy *c = ctx;
 	int r = reserve_run(c, pos) ? reserve_blocks(c, FALLOC_FL_KEEP_SIZE, (uint64_t)pos, n) : 0;
 
+	c->st->out_calls++;
 	return r < 0 ? r : io_write_full(c->out, buf, n);
-}
-
-/*
- * The next run of buf from start: pages of one kind (a piece up to the file's next page boundary first, as only a
- * whole page may be a hole), then as many of the same kind as follow. Its end; *zero says its kind.
- */
-static size_t next_run(off_t pos, const char *buf, size_t start, size_t n, bool *zero)
-{
-	size_t i = start + PAGE_BYTES - (size_t)((uint64_t)(pos + (off_t)start) % PAGE_BYTES);
-
-	if (i > n)
-		i = n;
-	*zero = i - start == PAGE_BYTES && all_zero(buf + start, PAGE_BYTES);
-	while (i + PAGE_BYTES <= n && all_zero(buf + i, PAGE_BYTES) == *zero)
-		i += PAGE_BYTES;
-	if (!*zero && i < n && n - i < PAGE_BYTES)
-		i = n;
-	return i;
-}
-
-/*
- * Writes n bytes of buf at the file position, leaving runs of zero pages (aligned in the file) of at least
- * o->min_hole bytes as holes; shorter ones go out with the data around them. Runs of data go out in one write
- * each. 0 or -errno.
- */
-static int write_sparse(struct copy *c, const char *buf, size_t n)
-{
-	off_t pos = lseek(c->out, 0, SEEK_CUR);   /* where buf starts in the file: pages are aligned there */
-	size_t i = 0, data = SIZE_MAX;            /* where the data not yet written starts */
-	int r = 0;
-
-	if (pos < 0)
-		return -errno;
-	while (i < n && r == 0) {
-		size_t start = i;
-		bool zero;
-
-		i = next_run(pos, buf, start, n, &zero);
-		if (!zero || i - start < c->o->min_hole) {
-			if (data == SIZE_MAX)
-				data = start;
-			continue;
-		}
-		if (data != SIZE_MAX) {
-			r = write_run(c, pos + (off_t)data, buf + data, start - data);
-			c->st->out_calls++;
-			data = SIZE_MAX;
-		}
-		if (r == 0)
-			r = skip_hole(c, i - start);
-	}
-	if (r == 0 && data != SIZE_MAX) {
-		r = write_run(c, pos + (off_t)data, buf + data, n - data);
-		c->st->out_calls++;
-	}
-	return r;
 }
 
 static int write_dense(void *ctx, const char *buf, size_t n)
@@ -244,7 +162,7 @@ static int write_out(struct copy *c, const char *buf, size_t n)
 	if (c->compress)
 		return compressor_feed(&c->z, buf, n, false, write_dense, c);
 	if (c->sparse)
-		return write_sparse(c, buf, n);
+		return holes_write(c->out, buf, n, c->o->min_hole, write_run, c, &c->st->holes);
 	return write_dense(c, buf, n);
 }
 
@@ -423,160 +341,10 @@ static ssize_t move_chunk(struct copy *c, size_t want)
 	return r < 0 ? (h > 0 ? h : r) : r + h;
 }
 
-/* Takes a hook's result: after its first error the hooks are off for the rest of the copy. */
-static void hook_result(struct copy *c, int r)
-{
-	if (r >= 0)
-		return;
-	if (c->st->hook_error == 0)
-		c->st->hook_error = -r;
-	c->hooks = NULL;
-}
-
-/* What statfs says an unprivileged writer may still use. */
-static uint64_t avail_bytes(const struct statfs *sfs)
-{
-	return (uint64_t)sfs->f_bavail * (uint64_t)sfs->f_frsize;
-}
-
 /* What this capture holds on disk: written less its holes, and what it holds elsewhere (the raw core). */
 static uint64_t held(const struct copy *c)
 {
 	return c->off - c->st->holes + c->o->held_base;
-}
-
-/*
- * The free space statfs reports, made trustworthy: never more than was free when the capture began less what it
- * has put on disk since (space_trusted_avail). A file system seen to report late is remembered (late_statfs).
- */
-static uint64_t trusted_avail(struct copy *c, const struct statfs *sfs)
-{
-	uint64_t trusted;
-
-	c->raw_avail = avail_bytes(sfs);
-	if (!c->have_baseline) {
-		/*
-		 * A copy that continues a capture (its compression) starts from what the first copy trusted: on a file
-		 * system that reports late, statfs does not show yet the raw core that copy just wrote.
-		 */
-		c->baseline = c->o->baseline ? c->o->baseline : c->raw_avail + held(c);
-		c->have_baseline = true;
-		c->st->late_statfs = (unsigned long)sfs->f_type == BTRFS_MAGIC;
-	}
-	trusted = space_trusted_avail(c->raw_avail, c->baseline, held(c));
-	if (c->raw_avail > trusted + LATE_SLACK)
-		c->st->late_statfs = true;
-	if (c->raw_avail < c->st->min_avail)
-		c->st->min_avail = c->raw_avail;
-	return trusted;
-}
-
-/* Reads what the policy needs: the file system's numbers and the bytes other cores use. */
-static int read_space(struct copy *c, struct space_in *in)
-{
-	const struct engine_opts *o = c->o;
-	struct statfs sfs;
-	uint64_t used = 0, pending = 0;
-
-	if (c->hooks)
-		hook_result(c, c->hooks->used(c->hooks->ctx, &used, &pending));
-	*in = (struct space_in) {
-		/* MaxCoreSize and RLIMIT_CORE count the core's bytes, compressed or not. */
-		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->st->input,
-		.held = held(c), .used = used, .pending = pending,
-		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
-		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
-	};
-	if (o->check_space) {
-		if (fstatfs(c->out, &sfs) < 0)
-			return -errno;
-		in->avail = trusted_avail(c, &sfs);
-		in->total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize;
-		in->block = (uint64_t)sfs.f_frsize;
-		in->slack = c->ext4 ? EXT4_SLACK : 0;
-		c->st->reserve = space_resolve(&o->keep_free, in->total);
-	}
-	return 0;
-}
-
-/*
- * After a vacuum freed bytes: makes the file system show them, and starts a new baseline from what it shows. A
- * file system that reports unlinks late (btrfs until its transaction commits, xfs until its background inode work
- * runs) is synced first, or the room just made would stay invisible and the core would not get it.
- */
-static int show_freed(struct copy *c, uint64_t avail_before, uint64_t freed)
-{
-	struct statfs sfs;
-	struct timespec t0, t1;
-
-	if (fstatfs(c->out, &sfs) < 0)
-		return -errno;
-	if (avail_bytes(&sfs) < avail_before + freed) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (syncfs(c->out) < 0 || fstatfs(c->out, &sfs) < 0)
-			return -errno;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		c->st->syncs++;
-		c->st->sync_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
-	}
-	/* Synced or not late: what statfs shows now includes this capture's own bytes. */
-	c->baseline = avail_bytes(&sfs) + held(c);
-	return 0;
-}
-
-/*
- * Asks the hooks to delete old cores for need bytes, and, when free space (not MaxUse, which counts cores in the
- * ledger) is what is short, makes the room show. Whether any was made, or -errno.
- */
-static int make_room(struct copy *c, uint64_t need, enum limit which)
-{
-	uint64_t freed = 0;
-	int r;
-
-	if (!c->hooks)
-		return 0;
-	hook_result(c, c->hooks->make_room(c->hooks->ctx, need, &freed));
-	if (freed == 0)
-		return 0;
-	/* raw_avail is from the check just made (read_space), before anything was removed. */
-	r = which == LIMIT_KEEP_FREE ? show_freed(c, c->raw_avail, freed) : 0;
-	return r < 0 ? r : 1;
-}
-
-/*
- * Decides how much of the next chunk may be written. When free space or the quota is short, old cores are deleted
- * first: the new crash matters more than the oldest one. *which says what bound the answer.
- */
-static int plan_chunk(struct copy *c, size_t *want, enum limit *which)
-{
-	struct space_in in;
-	uint64_t budget;
-	int r = read_space(c, &in);
-
-	if (r < 0)
-		return r;
-	budget = space_budget(&in, c->o->chunk, which);
-	if (budget < c->o->chunk && (*which == LIMIT_KEEP_FREE || *which == LIMIT_MAX_USE))
-		r = make_room(c, c->o->chunk - budget, *which);
-	if (r < 0)
-		return r;
-	if (r > 0) {
-		r = read_space(c, &in);
-		if (r < 0)
-			return r;
-		budget = space_budget(&in, c->o->chunk, which);
-	}
-	/*
-	 * What this capture may hold by the chunk's end, should every byte of it be data, and what of it the others
-	 * cannot see in statfs: a sparse or compressing capture's chunk (it preallocates only as it writes), or
-	 * everything it holds on a file system that reports late.
-	 */
-	if (c->hooks)
-		hook_result(c, c->hooks->reserve(c->hooks->ctx, held(c) + budget,
-						 c->st->late_statfs ? held(c) + budget :
-						 c->sparse || c->compress ? budget : 0));
-	*want = (size_t)budget;
-	return 0;
 }
 
 /*
@@ -662,14 +430,14 @@ static int copy_setup(struct copy *c)
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
 	if (fstatfs(c->out, &sfs) < 0)
 		sfs.f_type = 0;
-	c->ext4 = (unsigned long)sfs.f_type == EXT4_MAGIC;
+	room_init(&c->room, c->out, c->o, c->st, c->sparse || c->compress);
 	/*
 	 * Not on btrfs: it may write a run into new blocks rather than the ones reserved for it (copy on write), and
 	 * statfs then counts both until its transaction commits: 36 MB under KeepFree for a moment on a 1 GiB btrfs,
 	 * measured, where writing without a reservation stayed above it (its late statfs is handled by the baseline).
 	 */
 	c->reserve_runs = c->sparse && (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND) &&
-			  (unsigned long)sfs.f_type != BTRFS_MAGIC;
+			  (unsigned long)sfs.f_type != BTRFS_SUPER_MAGIC;
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
@@ -717,9 +485,11 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 {
 	int r;
 
-	if (c->o->lock_fd >= 0 && flock(c->o->lock_fd, LOCK_EX) < 0)
-		return -errno;
-	r = plan_chunk(c, want, which);
+	r = room_lock(&c->room);
+	if (r < 0)
+		return r;
+	c->room.held = held(c);
+	r = room_plan(&c->room, want, which);
 	if (r == 0 && *want > 0) {
 		r = prealloc(c, *want);
 		if (r < 0) {
@@ -729,33 +499,8 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 			r = 0;
 		}
 	}
-	if (c->o->lock_fd >= 0)
-		(void) flock(c->o->lock_fd, LOCK_UN);
+	room_unlock(&c->room);
 	return r;
-}
-
-/*
- * Whether a capture into out may store anything now, by the same checks as its first chunk (old cores removed to
- * make room included): 1 when at least a page may be written, 0 when not (st->limit says what bounds it), or
- * -errno.
- * Socket mode asks this before the kernel dumps a byte.
- */
-int engine_room(int out, const struct engine_opts *o, struct engine_stats *st)
-{
-	struct copy c = { .in = -1, .out = out, .o = o, .st = st, .strategy = o->strategy, .stage = { -1, -1 },
-			  .hooks = o->hooks };
-	size_t want = 0;
-	int r;
-
-	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
-	if (o->lock_fd >= 0 && flock(o->lock_fd, LOCK_EX) < 0)
-		return -errno;
-	r = plan_chunk(&c, &want, &st->limit);
-	if (o->lock_fd >= 0)
-		(void) flock(o->lock_fd, LOCK_UN);
-	if (r < 0)
-		return r;
-	return want >= PAGE_BYTES;
 }
 
 /* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
@@ -830,8 +575,7 @@ static int copy_finish(struct copy *c)
  */
 int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st)
 {
-	struct copy c = { .in = in, .out = out, .o = o, .st = st, .strategy = o->strategy, .stage = { -1, -1 },
-			  .hooks = o->hooks };
+	struct copy c = { .in = in, .out = out, .o = o, .st = st, .strategy = o->strategy, .stage = { -1, -1 } };
 	int r, f;
 
 	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
@@ -859,7 +603,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	}
 	f = copy_finish(&c);
 	st->bytes = c.off;
-	st->baseline = c.have_baseline ? c.baseline : 0;
+	st->baseline = c.room.have_baseline ? c.room.baseline : 0;
 	copy_teardown(&c);
 	return r < 0 ? r : f;
 }

@@ -26,11 +26,15 @@ enum prealloc {
 
 /*
  * What the handler adds to the free-space check: the bytes of other cores, room made by deleting old ones, and the
- * record of what this capture holds. The engine calls them once per chunk, holding lock_fd. Each returns 0 or
- * -errno; after an error the engine stops calling them and MaxUse no longer applies to this capture (free space
- * still does), as when the ledger cannot be opened at all. The error is kept in engine_stats.hook_error.
+ * record of what this capture holds; and the lock that makes concurrent captures' checks and preallocations one
+ * after the other (the ledger's, which the handler owns: lock and unlock are its own pair). The engine calls used,
+ * make_room and reserve once per chunk, between lock and unlock. Each returns 0 or -errno; after an error the engine
+ * stops calling them and MaxUse no longer applies to this capture (free space still does, and the lock is still
+ * taken), as when the ledger cannot be opened at all. The error is kept in engine_stats.hook_error.
  */
 struct engine_hooks {
+	int (*lock)(void *ctx);
+	void (*unlock)(void *ctx);
 	/* Stored cores + other captures in flight; *pending: what of the latter statfs does not show yet. */
 	int (*used)(void *ctx, uint64_t *bytes, uint64_t *pending);
 	int (*make_room)(void *ctx, uint64_t need, uint64_t *freed); /* deletes old cores */
@@ -57,7 +61,6 @@ struct engine_opts {
 	uint64_t baseline;        /* the free space an earlier copy of the same capture trusted (its stats'), which
 				     this one continues from; 0: what statfs shows when this one begins */
 	bool check_space;         /* fstatfs before each chunk */
-	int lock_fd;              /* flock()ed around each chunk's check and preallocation; -1 for none */
 	void *head;               /* receives the first head_len bytes as they pass (the core's notes); NULL: none */
 	size_t head_len;
 	const struct engine_hooks *hooks;  /* NULL for none */
@@ -88,7 +91,6 @@ struct engine_stats {
 };
 
 void engine_defaults(struct engine_opts *o);
-int engine_room(int out, const struct engine_opts *o, struct engine_stats *st);
 int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st);
 const char *strategy_to_string(enum strategy s);
 int strategy_from_string(const char *s);

@@ -31,6 +31,7 @@ static bool alive(const struct inflight *f)
 	return proc_start_time(f->pid, &start) == 0 && start == f->start;
 }
 
+/* The ledger's lock, this file's alone: every other user takes it through the engine's hooks (quota_hooks). */
 static int lock(struct quota *q)
 {
 	return flock(q->statefd, LOCK_EX) < 0 ? -errno : 0;
@@ -39,6 +40,16 @@ static int lock(struct quota *q)
 static void unlock(struct quota *q)
 {
 	(void) flock(q->statefd, LOCK_UN);
+}
+
+static int hook_lock(void *ctx)
+{
+	return lock(ctx);
+}
+
+static void hook_unlock(void *ctx)
+{
+	unlock(ctx);
 }
 
 /* Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). */
@@ -91,11 +102,6 @@ int quota_open(struct quota *q, int dirfd)
 	return r;
 }
 
-/* The fd whose flock guards the ledger: the engine plans its chunks under it (engine_opts.lock_fd). */
-int quota_lock_fd(const struct quota *q)
-{
-	return q->statefd;
-}
 
 /* Counts the stored cores afresh (an admin may have removed some) and saves the ledger. Under the lock. */
 int quota_begin(struct quota *q)
@@ -172,8 +178,8 @@ static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 
 void quota_hooks(struct quota *q, struct engine_hooks *h)
 {
-	*h = (struct engine_hooks) { .used = hook_used, .make_room = hook_make_room, .reserve = hook_reserve,
-				     .ctx = q };
+	*h = (struct engine_hooks) { .lock = hook_lock, .unlock = hook_unlock, .used = hook_used,
+				     .make_room = hook_make_room, .reserve = hook_reserve, .ctx = q };
 }
 
 /*

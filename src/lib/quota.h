@@ -26,7 +26,6 @@ int quota_begin(struct quota *q);
 void quota_hooks(struct quota *q, struct engine_hooks *h);
 int quota_publish(struct quota *q, uint64_t size, uint64_t bytes);
 int quota_hold(struct quota *q, uint64_t ino);
-int quota_lock_fd(const struct quota *q);
 /* How often one handler reads the kernel log for the crashes it dropped (quota_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 

@@ -1,0 +1,32 @@
+/* room.h: how much of the next chunk a capture may write: free space, KeepFree, MaxUse and old cores removed. */
+#ifndef CORESINK_ROOM_H
+#define CORESINK_ROOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "space.h"
+
+struct room {
+	int out;
+	const struct engine_opts *o;
+	struct engine_stats *st;
+	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
+	const struct engine_hooks *locker; /* o->hooks, whose lock is taken even after a failure */
+	bool unreserved;          /* the capture preallocates nothing ahead: its chunk is pending for the others */
+	bool ext4;                /* the output is on ext4 (or ext2/3): it may take EXT4_SLACK past what is written */
+	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
+	uint64_t baseline;
+	uint64_t raw_avail;       /* what statfs said at the last check */
+	uint64_t held;            /* what the capture holds on disk now: set by the caller before room_plan() */
+};
+
+void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st, bool unreserved);
+int room_plan(struct room *c, size_t *want, enum limit *which);
+int room_for_core(int out, const struct engine_opts *o, struct engine_stats *st);
+int room_lock(struct room *c);
+void room_unlock(struct room *c);
+
+#endif
