@@ -19,10 +19,10 @@
 #include "creds.h"
 #include "elfcore.h"
 #include "kargs.h"
-#include "name.h"
+#include "corename.h"
 #include "owner.h"
 #include "procinfo.h"
-#include "quota.h"
+#include "session.h"
 #include "report.h"
 #include "room.h"
 #include "store.h"
@@ -83,8 +83,8 @@ static int open_storage(struct crash *cr)
 			    cr->dirfd);
 	if (cr->dirfd < 0)
 		return crash_fail(cr, "opening the directory", cr->dirfd);
-	r = quota_open(&cr->q, cr->dirfd);
-	cr->have_quota = r == 0;
+	r = session_open(&cr->q, cr->dirfd);
+	cr->have_session = r == 0;
 	if (r < 0)
 		diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
 	return 0;
@@ -100,12 +100,12 @@ static void begin_capture(struct crash *cr)
 	int r;
 
 	(void) report_start(&cr->k);
-	if (cr->have_quota) {
-		r = quota_begin(&cr->q);
+	if (cr->have_session) {
+		r = session_begin(&cr->q);
 		if (r < 0) {
 			diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
-			quota_close(&cr->q);
-			cr->have_quota = false;
+			session_close(&cr->q);
+			cr->have_session = false;
 		}
 	}
 	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
@@ -117,7 +117,7 @@ static bool rate_limited(struct crash *cr)
 					(uint32_t)cr->c.rate_global_burst };
 	struct rate_verdict v;
 
-	if (!cr->have_quota || quota_rate(&cr->q, cr->pi.exe[0] ? cr->pi.exe : cr->k.comm, cr->k.time, &rc, &v) < 0)
+	if (!cr->have_session || session_rate(&cr->q, cr->pi.exe[0] ? cr->pi.exe : cr->k.comm, cr->k.time, &rc, &v) < 0)
 		return false;
 	cr->o.suppressed_exe = v.suppressed_exe;
 	cr->o.suppressed_all = v.suppressed_all;
@@ -149,8 +149,8 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->max_use = cr->c.max_use;
 	o->max_core = cr->c.max_core_size;
 	o->rlimit = cr->k.rlimit;
-	if (cr->have_quota) {
-		quota_hooks(&cr->q, h);
+	if (cr->have_session) {
+		session_hooks(&cr->q, h);
 		o->hooks = h;
 	}
 }
@@ -207,15 +207,15 @@ static int publish(struct crash *cr, struct store_file *f, bool compressed)
 		st = (struct stat) { .st_ino = 0 };
 	cr->o.disk = (uint64_t)st.st_blocks * 512;
 	/* The analysis reads the raw core once it has its name: no vacuum may take it before it is done. */
-	if (!compressed && cr->have_quota && st.st_ino)
-		(void) quota_hold(&cr->q, (uint64_t)st.st_ino);
+	if (!compressed && cr->have_session && st.st_ino)
+		(void) session_hold(&cr->q, (uint64_t)st.st_ino);
 	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, name, sizeof(name));
 	if (r < 0)
 		return crash_fail(cr, "publishing the file", r);
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
 	/* A compressed core's raw one, read by the analysis, is on disk until then: the others count it. */
-	if (cr->have_quota)
-		(void) quota_publish(&cr->q, cr->o.disk, compressed ? cr->o.st.allocated : 0);
+	if (cr->have_session)
+		(void) session_publish(&cr->q, cr->o.disk, compressed ? cr->o.st.allocated : 0);
 	return 0;
 }
 
@@ -385,17 +385,17 @@ int crash_admit(struct crash *cr)
 
 /*
  * Pipe mode: what the kernel dropped over kernel.core_pipe_limit since the last look, in one entry of its own. One
- * handler a second looks (quota_kernel_skips), after its own crash was let go and logged.
+ * handler a second looks (session_kernel_skips), after its own crash was let go and logged.
  */
 static void report_dropped(struct crash *cr)
 {
 	struct timespec now;
 	struct kskip ks;
 
-	if (cr->o.socket || !cr->have_quota)
+	if (cr->o.socket || !cr->have_session)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (quota_kernel_skips(&cr->q, (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000, &ks) == 1)
+	if (session_kernel_skips(&cr->q, (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000, &ks) == 1)
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
 }
 
@@ -418,8 +418,8 @@ void crash_finish(struct crash *cr)
 	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
 	if (cr->corefd >= 0)
 		(void) close(cr->corefd);
-	if (cr->have_quota)
-		quota_close(&cr->q);
+	if (cr->have_session)
+		session_close(&cr->q);
 	if (cr->dirfd >= 0)
 		(void) close(cr->dirfd);
 }

@@ -18,7 +18,7 @@
 #include "engine.h"
 #include "kargs.h"
 #include "procinfo.h"
-#include "quota.h"
+#include "session.h"
 #include "store.h"
 
 enum result {
@@ -68,10 +68,10 @@ struct crash {
 	struct config c;
 	struct kargs k;
 	struct outcome o;
-	struct quota q;
+	struct session q;
 	struct procinfo pi;
 	struct analysis a;
-	bool have_quota;
+	bool have_session;
 	int dirfd;
 	int corefd;           /* the stored core, kept open for reading after it is published: the analysis reads it */
 	struct diag ledger;   /* problems with the shared ledger: MaxUse, vacuum and rate limits off */

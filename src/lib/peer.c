@@ -19,7 +19,7 @@
 
 #include "parse.h"
 #include "peer.h"
-#include "proc.h"
+#include "procfs.h"
 
 /*
  * Opens the peer's pidfd and asks it who the task is and whether it is dumping. 0 for a crashing task, -EPERM for

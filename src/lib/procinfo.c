@@ -23,7 +23,7 @@
 
 #include "creds.h"
 #include "io.h"
-#include "proc.h"
+#include "procfs.h"
 #include "procinfo.h"
 
 #define FDS_MAX (64 * 1024)

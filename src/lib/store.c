@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "name.h"
+#include "corename.h"
 #include "store.h"
 
 #define NAME_ATTEMPTS 100

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "name.h"
+#include "corename.h"
 #include "vacuum.h"
 
 struct core {

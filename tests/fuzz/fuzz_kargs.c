@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kargs.h"
-#include "name.h"
+#include "corename.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * proc.c: a process's /proc directory: opened by pid, files read below it, and the start time that, with the pid,
+ * procfs.c: a process's /proc directory: opened by pid, files read below it, and the start time that, with the pid,
  * names one process for good (the handler's identity in the ledger, and a check that a pid was not reused).
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "io.h"
-#include "proc.h"
+#include "procfs.h"
 
 /* Opens /proc/PID (pid 0: /proc/self) as a directory fd. The fd, or -errno. */
 int proc_open(pid_t pid)

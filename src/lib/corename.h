@@ -1,6 +1,6 @@
-/* name.h: the stored file's name, written and read back. */
-#ifndef CORESINK_NAME_H
-#define CORESINK_NAME_H
+/* corename.h: the stored file's name, written and read back. */
+#ifndef CORESINK_CORENAME_H
+#define CORESINK_CORENAME_H
 
 #include <stdbool.h>
 #include <stddef.h>

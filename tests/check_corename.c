@@ -1,6 +1,6 @@
-/* check_name.c: stored file names from hostile comm values. */
+/* check_corename.c: stored file names from hostile comm values. */
 #include "unit.h"
-#include "name.h"
+#include "corename.h"
 
 static const struct {
 	const char *in, *out;

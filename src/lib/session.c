@@ -1,9 +1,11 @@
 /*
- * quota.c: the handler's side of the storage policy. Concurrent handlers share a ledger in the core directory,
- * read and written only under flock() of the ledger file itself: the bytes of stored cores, what each capture in
- * flight holds (so that MaxUse counts cores not yet published), and the crash-rate windows. The file is root's and
- * 0600 in a directory only root may write, so no user can forge this state, nor hold its lock: a lock on the
- * directory, which every user may open, would let anyone stop every capture (flock /var/lib/coresink sleep 1d).
+ * session.c: one capture's session with the ledger the concurrent handlers share in the core directory: the
+ * engine's hooks (MaxUse, vacuum, what this capture holds, and the lock), the crash-rate limit, the report of what
+ * the kernel dropped. The ledger (the bytes of stored cores, what each capture in flight holds, so that MaxUse
+ * counts cores not yet published, the crash-rate windows) is read and written only under flock() of the ledger
+ * file itself, here and nowhere else. The file is root's and 0600 in a directory only root may write, so no user
+ * can forge this state, nor hold its lock: a lock on the directory, which every user may open, would let anyone
+ * stop every capture (flock /var/lib/coresink sleep 1d).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +16,12 @@
 #include <unistd.h>
 
 #include "kskip.h"
-#include "proc.h"
-#include "quota.h"
+#include "procfs.h"
+#include "session.h"
 #include "vacuum.h"
 
 /* Whether an in-flight record is this handler's own: pid and start time name one process. */
-static bool is_mine(const struct quota *q, const struct inflight *f)
+static bool is_mine(const struct session *q, const struct inflight *f)
 {
 	return f->pid == q->pid && f->start == q->start;
 }
@@ -31,13 +33,13 @@ static bool alive(const struct inflight *f)
 	return proc_start_time(f->pid, &start) == 0 && start == f->start;
 }
 
-/* The ledger's lock, this file's alone: every other user takes it through the engine's hooks (quota_hooks). */
-static int lock(struct quota *q)
+/* The ledger's lock, this file's alone: every other user takes it through the engine's hooks (session_hooks). */
+static int lock(struct session *q)
 {
 	return flock(q->statefd, LOCK_EX) < 0 ? -errno : 0;
 }
 
-static void unlock(struct quota *q)
+static void unlock(struct session *q)
 {
 	(void) flock(q->statefd, LOCK_UN);
 }
@@ -53,7 +55,7 @@ static void hook_unlock(void *ctx)
 }
 
 /* Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). */
-static int load(struct quota *q)
+static int load(struct session *q)
 {
 	int r = ledger_load(q->statefd, &q->l);
 
@@ -82,11 +84,11 @@ static int own_ledger(int fd)
 	return 0;
 }
 
-int quota_open(struct quota *q, int dirfd)
+int session_open(struct session *q, int dirfd)
 {
 	int r;
 
-	*q = (struct quota) { .dirfd = dirfd, .statefd = -1, .pid = getpid() };
+	*q = (struct session) { .dirfd = dirfd, .statefd = -1, .pid = getpid() };
 	r = proc_start_time(q->pid, &q->start);
 	if (r < 0)
 		return r;
@@ -104,7 +106,7 @@ int quota_open(struct quota *q, int dirfd)
 
 
 /* Counts the stored cores afresh (an admin may have removed some) and saves the ledger. Under the lock. */
-int quota_begin(struct quota *q)
+int session_begin(struct session *q)
 {
 	int r = lock(q);
 
@@ -122,7 +124,7 @@ int quota_begin(struct quota *q)
 /* Engine hook: the bytes of stored cores and of the other captures in flight. Called under the lock. */
 static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 {
-	struct quota *q = ctx;
+	struct session *q = ctx;
 	int r = load(q);
 
 	if (r < 0)
@@ -141,7 +143,7 @@ static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 /* Engine hook: deletes the oldest stored cores until need bytes are freed. Called under the lock. */
 static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
 {
-	struct quota *q = ctx;
+	struct session *q = ctx;
 	uint64_t held[LEDGER_INFLIGHT_MAX];
 	size_t n_held = 0;
 	unsigned removed = 0;
@@ -166,7 +168,7 @@ static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
  */
 static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 {
-	struct quota *q = ctx;
+	struct session *q = ctx;
 	struct inflight *f = ledger_inflight(&q->l, q->pid, q->start);
 
 	if (!f)
@@ -176,7 +178,7 @@ static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 	return ledger_save(q->statefd, &q->l);
 }
 
-void quota_hooks(struct quota *q, struct engine_hooks *h)
+void session_hooks(struct session *q, struct engine_hooks *h)
 {
 	*h = (struct engine_hooks) { .lock = hook_lock, .unlock = hook_unlock, .used = hook_used,
 				     .make_room = hook_make_room, .reserve = hook_reserve, .ctx = q };
@@ -187,7 +189,7 @@ void quota_hooks(struct quota *q, struct engine_hooks *h)
  * not counted as stored (the raw core of a compressed one, open for its analysis) and its held core. A record
  * that holds neither, or with done, is dropped. 0 or -errno.
  */
-static int settle_capture(struct quota *q, uint64_t size, uint64_t bytes, bool done)
+static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, bool done)
 {
 	int r = lock(q);
 
@@ -212,17 +214,17 @@ static int settle_capture(struct quota *q, uint64_t size, uint64_t bytes, bool d
 	return r;
 }
 
-/* The capture is published: size bytes stored, bytes still held until quota_close() (see settle_capture). */
-int quota_publish(struct quota *q, uint64_t size, uint64_t bytes)
+/* The capture is published: size bytes stored, bytes still held until session_close() (see settle_capture). */
+int session_publish(struct session *q, uint64_t size, uint64_t bytes)
 {
 	return settle_capture(q, size, bytes, false);
 }
 
 /*
- * Marks ino, a core this handler is about to publish and will read until quota_close() (the analysis), as held:
+ * Marks ino, a core this handler is about to publish and will read until session_close() (the analysis), as held:
  * no vacuum removes it meanwhile. 0 or -errno.
  */
-int quota_hold(struct quota *q, uint64_t ino)
+int session_hold(struct session *q, uint64_t ino)
 {
 	struct inflight *f;
 	int r = lock(q);
@@ -241,7 +243,7 @@ int quota_hold(struct quota *q, uint64_t ino)
 	return r;
 }
 
-void quota_close(struct quota *q)
+void session_close(struct session *q)
 {
 	if (q->statefd < 0)
 		return;
@@ -251,7 +253,7 @@ void quota_close(struct quota *q)
 }
 
 /* Applies the crash-rate limits to this crash (see rate_decide()), under the lock. 0 or -errno. */
-int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate_config *rc,
+int session_rate(struct session *q, const char *exe, uint64_t now, const struct rate_config *rc,
 	       struct rate_verdict *v)
 {
 	struct rate_entry *all, *mine;
@@ -278,7 +280,7 @@ int quota_rate(struct quota *q, const char *exe, uint64_t now, const struct rate
  * new ledger starts from the log's end: only drops from then on are this directory's to report. 1 with ks to
  * report, 0 when it is not this handler's turn or nothing was dropped, or -errno.
  */
-int quota_kernel_skips(struct quota *q, uint64_t now_ms, struct kskip *ks)
+int session_kernel_skips(struct session *q, uint64_t now_ms, struct kskip *ks)
 {
 	bool fresh;
 	int r = lock(q);

@@ -1,4 +1,4 @@
-/* table.c: coresink-bench's output: the table sorted by median throughput, the CSV, the gnuplot chart. */
+/* pipetable.c: coresink-bench's output for pipe input: the table sorted by median throughput, the CSV, the gnuplot chart. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
-/* proc.h: a process's /proc directory: opened by pid, files read below it, and the start time that names it. */
-#ifndef CORESINK_PROC_H
-#define CORESINK_PROC_H
+/* procfs.h: a process's /proc directory: opened by pid, files read below it, and the start time that names it. */
+#ifndef CORESINK_PROCFS_H
+#define CORESINK_PROCFS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * name.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst], written and read back. comm is chosen by the
+ * corename.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst], written and read back. comm is chosen by the
  * crashing process, so it is cut down to a safe character set: the name can never leave the directory, hide itself
  * or hold a control byte. name_parse() accepts exactly what name_format() writes, so that vacuum never touches
  * anything else.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "name.h"
+#include "corename.h"
 #include "parse.h"
 
 #define STAMP_FORMAT "%Y%m%dT%H%M%SZ"

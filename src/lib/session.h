@@ -1,0 +1,36 @@
+/* session.h: one capture's session with the shared ledger: the engine's hooks, the rate limit, the kernel's drops. */
+#ifndef CORESINK_SESSION_H
+#define CORESINK_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine.h"
+#include "kskip.h"
+#include "ledger.h"
+
+struct session {
+	int dirfd;
+	int statefd;
+	pid_t pid;
+	uint64_t start;      /* this handler's start time, its identity in the ledger */
+	struct ledger l;
+	unsigned removed;    /* cores vacuumed during this capture */
+	uint64_t freed;
+};
+
+int session_open(struct session *q, int dirfd);
+void session_close(struct session *q);
+int session_begin(struct session *q);
+void session_hooks(struct session *q, struct engine_hooks *h);
+int session_publish(struct session *q, uint64_t size, uint64_t bytes);
+int session_hold(struct session *q, uint64_t ino);
+/* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
+#define KSKIP_INTERVAL_MS 1000
+
+int session_kernel_skips(struct session *q, uint64_t now_ms, struct kskip *ks);
+int session_rate(struct session *q, const char *exe, uint64_t now, const struct rate_config *rc,
+	       struct rate_verdict *v);
+
+#endif
