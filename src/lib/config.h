@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "diag.h"
-#include "engine.h"
+#include "strategy.h"
 #include "parse.h"
 
 #ifndef SYSCONFDIR

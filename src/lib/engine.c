@@ -26,19 +26,6 @@
 
 #define PIPE_FLOOR (64 * 1024)
 
-static const char *const strategy_names[] = {
-	[STRATEGY_SPLICE] = "splice",
-	[STRATEGY_READWRITE] = "readwrite",
-	[STRATEGY_NAIVE_SPLICE] = "naive-splice",
-};
-
-static const char *const prealloc_names[] = {
-	[PREALLOC_KEEP_SIZE] = "keep-size",
-	[PREALLOC_EXTEND] = "extend",
-	[PREALLOC_FTRUNCATE] = "ftruncate",
-	[PREALLOC_NONE] = "none",
-};
-
 /* The state of one copy. */
 struct copy {
 	int in, out;
@@ -62,8 +49,6 @@ struct copy {
 	struct room room;         /* how much of each chunk may be written (room.c) */
 };
 
-DEFINE_STRING_TABLE_LOOKUP(strategy, enum strategy, strategy_names, _STRATEGY_MAX)
-DEFINE_STRING_TABLE_LOOKUP(prealloc, enum prealloc, prealloc_names, _PREALLOC_MAX)
 
 void engine_defaults(struct engine_opts *o)
 {

@@ -8,21 +8,7 @@
 
 #include "parse.h"
 #include "space.h"
-
-enum strategy {
-	STRATEGY_SPLICE,        /* stdin -> private pipe of one chunk -> file */
-	STRATEGY_READWRITE,     /* read-fill a buffer, write it */
-	STRATEGY_NAIVE_SPLICE,  /* stdin -> file directly; for comparison only */
-	_STRATEGY_MAX
-};
-
-enum prealloc {
-	PREALLOC_KEEP_SIZE,     /* fallocate(FALLOC_FL_KEEP_SIZE) ahead of each chunk */
-	PREALLOC_EXTEND,        /* fallocate(0): extends the size, trimmed at the end */
-	PREALLOC_FTRUNCATE,     /* ftruncate ahead of each chunk: what is left where fallocate is not supported */
-	PREALLOC_NONE,
-	_PREALLOC_MAX
-};
+#include "strategy.h"
 
 /*
  * What the handler adds to the free-space check: the bytes of other cores, room made by deleting old ones, and the
@@ -92,9 +78,5 @@ struct engine_stats {
 
 void engine_defaults(struct engine_opts *o);
 int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stats *st);
-const char *strategy_to_string(enum strategy s);
-int strategy_from_string(const char *s);
-const char *prealloc_to_string(enum prealloc p);
-int prealloc_from_string(const char *s);
 
 #endif
