@@ -1,7 +1,8 @@
 /*
- * stopuid: waits for a process of uid UID named COMM to appear, stops it (SIGSTOP) and prints its pid, so that a
- * test can read its /proc while it cannot go on; the analysis child of a crash lives for a few milliseconds only.
- * Polls /proc's status files (the owner of a non-dumpable process's /proc directory is root, whatever its uid).
+ * stopuid: waits for a process of uid UID named COMM, under a seccomp filter, to appear, stops it (SIGSTOP) and
+ * prints its pid, so that a test can read its /proc while it cannot go on; the analysis child of a crash lives for
+ * a few milliseconds only, and loads its filter last: caught then, it is as confined as it will be. Polls /proc's
+ * status files (the owner of a non-dumpable process's /proc directory is root, whatever its uid).
  * usage: stopuid UID COMM TIMEOUT_MS. Exit codes: 0 found and stopped, 1 none within TIMEOUT_MS, 100 usage.
  */
 #include <dirent.h>
@@ -19,26 +20,26 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* Whether process pid is named comm and has real uid uid. */
+/* Whether process pid is named comm, has real uid uid, and runs under a seccomp filter. */
 static int matches(const char *pid, unsigned uid, const char *comm)
 {
 	char path[64], line[256], name[64] = "";
-	unsigned real;
+	unsigned real, mode;
 	FILE *f;
-	int found = 0;
+	int ours = 0, filtered = 0;
 
 	snprintf(path, sizeof(path), "/proc/%s/status", pid);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		(void) sscanf(line, "Name:\t%63s", name);
-		if (sscanf(line, "Uid:\t%u", &real) == 1) {
-			found = real == uid && strcmp(name, comm) == 0;
-			break;
-		}
+		if (sscanf(line, "Uid:\t%u", &real) == 1)
+			ours = real == uid && strcmp(name, comm) == 0;
+		if (sscanf(line, "Seccomp:\t%u", &mode) == 1)
+			filtered = mode == 2;
 	}
 	if (f)
 		fclose(f);
-	return found;
+	return ours && filtered;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,158 @@
+/*
+ * check_session.c: two captures sharing one ledger in a real directory, as concurrent handlers do. The second is
+ * this test's parent process as far as the ledger knows (a live process, another identity). What one holds in
+ * flight the other counts; what one publishes the other counts as stored; one capture's held core is kept from the
+ * other's vacuum; the crash-rate windows are shared; the lock excludes the other while held (tried from a child,
+ * whose open file is the other capture's), and is free once released. Needs root: the ledger must be root's.
+ */
+#include "unit.h"
+#include "procfs.h"
+#include "session.h"
+
+static char dir[256];
+static int dirfd_;
+static struct session a, b;
+static struct engine_hooks ha, hb;
+
+static void setup(void)
+{
+	if (geteuid() != 0)
+		return;
+	unit_tmpdir(dir, sizeof(dir));
+	dirfd_ = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(session_open(&a, dirfd_), 0);
+	ck_assert_int_eq(session_open(&b, dirfd_), 0);
+	/* b stands for another handler: the parent is alive, with a start time of its own. */
+	b.pid = getppid();
+	ck_assert_int_eq(proc_start_time(b.pid, &b.start), 0);
+	ck_assert_int_eq(session_begin(&a), 0);
+	ck_assert_int_eq(session_begin(&b), 0);
+	session_hooks(&a, &ha);
+	session_hooks(&b, &hb);
+}
+
+static void teardown(void)
+{
+	if (geteuid() != 0)
+		return;
+	session_close(&a);
+	session_close(&b);
+	close(dirfd_);
+	unit_rmtree(dir);
+}
+
+static void used_by(struct engine_hooks *h, uint64_t *used, uint64_t *pending)
+{
+	ck_assert_int_eq(h->lock(h->ctx), 0);
+	ck_assert_int_eq(h->used(h->ctx, used, pending), 0);
+	h->unlock(h->ctx);
+}
+
+START_TEST(test_counted_by_the_other)
+{
+	uint64_t used, pending;
+
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(ha.lock(ha.ctx), 0);
+	ck_assert_int_eq(ha.reserve(ha.ctx, 10 << 20, 4 << 20), 0);
+	ha.unlock(ha.ctx);
+	used_by(&hb, &used, &pending);
+	ck_assert_uint_eq(used, 10 << 20);
+	ck_assert_uint_eq(pending, 4 << 20);
+	/* Its own bytes are not counted twice. */
+	used_by(&ha, &used, &pending);
+	ck_assert_uint_eq(used, 0);
+	/* Published: stored bytes now, not in flight. */
+	ck_assert_int_eq(session_publish(&a, 9 << 20, 0), 0);
+	used_by(&hb, &used, &pending);
+	ck_assert_uint_eq(used, 9 << 20);
+	ck_assert_uint_eq(pending, 0);
+}
+END_TEST
+
+/* A core a's analysis still reads (held) stays when b makes room; the other one goes. */
+START_TEST(test_held_kept_from_the_others_vacuum)
+{
+	struct stat st;
+	uint64_t freed = 0;
+	int fd;
+
+	if (geteuid() != 0)
+		return;
+	fd = openat(dirfd_, "core.held.1.20261121T130000Z", O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_eq(write(fd, "x", 1), 1);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	close(fd);
+	close(openat(dirfd_, "core.free.2.20261121T130000Z", O_CREAT | O_WRONLY, 0600));
+	ck_assert_int_eq(session_hold(&a, (uint64_t)st.st_ino), 0);
+	ck_assert_int_eq(hb.lock(hb.ctx), 0);
+	ck_assert_int_eq(hb.used(hb.ctx, &freed, &freed), 0);
+	ck_assert_int_eq(hb.make_room(hb.ctx, 1 << 30, &freed), 0);
+	hb.unlock(hb.ctx);
+	ck_assert_int_eq(faccessat(dirfd_, "core.held.1.20261121T130000Z", F_OK, 0), 0);
+	ck_assert_int_ne(faccessat(dirfd_, "core.free.2.20261121T130000Z", F_OK, 0), 0);
+}
+END_TEST
+
+START_TEST(test_rate_windows_shared)
+{
+	const struct rate_config rc = { 60, 1, 100 };
+	struct rate_verdict v;
+
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(session_rate(&a, "/usr/bin/loop", 1000, &rc, &v), 0);
+	ck_assert(v.allowed);
+	ck_assert_int_eq(session_rate(&b, "/usr/bin/loop", 1001, &rc, &v), 0);
+	ck_assert(!v.allowed);
+	ck_assert_int_eq(session_rate(&b, "/usr/bin/other", 1001, &rc, &v), 0);
+	ck_assert(v.allowed);
+}
+END_TEST
+
+/* Whether b's lock can be taken now, from a child (b's open file, another process): 1, or 0 when it waits. */
+static int b_lock_free(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Check's own SIGALRM handler would kill the whole test: the default ends the child alone. */
+		signal(SIGALRM, SIG_DFL);
+		alarm(1);
+		if (hb.lock(hb.ctx) < 0)
+			_exit(1);
+		/* The lock is the open file's, which the parent shares: let it go before leaving. */
+		hb.unlock(hb.ctx);
+		_exit(0);
+	}
+	return unit_reap(pid) == 0;
+}
+
+START_TEST(test_lock_excludes)
+{
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(ha.lock(ha.ctx), 0);
+	ck_assert_int_eq(b_lock_free(), 0);
+	ha.unlock(ha.ctx);
+	ck_assert_int_eq(b_lock_free(), 1);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("session");
+	TCase *t = tcase_create("core");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_counted_by_the_other);
+	tcase_add_test(t, test_held_kept_from_the_others_vacuum);
+	tcase_add_test(t, test_rate_windows_shared);
+	tcase_add_test(t, test_lock_excludes);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(suite)

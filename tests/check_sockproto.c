@@ -1,0 +1,123 @@
+/*
+ * check_sockproto.c: the exchange on the coredump socket, with the test playing the kernel on a socketpair: its
+ * request read whole (a longer, newer one too), refused when it is short, long or lacks what every answer needs;
+ * the ack sent as written and the kernel's mark read back, accepted or not. And peer.c refusing a peer that is not
+ * a crashing task (this test itself).
+ */
+#include <sys/socket.h>
+
+#include "unit.h"
+#include "peer.h"
+#include "sockproto.h"
+
+#define ALL (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
+
+static int sv[2];
+
+static void setup(void)
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+}
+
+static void teardown(void)
+{
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* Sends a request of size bytes (the first 16 the struct, the rest filler), as the kernel would. */
+static void kernel_request(uint32_t size, uint64_t mask)
+{
+	unsigned char buf[512] = { 0 };
+	struct coredump_req req = { .size = size, .size_ack = COREDUMP_ACK_SIZE_VER0, .mask = mask };
+	size_t n = size < sizeof(req) ? sizeof(req) : size > sizeof(buf) ? sizeof(buf) : size;
+
+	memcpy(buf, &req, sizeof(req));
+	ck_assert_int_eq(write(sv[1], buf, n), (ssize_t)n);
+}
+
+START_TEST(test_request)
+{
+	struct coredump_req req;
+
+	kernel_request(COREDUMP_REQ_SIZE_VER0, ALL);
+	ck_assert_int_eq(sockproto_request(sv[0], &req), 0);
+	ck_assert_uint_eq(req.mask, ALL);
+	/* A newer kernel's longer request: read whole, its known part kept, the next one still in line. */
+	kernel_request(64, ALL);
+	kernel_request(COREDUMP_REQ_SIZE_VER0, ALL);
+	ck_assert_int_eq(sockproto_request(sv[0], &req), 0);
+	ck_assert_int_eq(sockproto_request(sv[0], &req), 0);
+}
+END_TEST
+
+START_TEST(test_bad_requests)
+{
+	struct coredump_req req;
+
+	kernel_request(8, ALL);
+	ck_assert_int_eq(sockproto_request(sv[0], &req), -EPROTO);
+	teardown();
+	setup();
+	kernel_request(1 << 20, ALL);
+	ck_assert_int_eq(sockproto_request(sv[0], &req), -EPROTO);
+	teardown();
+	setup();
+	kernel_request(COREDUMP_REQ_SIZE_VER0, COREDUMP_KERNEL | COREDUMP_REJECT);
+	ck_assert_int_eq(sockproto_request(sv[0], &req), -EOPNOTSUPP);
+	teardown();
+	setup();
+	/* Cut: the peer goes away after half a request. */
+	ck_assert_int_eq(write(sv[1], "\x10\0\0\0\x10\0", 6), 6);
+	close(sv[1]);
+	sv[1] = open("/dev/null", O_RDONLY);
+	ck_assert_int_lt(sockproto_request(sv[0], &req), 0);
+}
+END_TEST
+
+START_TEST(test_ack)
+{
+	struct coredump_ack ack;
+	uint32_t mark = COREDUMP_MARK_REQACK, got;
+
+	/* The kernel's mark is there before the ack is read: the exchange is one write and one read each. */
+	ck_assert_int_eq(write(sv[1], &mark, sizeof(mark)), 4);
+	ck_assert_int_eq(sockproto_ack(sv[0], COREDUMP_KERNEL | COREDUMP_WAIT, &got), 0);
+	ck_assert_int_eq(read(sv[1], &ack, sizeof(ack)), (ssize_t)sizeof(ack));
+	ck_assert_uint_eq(ack.size, COREDUMP_ACK_SIZE_VER0);
+	ck_assert_uint_eq(ack.mask, COREDUMP_KERNEL | COREDUMP_WAIT);
+	mark = COREDUMP_MARK_CONFLICTING;
+	ck_assert_int_eq(write(sv[1], &mark, sizeof(mark)), 4);
+	ck_assert_int_eq(sockproto_ack(sv[0], COREDUMP_REJECT | COREDUMP_KERNEL, &got), -EPROTO);
+	ck_assert_uint_eq(got, COREDUMP_MARK_CONFLICTING);
+	ck_assert_str_eq(sockproto_mark_to_string(got), "conflicting flags");
+	ck_assert_str_eq(sockproto_mark_to_string(UINT32_MAX), "no mark");
+}
+END_TEST
+
+/* A peer that is a live process, not one dumping core (this test): refused, as anything on the socket but a crash. */
+START_TEST(test_peer_not_a_crash)
+{
+	struct peer p;
+	int r = peer_identify(sv[0], &p);
+
+	ck_assert_int_lt(r, 0);
+	peer_close(&p);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("sockproto");
+	TCase *t = tcase_create("core");
+
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, test_request);
+	tcase_add_test(t, test_bad_requests);
+	tcase_add_test(t, test_ack);
+	tcase_add_test(t, test_peer_not_a_crash);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(suite)
