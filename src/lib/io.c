@@ -172,19 +172,21 @@ int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
 {
 	struct timespec t0, t;
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
-	int left = timeout_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
+		int e, left;
+
 		if (sendmsg(fd, msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
 			return 0;
-		if (errno != EINTR && errno != EAGAIN)
-			return -errno;
+		e = errno;
+		if (e != EINTR && e != EAGAIN)
+			return -e;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
 		if (left <= 0)
 			return -ETIMEDOUT;
-		if (errno == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
+		if (e == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
 			return -errno;
 	}
 }

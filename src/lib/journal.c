@@ -76,14 +76,6 @@ void fields_free(struct fields *f)
 	f->message = NULL;
 }
 
-/* Whether journald took the entry: its socket is there (sendv alone says yes when it is not), and sendv worked. */
-static bool journald_took(struct fields *f)
-{
-	struct stat st;
-
-	return stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode) && sd_journal_sendv(f->iov, (int)f->n) >= 0;
-}
-
 /*
  * Writes MESSAGE up to its first blank line (the sentence; a stack trace after it is for the journal) as one kernel
  * log record, escaped (escape.c) so that it cannot forge a second record, cut to what one record holds.
@@ -108,17 +100,6 @@ static int kmsg_send(const struct fields *f)
 	r = io_write_full(fd, line, n);
 	(void) close(fd);
 	return r;
-}
-
-/* Sends the entry: 0 when journald took it, 1 when the kernel log did, or -errno when neither could. */
-int journal_send(struct fields *f)
-{
-	int r;
-
-	if (journald_took(f))
-		return 0;
-	r = kmsg_send(f);
-	return r < 0 ? r : 1;
 }
 
 /* How long an entry may wait for journald's full queue before it goes to the kernel log instead. */
@@ -200,38 +181,71 @@ static int send_with_creds(int sock, const char *buf, size_t len, int memfd, con
 	return io_send_within(sock, &m, SEND_TIMEOUT_MS);
 }
 
-/* Whether journald took the entry sent as uid and gid (see journal_send_as). */
-static bool journald_took_as(const struct fields *f, uid_t uid, gid_t gid)
+/*
+ * Sends the entry to journald with the credentials as (see journal_send_as), in the native protocol: as one
+ * datagram, or past its bound in a sealed memfd. 0 or -errno.
+ */
+static int send_as(const struct fields *f, const struct ucred *as)
 {
-	const struct ucred uc = { .pid = getpid(), .uid = uid, .gid = gid };
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int sock, memfd = -1, sndbuf = DATAGRAM_MAX, r = -ENOMEM;
+	int sock, memfd, sndbuf = DATAGRAM_MAX, r;
 	size_t len;
 	char *buf;
 
 	if (strlen(socket_path) >= sizeof(sa.sun_path))
-		return false;
+		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, socket_path);
-	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (sock < 0)
-		return false;
-	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
-	if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
-		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	buf = serialize(f, &len);
-	if (buf && connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (!buf)
+		return -ENOMEM;
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
+	if (sock >= 0 && setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
+		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		r = -errno;
-	else if (buf)
-		r = len <= DATAGRAM_MAX ? send_with_creds(sock, buf, len, -1, &uc) : -EMSGSIZE;
+	else
+		r = len <= DATAGRAM_MAX ? send_with_creds(sock, buf, len, -1, as) : -EMSGSIZE;
 	if (r == -EMSGSIZE || r == -ENOBUFS) {
 		memfd = sealed_copy(buf, len);
-		r = memfd < 0 ? memfd : send_with_creds(sock, NULL, 0, memfd, &uc);
+		r = memfd < 0 ? memfd : send_with_creds(sock, NULL, 0, memfd, as);
+		if (memfd >= 0)
+			(void) close(memfd);
 	}
-	if (memfd >= 0)
-		(void) close(memfd);
 	free(buf);
-	(void) close(sock);
-	return r == 0;
+	if (sock >= 0)
+		(void) close(sock);
+	return r;
+}
+
+/*
+ * Whether journald took the entry: its socket is there (sd_journal_sendv() says yes when it is not), and the send
+ * worked; with as, under those credentials.
+ */
+static bool journald_took(struct fields *f, const struct ucred *as)
+{
+	struct stat st;
+
+	if (stat(socket_path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	return as ? send_as(f, as) == 0 : sd_journal_sendv(f->iov, (int)f->n) >= 0;
+}
+
+/* Sends the entry to journald, else to the kernel log: 0 journald, 1 the kernel log, or -errno when neither. */
+static int deliver(struct fields *f, const struct ucred *as)
+{
+	int r;
+
+	if (journald_took(f, as))
+		return 0;
+	r = kmsg_send(f);
+	return r < 0 ? r : 1;
+}
+
+/* Sends the entry with the handler's own credentials: 0 journald, 1 the kernel log, or -errno (deliver()). */
+int journal_send(struct fields *f)
+{
+	return deliver(f, NULL);
 }
 
 /*
@@ -239,18 +253,13 @@ static bool journald_took_as(const struct fields *f, uid_t uid, gid_t gid)
  * journal, _UID= the user), as systemd-coredump's entries are. No process of the user's sends it: one the user could
  * stop with a signal and hold the handler as long as they liked. Root names the user's ids in SCM_CREDENTIALS
  * itself (the kernel lets CAP_SETUID and CAP_SETGID do that, with its own pid), in the native protocol, which
- * sd_journal_sendv() cannot do. Falls back to the kernel log as journal_send() does. uid 0 or unknown: a plain
- * journal_send().
+ * sd_journal_sendv() cannot do. uid 0 or unknown: a plain journal_send().
  */
 int journal_send_as(struct fields *f, uid_t uid, gid_t gid)
 {
-	struct stat st;
-	int r;
+	const struct ucred as = { .pid = getpid(), .uid = uid, .gid = gid };
 
 	if (uid == 0 || uid == (uid_t)-1 || gid == (gid_t)-1)
 		return journal_send(f);
-	if (stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode) && journald_took_as(f, uid, gid))
-		return 0;
-	r = kmsg_send(f);
-	return r < 0 ? r : 1;
+	return deliver(f, &as);
 }
