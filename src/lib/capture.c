@@ -72,6 +72,21 @@ void crash_release(struct crash *cr)
 	cr->in = -1;
 }
 
+/* The crashed process, as procinfo.c names it: pid, pidfd (%F), crashing thread (%I), crash time. */
+static struct procinfo_id process_id(const struct crash *cr)
+{
+	return (struct procinfo_id) { cr->k.pid, cr->k.pidfd, cr->k.tid, cr->k.time };
+}
+
+/* The ledger failed with r: MaxUse, vacuum and the rate limits are off for this crash, and its entry says so. */
+static void without_ledger(struct crash *cr, int r)
+{
+	diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
+	if (cr->have_session)
+		session_close(&cr->q);
+	cr->have_session = false;
+}
+
 /* Opens the directory and the shared ledger. Without the ledger, MaxUse and rate limits are off for this crash. */
 static int open_storage(struct crash *cr)
 {
@@ -79,14 +94,14 @@ static int open_storage(struct crash *cr)
 
 	cr->dirfd = store_open_dir(cr->c.directory);
 	if (cr->dirfd == -EPERM || cr->dirfd == -ENOTDIR)
-		return crash_fail(cr, "refusing Directory= (a symlink or not a directory, not root's, or writable by others)",
-			    cr->dirfd);
+		return crash_fail(cr, "refusing Directory= (a symlink or not a directory, not root's, or writable by "
+				  "others)", cr->dirfd);
 	if (cr->dirfd < 0)
 		return crash_fail(cr, "opening the directory", cr->dirfd);
 	r = session_open(&cr->q, cr->dirfd);
 	cr->have_session = r == 0;
 	if (r < 0)
-		diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
+		without_ledger(cr, r);
 	return 0;
 }
 
@@ -96,18 +111,13 @@ static int open_storage(struct crash *cr)
  */
 static void begin_capture(struct crash *cr)
 {
-	const struct procinfo_id id = { cr->k.pid, cr->k.pidfd, cr->k.tid, cr->k.time };
+	const struct procinfo_id id = process_id(cr);
 	int r;
 
 	(void) report_start(&cr->k);
-	if (cr->have_session) {
-		r = session_begin(&cr->q);
-		if (r < 0) {
-			diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
-			session_close(&cr->q);
-			cr->have_session = false;
-		}
-	}
+	r = cr->have_session ? session_begin(&cr->q) : 0;
+	if (r < 0)
+		without_ledger(cr, r);
 	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
 }
 
@@ -115,9 +125,10 @@ static bool rate_limited(struct crash *cr)
 {
 	const struct rate_config rc = { cr->c.rate_interval, (uint32_t)cr->c.rate_burst,
 					(uint32_t)cr->c.rate_global_burst };
+	const char *key = cr->pi.exe[0] ? cr->pi.exe : cr->k.comm;
 	struct rate_verdict v;
 
-	if (!cr->have_session || session_rate(&cr->q, cr->pi.exe[0] ? cr->pi.exe : cr->k.comm, cr->k.time, &rc, &v) < 0)
+	if (!cr->have_session || session_rate(&cr->q, key, cr->k.time, &rc, &v) < 0)
 		return false;
 	cr->o.suppressed_exe = v.suppressed_exe;
 	cr->o.suppressed_all = v.suppressed_all;
@@ -430,7 +441,7 @@ void crash_finish(struct crash *cr)
  */
 void crash_read_process(struct crash *cr)
 {
-	const struct procinfo_id id = { cr->k.pid, cr->k.pidfd, cr->k.tid, cr->k.time };
+	const struct procinfo_id id = process_id(cr);
 
 	(void) procinfo_read(&id, &cr->pi);
 	cr->o.exe = cr->pi.exe;

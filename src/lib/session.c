@@ -104,7 +104,6 @@ int session_open(struct session *q, int dirfd)
 	return r;
 }
 
-
 /* Counts the stored cores afresh (an admin may have removed some) and saves the ledger. Under the lock. */
 int session_begin(struct session *q)
 {
@@ -201,10 +200,12 @@ static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, bool
 
 		if (!is_mine(q, f))
 			continue;
-		if (done || (bytes == 0 && f->held == 0))
+		if (done || (bytes == 0 && f->held == 0)) {
 			ledger_drop_inflight(&q->l, i);
-		else
-			f->bytes = bytes, f->pending = 0;
+		} else {
+			f->bytes = bytes;
+			f->pending = 0;
+		}
 		break;
 	}
 	q->l.published += size;
