@@ -44,7 +44,8 @@ BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 # One Check suite per tests/check_*.c, one fuzzer per tests/fuzz/fuzz_*.c: found, not listed.
 UNITS = $(sort $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c)))
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
-HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd $(B)/stopuid
+HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
+	$(B)/stopuid
 
 all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service
 

@@ -62,12 +62,7 @@ done
 cat "$T"/pids.* > "$T/pids"
 { wait $(cat "$T/pids"); } 2>/dev/null
 t1=$(date +%s%N)
-# Let the last handlers finish; then one more crash, a second later, for the report of what was dropped last.
-for _ in $(seq 300); do pgrep -x coresink > /dev/null || break; sleep 0.1; done
-sleep 1.1
-( ulimit -c unlimited; exec build/crasher -c storm-last 1 ) > /dev/null 2>&1
-for _ in $(seq 100); do pgrep -x coresink > /dev/null || break; sleep 0.1; done
-sleep 0.5
+storm_settle "$T/c.conf"
 touch "$T/stop"
 wait "$sampler" "$prober"
 
@@ -75,10 +70,12 @@ storm_count "$T/pids" "$since"
 kmsg_since > "$T/kmsg"
 sed -n 's/.*coredump: \([0-9]*\)(.*over core_pipe_limit.*/\1/p' "$T/kmsg" | sort > "$T/dropped"
 # The kernel rate-limits these lines: past 10 in 5 s it counts the rest, and says so with its next one.
-unnamed=$(sed -n 's/.*coredump_pipe: \([0-9]*\) callbacks suppressed.*/\1/p' "$T/kmsg" | awk '{ s += $1 } END { print s + 0 }')
+unnamed=$(sed -n 's/.*coredump_pipe: \([0-9]*\) callbacks suppressed.*/\1/p' "$T/kmsg" |
+	awk '{ s += $1 } END { print s + 0 }')
 dropped=$(comm -12 "$T/want" "$T/dropped" | wc -l)
 read -r peak low < "$T/mem"
-probe_stats=$(sort -n "$T/probe" | awk '{ v[NR] = $1 } END { printf "median %.1f ms, p99 %.1f ms, max %.1f ms", v[int((NR + 1) / 2)] / 1000, v[int(NR * 0.99 + 0.5)] / 1000, v[NR] / 1000 }')
+probe_stats=$(sort -n "$T/probe" | awk '{ v[NR] = $1 / 1000 } END {
+	printf "median %.1f ms, p99 %.1f ms, max %.1f ms", v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.5)], v[NR] }')
 echo "pipe storm: core_pipe_limit=$LIMIT, $N crashes of $MIB MiB in $(( (t1 - t0) / 1000000 )) ms:" \
 	"$RECORDED with an entry, $dropped dropped by the kernel by name and $unnamed more lines it held back," \
 	"$REPORTED of the named in coresink's report" \

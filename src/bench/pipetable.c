@@ -1,4 +1,4 @@
-/* pipetable.c: coresink-bench's output for pipe input: the table sorted by median throughput, the CSV, the gnuplot chart. */
+/* pipetable.c: coresink-bench's output for pipe input: the table by median throughput, the CSV, the chart. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /*
- * corename.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst], written and read back. comm is chosen by the
- * crashing process, so it is cut down to a safe character set: the name can never leave the directory, hide itself
- * or hold a control byte. name_parse() accepts exactly what name_format() writes, so that vacuum never touches
- * anything else.
+ * corename.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst], written and read back. comm is chosen
+ * by the crashing process, so it is cut down to a safe character set: the name can never leave the directory, hide
+ * itself or hold a control byte. name_parse() accepts exactly what name_format() writes, so that vacuum never
+ * touches anything else.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -337,6 +337,17 @@ storm_go() {
 	exec 9>&-
 }
 
+# storm_settle CONF: after a storm, waits until the handlers run with CONF are done (at most 30 s), then, a second
+# later, crashes once more and waits for that crash's entry: its capture reports what the kernel dropped last (one
+# handler a second looks, from the ledger).
+storm_settle() {
+	local p
+	for _ in $(seq 300); do pgrep -f "^$CORESINK --config $1 " > /dev/null || break; sleep 0.1; done
+	sleep 1.1
+	{ ( ulimit -c unlimited; exec "$CRASHER" -c storm-last 1 ) & p=$!; wait "$p"; } 2>/dev/null
+	journal_entry "$p" > /dev/null || fail "no entry for the crash after the storm"
+}
+
 # storm_count PIDFILE SINCE: of the pids in PIDFILE, RECORDED have a crash entry, REPORTED are named in coresink's
 # reports of the crashes the kernel dropped, BOTH are in both; all among entries written since SINCE (journalctl's
 # --since). The lists are left in $T/recorded and $T/reported.

@@ -11,26 +11,19 @@ start_journald
 # The shell's notices of the crashes it reaps are expected, hundreds of them: its stderr is /dev/null.
 exec 2>/dev/null
 
-# crash_one NAME: a crash of 1 MiB named NAME, waited for with its entry (a capture that also reports drops).
-crash_one() {
-	{ ( ulimit -c unlimited; exec "$CRASHER" -c "$1" 1 ) & p=$!; wait "$p"; } 2>/dev/null
-	journal_entry "$p" > /dev/null || fail "no entry for the crash named $1"
-}
-
 # 1. Over a limit of 2. The kernel names at most 10 drops in 5 s in its log: the storm comes 5 s after anything
 # else, and stays under that. The first crash starts the ledger's reading of the kernel log, from its end.
 write_config "$T/a.conf" "Directory=$T/a" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "StackTrace=no"
 use_handler "$T/a.conf"
 echo 2 > /proc/sys/kernel/core_pipe_limit
-crash_one first
+crash 1
+journal_entry "$CRASH_PID" > /dev/null || fail "no entry for the first crash"
 sleep 5.5
 since=$(date '+%Y-%m-%d %H:%M:%S')
 storm_ready 1 8 1
 storm_go 1
 { wait $(cat "$T/pids.1"); } 2>/dev/null
-for _ in $(seq 100); do pgrep -f "^$CORESINK --config $T/a.conf" > /dev/null || break; sleep 0.1; done
-sleep 1.1
-crash_one next
+storm_settle "$T/a.conf"
 storm_count "$T/pids.1" "$since"
 echo "     over a limit of 2: 8 crashes at once: $RECORDED with an entry, $REPORTED in the report of drops"
 check "over a limit of 2, the kernel dropped some of 8 crashes at once" test "$RECORDED" -lt 8
@@ -59,9 +52,7 @@ done
 cat "$T"/pids.{2..11} > "$T/storm"
 { wait $(cat "$T/storm"); } 2>/dev/null
 t1=$(date +%s%N)
-for _ in $(seq 300); do pgrep -f "^$CORESINK --config $T/b.conf" > /dev/null || break; sleep 0.1; done
-sleep 1.1
-crash_one last
+storm_settle "$T/b.conf"
 storm_count "$T/storm" "$since"
 echo "     1000 crashes in $(( (t1 - t0) / 1000000 )) ms at kernel.core_pipe_limit=$limit: $RECORDED with an entry," \
 	"$REPORTED in the report of drops"
