@@ -337,12 +337,17 @@ storm_go() {
 	exec 9>&-
 }
 
+# handlers_done CONF: waits until no handler runs with CONF (at most 30 s).
+handlers_done() {
+	for _ in $(seq 300); do pgrep -f "^$CORESINK --config $1 " > /dev/null || return 0; sleep 0.1; done
+}
+
 # storm_settle CONF: after a storm, waits until the handlers run with CONF are done (at most 30 s), then, a second
 # later, crashes once more and waits for that crash's entry: its capture reports what the kernel dropped last (one
 # handler a second looks, from the ledger).
 storm_settle() {
 	local p
-	for _ in $(seq 300); do pgrep -f "^$CORESINK --config $1 " > /dev/null || break; sleep 0.1; done
+	handlers_done "$1"
 	sleep 1.1
 	{ ( ulimit -c unlimited; exec "$CRASHER" -c storm-last 1 ) & p=$!; wait "$p"; } 2>/dev/null
 	journal_entry "$p" > /dev/null || fail "no entry for the crash after the storm"
