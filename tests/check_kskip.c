@@ -33,6 +33,8 @@ START_TEST(test_records)
 	ck_assert_int_eq(kind, records[_i].kind);
 	if (kind >= 0)
 		ck_assert_uint_eq(r.seq, records[_i].seq);
+	if (kind >= 0 && r.seq == 1834)
+		ck_assert_uint_eq(r.usec, 40307815);
 	if (kind == KSKIP_DROPPED) {
 		ck_assert_int_eq(r.pid, records[_i].pid);
 		ck_assert_str_eq(r.comm, records[_i].comm);
@@ -42,17 +44,23 @@ START_TEST(test_records)
 }
 END_TEST
 
-/* The real kernel log: read to its end, the last sequence number past any asked for; needs root (CAP_SYSLOG). */
+/*
+ * The real kernel log: read to its end, the last sequence number past any asked for, nothing counted from a time
+ * to come; needs root (CAP_SYSLOG).
+ */
 START_TEST(test_scan_real_log)
 {
 	struct kskip ks;
 
 	if (geteuid() != 0)
 		return;
-	ck_assert_int_eq(kskip_scan(0, &ks), 0);
+	ck_assert_int_eq(kskip_scan(0, 0, &ks), 0);
 	ck_assert_uint_gt(ks.last, 0);
-	ck_assert_int_eq(kskip_scan(ks.last, &ks), 0);
+	ck_assert_int_eq(kskip_scan(ks.last, 0, &ks), 0);
 	ck_assert_uint_eq(ks.count, 0);
+	ck_assert_int_eq(kskip_scan(0, UINT64_MAX, &ks), 0);
+	ck_assert_uint_gt(ks.last, 0);
+	ck_assert_uint_eq(ks.count + ks.held_back, 0);
 	ck_assert_int_ge(kskip_pipe_limit(), 0);
 }
 END_TEST

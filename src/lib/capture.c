@@ -396,17 +396,23 @@ int crash_admit(struct crash *cr)
 
 /*
  * Pipe mode: what the kernel dropped over kernel.core_pipe_limit since the last look, in one entry of its own. One
- * handler a second looks (session_kernel_skips), after its own crash was let go and logged.
+ * handler a second looks (session_kernel_skips), after its own crash was let go and logged. A new ledger looks from
+ * a second before this crash (%t has whole seconds): the storm that brought this handler may have made it.
  */
 static void report_dropped(struct crash *cr)
 {
-	struct timespec now;
+	struct timespec now, up;
+	uint64_t now_ms, up_usec, ago_usec;
 	struct kskip ks;
 
 	if (cr->o.socket || !cr->have_session)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (session_kernel_skips(&cr->q, (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000, &ks) == 1)
+	clock_gettime(CLOCK_MONOTONIC, &up);
+	now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	up_usec = (uint64_t)up.tv_sec * 1000000 + (uint64_t)up.tv_nsec / 1000;
+	ago_usec = ((uint64_t)now.tv_sec > cr->k.time ? (uint64_t)now.tv_sec - cr->k.time : 0) * 1000000 + 1000000;
+	if (session_kernel_skips(&cr->q, now_ms, up_usec > ago_usec ? up_usec - ago_usec : 0, &ks) == 1)
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
 }
 

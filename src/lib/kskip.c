@@ -59,7 +59,7 @@ static int pid_comm(const char *msg, const char *end, int *pid, char *comm, size
 
 /*
  * Parses one record of /dev/kmsg ("PRIO,SEQ,USEC,FLAGS;MESSAGE\n" and continuation lines) into r: its sequence
- * number, and what it says of dropped crashes. The kind (enum kskip_kind), or -EINVAL.
+ * number, its time, and what it says of dropped crashes. The kind (enum kskip_kind), or -EINVAL.
  */
 int kskip_parse(const char *rec, size_t n, struct kskip_record *r)
 {
@@ -74,7 +74,7 @@ int kskip_parse(const char *rec, size_t n, struct kskip_record *r)
 	text[n] = '\0';
 	text[strcspn(text, "\n")] = '\0';
 	msg = strchr(text, ';');
-	if (!msg || sscanf(text, "%u,%" SCNu64 ",", &prio, &r->seq) != 2)
+	if (!msg || sscanf(text, "%u,%" SCNu64 ",%" SCNu64 ",", &prio, &r->seq, &r->usec) != 3)
 		return -EINVAL;
 	msg++;
 	if (sscanf(msg, HELD_BACK_MARKER, &r->held_back) == 1)
@@ -106,10 +106,11 @@ static void note(struct kskip *ks, int pid, const char *comm)
 }
 
 /*
- * Reads every record of the kernel log after sequence number after, collecting the crashes it dropped into ks;
- * ks->last is the last record's sequence number. 0 or -errno (no kernel log to read: not root, no /dev/kmsg).
+ * Reads every record of the kernel log after sequence number after and logged at since_usec (microseconds since
+ * boot) or later, collecting the crashes it dropped into ks; ks->last is the last record's sequence number. 0 or
+ * -errno (no kernel log to read: not root, no /dev/kmsg).
  */
-int kskip_scan(uint64_t after, struct kskip *ks)
+int kskip_scan(uint64_t after, uint64_t since_usec, struct kskip *ks)
 {
 	char rec[RECORD_MAX];
 	struct kskip_record r;
@@ -136,9 +137,9 @@ int kskip_scan(uint64_t after, struct kskip *ks)
 		if (first && after > 0 && r.seq > after + 1)
 			ks->lost_records = true;
 		first = false;
-		if (kind == KSKIP_DROPPED && r.seq > after)
+		if (kind == KSKIP_DROPPED && r.seq > after && r.usec >= since_usec)
 			note(ks, r.pid, r.comm);
-		if (kind == KSKIP_HELD_BACK && r.seq > after)
+		if (kind == KSKIP_HELD_BACK && r.seq > after && r.usec >= since_usec)
 			ks->held_back += r.held_back;
 		if (r.seq > ks->last)
 			ks->last = r.seq;

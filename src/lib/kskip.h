@@ -15,6 +15,7 @@ enum kskip_kind {
 
 struct kskip_record {
 	uint64_t seq;
+	uint64_t usec;        /* when it was logged, microseconds since boot (CLOCK_MONOTONIC's clock) */
 	int pid;
 	char comm[32];
 	unsigned held_back;
@@ -30,7 +31,7 @@ struct kskip {
 };
 
 int kskip_parse(const char *rec, size_t n, struct kskip_record *r);
-int kskip_scan(uint64_t after, struct kskip *ks);
+int kskip_scan(uint64_t after, uint64_t since_usec, struct kskip *ks);
 long kskip_pipe_limit(void);
 
 #endif

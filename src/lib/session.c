@@ -278,10 +278,11 @@ int session_rate(struct session *q, const char *exe, uint64_t now, const struct 
 /*
  * What the kernel dropped over kernel.core_pipe_limit since the last look, into ks (kskip.c), for one handler a
  * second at most: the kernel log is read whole, under the lock, so that no two handlers report the same record. A
- * new ledger starts from the log's end: only drops from then on are this directory's to report. 1 with ks to
- * report, 0 when it is not this handler's turn or nothing was dropped, or -errno.
+ * new ledger has no place in the log yet: it reports the drops logged from storm_usec on (microseconds since boot),
+ * those of the storm that made it, not what the log held before. 1 with ks to report, 0 when it is not this
+ * handler's turn or nothing was dropped, or -errno.
  */
-int session_kernel_skips(struct session *q, uint64_t now_ms, struct kskip *ks)
+int session_kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks)
 {
 	bool fresh;
 	int r = lock(q);
@@ -294,12 +295,12 @@ int session_kernel_skips(struct session *q, uint64_t now_ms, struct kskip *ks)
 		return r;
 	}
 	fresh = q->l.kmsg_at == 0;
-	r = kskip_scan(fresh ? 0 : q->l.kmsg_seq, ks);
+	r = kskip_scan(fresh ? 0 : q->l.kmsg_seq, fresh ? storm_usec : 0, ks);
 	if (r == 0) {
 		q->l.kmsg_seq = ks->last;
 		q->l.kmsg_at = now_ms;
 		r = ledger_save(q->statefd, &q->l);
 	}
 	unlock(q);
-	return r < 0 ? r : !fresh && (ks->count > 0 || ks->held_back > 0);
+	return r < 0 ? r : ks->count > 0 || ks->held_back > 0;
 }

@@ -29,7 +29,7 @@ int session_hold(struct session *q, uint64_t ino);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 
-int session_kernel_skips(struct session *q, uint64_t now_ms, struct kskip *ks);
+int session_kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks);
 int session_rate(struct session *q, const char *exe, uint64_t now, const struct rate_config *rc,
 	       struct rate_verdict *v);
 
