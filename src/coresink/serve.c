@@ -55,6 +55,8 @@ struct server {
 	bool bound;            /* the socket was bound here, not passed by systemd: removed at exit */
 	struct slot slots[SLOTS_MAX];
 	unsigned active;
+	long backlog;          /* the listen queue's length: after a stop, at most this many more are taken */
+	long drain;            /* after a stop: how many queued crashes may still be taken */
 };
 
 static uint64_t now_ms(void)
@@ -65,7 +67,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* The server's own lines: to the journal (the kernel log without it) and, in the foreground, to stderr. */
+/* The server's own lines: to the journal (the kernel log without it) and to stderr, unless that is the journal. */
 static void say(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(int priority, const char *fmt, ...)
 {
@@ -76,7 +78,8 @@ static void say(int priority, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void) vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "coresink: %s\n", msg);
+	if (!journal_is_stderr())
+		fprintf(stderr, "coresink: %s\n", msg);
 	fields_init(&f, priority);
 	fields_add(&f, "MESSAGE=%s", msg);
 	(void) journal_send(&f);
@@ -252,9 +255,10 @@ static void take(struct server *s, struct slot *sl)
 }
 
 /* The entry of a crash whose handler was killed at the deadline or died: it wrote none. */
-static void report_lost_slot(const struct server *s, const struct slot *sl)
+static void report_lost_slot(const struct server *s, const struct slot *sl, int status)
 {
-	(void) report_lost(sl->task, sl->uid, sl->gid, sl->time, sl->killed, s->c.strategy);
+	(void) report_lost(sl->task, sl->uid, sl->gid, sl->time, sl->killed, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+			   s->c.strategy);
 }
 
 static void reap(struct server *s)
@@ -269,7 +273,7 @@ static void reap(struct server *s)
 			if (sl->child != pid)
 				continue;
 			if (sl->killed || WIFSIGNALED(status))
-				report_lost_slot(s, sl);
+				report_lost_slot(s, sl, status);
 			sl->child = 0;
 			s->active--;
 		}
@@ -314,15 +318,21 @@ static bool read_signals(struct server *s)
 	return stop;
 }
 
+/*
+ * Asked to stop, the server still takes the crashes queued on the socket, then finishes all in hand: when systemd
+ * stops coresink.socket it closes the socket once the service is gone, and the kernel would let every task still
+ * queued go without a core. (A restart of the service alone keeps the queue; taking it first only delays the new
+ * server.) At most one queue's worth more, so that a storm cannot hold the stop for good.
+ */
 static void loop(struct server *s)
 {
 	bool stop = false;
 
-	while (!stop || s->active > 0) {
+	while (!stop || s->active > 0 || s->drain > 0) {
 		struct pollfd p[2] = { { .fd = s->sig_fd, .events = POLLIN }, { .fd = s->listen_fd, .events = POLLIN } };
 		/* At the bound, connections wait in the listen queue: the kernel holds their tasks meanwhile. */
-		nfds_t n = !stop && s->active < s->c.socket_parallel ? 2 : 1;
-		int timeout = deadlines(s), r = poll(p, n, timeout);
+		bool listening = s->active < s->c.socket_parallel && (!stop || s->drain > 0);
+		int r = poll(p, listening ? 2 : 1, stop && listening ? 0 : deadlines(s));
 
 		if (r < 0 && errno != EINTR) {
 			say(LOG_ERR, "poll: %s", strerror(errno));
@@ -330,13 +340,20 @@ static void loop(struct server *s)
 		}
 		if (r > 0 && (p[0].revents & POLLIN) && read_signals(s) && !stop) {
 			stop = true;
-			say(LOG_INFO, "stopping: %u crash(es) in hand are finished first", s->active);
+			s->drain = s->backlog > 0 ? s->backlog : SOMAXCONN;
+			say(LOG_INFO, "stopping: %u crash(es) in hand and those queued are finished first", s->active);
+			continue;
 		}
-		if (r > 0 && n == 2 && (p[1].revents & POLLIN)) {
-			struct slot *sl = free_slot(s);
-
-			if (sl)
-				take(s, sl);
+		if (listening && r >= 0 && !(p[1].revents & POLLIN)) {
+			/* Stopping, and nothing more is queued. */
+			if (stop)
+				s->drain = 0;
+			continue;
+		}
+		if (listening && r > 0) {
+			take(s, free_slot(s));
+			if (stop)
+				s->drain--;
 		}
 	}
 }
@@ -355,13 +372,14 @@ int serve_main(const char *config, bool named)
 {
 	static struct server s;
 	struct diag d = { 0 };
-	long backlog = somaxconn();
 
 	s.config = config;
 	s.named = named;
 	s.sig_fd = -1;
+	s.backlog = somaxconn();
 	config_read(&s.c, config, named, &d);
-	diag_print(&d, stderr, "coresink: ");
+	if (!journal_is_stderr())
+		diag_print(&d, stderr, "coresink: ");
 	(void) report_diag(&d, config, "defaults used, serving goes on");
 	s.listen_fd = listen_socket(&s);
 	if (s.listen_fd < 0) {
@@ -377,7 +395,7 @@ int serve_main(const char *config, bool named)
 	}
 	say(LOG_INFO, "serving the coredump socket %s: up to %llu crash(es) at once, %ld more queued "
 	    "(net.core.somaxconn)", s.bound ? s.c.socket : "passed by systemd",
-	    (unsigned long long)s.c.socket_parallel, backlog);
+	    (unsigned long long)s.c.socket_parallel, s.backlog);
 	(void) sd_notify(0, "READY=1");
 	loop(&s);
 	(void) sd_notify(0, "STOPPING=1");

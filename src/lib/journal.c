@@ -263,3 +263,18 @@ int journal_send_as(struct fields *f, uid_t uid, gid_t gid)
 		return journal_send(f);
 	return deliver(f, &as);
 }
+
+/*
+ * Whether stderr is already the journal (a service's, as systemd documents $JOURNAL_STREAM: "DEVICE:INODE" of it):
+ * a line written there would be a second copy of the entry. 1 or 0.
+ */
+int journal_is_stderr(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}

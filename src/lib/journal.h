@@ -21,6 +21,7 @@ void fields_add(struct fields *f, const char *fmt, ...) __attribute__((format(pr
 void fields_free(struct fields *f);
 int journal_send(struct fields *f);
 int journal_send_as(struct fields *f, uid_t uid, gid_t gid);
+int journal_is_stderr(void);
 
 void journal_test_redirect(const char *socket, const char *kmsg);
 

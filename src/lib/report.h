@@ -24,7 +24,7 @@
 int report_start(const struct kargs *k);
 int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a);
 int report_refused(int conn, int err);
-int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, enum strategy strategy);
+int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int signo, enum strategy strategy);
 int report_kernel_skips(const struct kskip *ks, long pipe_limit);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 
