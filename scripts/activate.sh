@@ -2,7 +2,9 @@
 # activate.sh: turns coresink on or off as the kernel's core handler, now and at boot.
 # usage: activate.sh enable|disable DROPIN SYSCTLDIR STATEFILE
 #   enable:  saves the live kernel.core_pattern and kernel.core_pipe_limit in STATEFILE (once: enabling twice keeps
-#            the first saved values), copies DROPIN into SYSCTLDIR and applies it now. Socket mode instead of
+#            the first saved values, unless another handler took kernel.core_pattern in between, such as
+#            systemd-coredump when its package is installed: then its values are the ones to give back), copies
+#            DROPIN into SYSCTLDIR and applies it now. Socket mode instead of
 #            DROPIN's pipe mode when systemd runs coresink.socket and the kernel takes "@@" (Linux 6.17): the drop-in
 #            then holds the pattern of 'coresink --core-pattern --socket'. It says which.
 #   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly; then removes STATEFILE.
@@ -23,13 +25,27 @@ set_live() {
 }
 
 enable() {
+	# kernel.core_pattern is the host's: the kernel runs a "|" handler in the host's namespaces and takes "@@" only
+	# from the host's mount namespace. A container's coresink.socket is served once the host points "@@" at it. The
+	# kernel's own threads (kthreadd, pid 2) are seen only from the host's pid namespace; systemd-detect-virt
+	# guesses from files such as /.dockerenv, which some hosts have.
+	if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
+		die "in a container (no kernel threads in sight): kernel.core_pattern is the host's; run 'make enable' on the host"
+	fi
 	[ -r "$dropin" ] || die "$dropin is missing: run 'make install' first"
 	pattern=$(value kernel.core_pattern "$dropin")
 	handler=${pattern#|}
 	handler=${handler%% *}
 	# Never point the kernel at a handler that is not there: every core would be lost.
 	[ -x "$handler" ] || die "$handler is not installed: run 'make install' first"
-	if [ ! -e "$state" ]; then
+	live=$(cat /proc/sys/kernel/core_pattern)
+	taken=""
+	if [ -e "$state" ] && ! ours "$live" "$handler"; then
+		echo "coresink: kernel.core_pattern was taken by another handler since coresink was enabled: $live;" \
+			"'make disable' gives it back"
+		taken=yes
+	fi
+	if [ ! -e "$state" ] || [ -n "$taken" ]; then
 		mkdir -p "$(dirname "$state")"
 		{
 			printf 'kernel.core_pattern=%s\n' "$(cat /proc/sys/kernel/core_pattern)"
@@ -45,7 +61,7 @@ enable() {
 		sed "s#^kernel.core_pattern=.*#kernel.core_pattern=$pattern#" "$dropin" > "$installed.tmp" &&
 			chmod 0644 "$installed.tmp" && mv "$installed.tmp" "$installed" || die "cannot install $installed"
 	else
-		[ -n "$why" ] || why="the kernel refuses @@ in core_pattern (Linux 6.17 needed)"
+		[ -n "$why" ] || why=$(socket_refused)
 		mode="pipe mode ($why)"
 		install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
 	fi
@@ -54,6 +70,17 @@ enable() {
 	set_live "$pattern" "$limit"
 	echo "coresink: enabled in $mode: kernel.core_pattern=$pattern (previous values saved in $state)"
 	[ -z "$advice" ] || echo "$advice"
+}
+
+# ours PATTERN HANDLER: whether PATTERN is one coresink set: its pipe pattern (|HANDLER ...) or its socket's.
+ours() {
+	case $1 in "|$2 "*) return 0 ;; esac
+	[ "$1" = "$("$2" --core-pattern --socket 2>/dev/null)" ]
+}
+
+# Why the kernel refused "@@".
+socket_refused() {
+	echo "the kernel refuses @@ in core_pattern: it needs Linux 6.17, and takes it only from the host's mount namespace"
 }
 
 # Whether the kernel takes "@@" in core_pattern (socket mode, Linux 6.17): tried, and the pattern put back.

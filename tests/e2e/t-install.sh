@@ -117,5 +117,18 @@ check "disable restores the previous pattern exactly" test "$(cat /proc/sys/kern
 check "and the previous kernel.core_pipe_limit" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 3
 check "and removes the drop-in and the saved state" test ! -e "$T/sysctl.d/60-coresink.conf" -a ! -e "$T/state/previous"
 check "disable again changes nothing" bash -c "make -s -C '$TOP' disable ${vars[*]} >/dev/null && test \"\$(cat /proc/sys/kernel/core_pattern)\" = '$before'"
+# Another handler takes kernel.core_pattern while coresink is enabled, as installing systemd-coredump's package does
+# (its 50-coredump.conf, applied by its postinst): enabling again saves that handler's values, so that disable gives
+# them back, not those from before the first enable.
+mk enable "${vars[@]}" > /dev/null || fail "make enable, after disable"
+other='|/lib/systemd/systemd-coredump %P %u %g %s %t 9223372036854775808 %h'
+printf '%s\n' "$other" > /proc/sys/kernel/core_pattern
+echo 16 > /proc/sys/kernel/core_pipe_limit
+mk enable "${vars[@]}" > "$T/out" 2>&1 || fail "make enable, after another handler"
+check "enable after another handler took core_pattern says so" has "$(cat "$T/out")" "taken by another handler"
+check "and takes it back" test "$(cat /proc/sys/kernel/core_pattern)" != "$other"
+mk disable "${vars[@]}" > /dev/null || fail "make disable"
+check "disable then gives that handler its pattern back" test "$(cat /proc/sys/kernel/core_pattern)" = "$other"
+check "and its kernel.core_pipe_limit" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 16
 mk uninstall "${vars[@]}" > /dev/null || fail "make uninstall"
 check "uninstall after disable removes the handler" test ! -e "$T/prefix/libexec/coresink"
