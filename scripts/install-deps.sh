@@ -34,6 +34,8 @@ cmd:getfacl acl getfacl
 cmd:setpriv util-linux setpriv
 cmd:gnuplot gnuplot-nox gnuplot
 cmd:jq jq jq
+cmd:systemd-nspawn systemd-container systemd-nspawn (t-systemd boots systemd as PID 1)
+cmd:mmdebstrap mmdebstrap mmdebstrap (the Debian root t-systemd boots)
 cmd:zstd zstd zstd (coresink-bench reads compressed cores back)'
 
 needs=$build_needs

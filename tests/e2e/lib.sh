@@ -366,3 +366,23 @@ storm_count() {
 	RECORDED=$(wc -l < "$T/recorded") REPORTED=$(wc -l < "$T/reported")
 	BOTH=$(comm -12 "$T/recorded" "$T/reported" | wc -l)
 }
+
+# os_release KEY: KEY's value in /etc/os-release (sourced in a subshell: its NAME= is not this test's).
+os_release() { (. /etc/os-release && eval "echo \"\${$1:-}\""); }
+
+# debian_root DIR: a minimal root of the host's Debian release in DIR, built by mmdebstrap from Debian's packages:
+# systemd (to boot), gdb (for coredumpctl debug), make, and what coresink links. Built once per run of run.sh (a
+# tarball in its CORESINK_ROOT_CACHE), otherwise once per test. The test is skipped where it cannot be built.
+debian_root() {
+	local tar pkgs=systemd,systemd-coredump,dbus,libdw1,libelf1,libzstd1,libacl1,libseccomp2,gdb,make,acl,zstd,procps
+	command -v mmdebstrap > /dev/null || skip "no mmdebstrap"
+	[ "$(os_release ID)" = debian ] || skip "the container is built from Debian's packages of the host's release: not Debian"
+	CODENAME=$(os_release VERSION_CODENAME)
+	tar=${CORESINK_ROOT_CACHE:-$T}/root-$CODENAME.tar
+	if [ ! -s "$tar" ]; then
+		mmdebstrap --variant=minbase --format=tar --include="$pkgs" "$CODENAME" "$tar.part" \
+			> "$T/mmdebstrap.log" 2>&1 && mv "$tar.part" "$tar" ||
+			skip "mmdebstrap could not build a $CODENAME root (no Debian mirror?): $(tail -n 1 "$T/mmdebstrap.log")"
+	fi
+	mkdir -p "$1" && tar -C "$1" -xpf "$tar" || fail "extracting $tar"
+}

@@ -43,6 +43,11 @@ if [ "$(id -u)" -eq 0 ] && ! grep -q '^coresink-analysis:' /etc/passwd; then
 	at_exit "userdel coresink-analysis 2>/dev/null; groupdel coresink-analysis 2>/dev/null"
 fi
 
+# The tests that need a Debian root (debian_root) build it once, here.
+CORESINK_ROOT_CACHE=$(mktemp -d /var/tmp/coresink-roots.XXXXXX) || exit 1
+export CORESINK_ROOT_CACHE
+at_exit "rm -rf '$CORESINK_ROOT_CACHE'"
+
 for t in t-*.sh; do
 	run "$t" ""
 done
