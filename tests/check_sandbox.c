@@ -17,7 +17,7 @@
 
 static const struct sandbox_limits base = {
 	.uid = 65534, .gid = 65534, .address_space = 4ULL << 30, .data = 256ULL << 20, .cpu_seconds = 10,
-	.timeout_ms = 5000, .output_max = 4096,
+	.timeout_ms = 5000, .output_max = 4096, .root_fd = -1,
 };
 
 static int say_hello(int fd, int out, void *arg)
@@ -268,6 +268,60 @@ START_TEST(test_attacker_refused)
 }
 END_TEST
 
+/*
+ * In the root it is given, one letter each, "y" as it must be: its own file is read; the host's /etc/passwd, an
+ * absolute symlink to it, a relative one climbing out, ".." from its root and /proc/self/root all stay beneath it
+ * (what they name there does not exist); fd 5 (the root) is gone; then the filter: no file opened for writing.
+ */
+static int in_root(int fd, int out, void *arg)
+{
+	char line[16], buf[8] = "";
+	int n = 0, gone = fcntl(SANDBOX_ROOT_FD, F_GETFD) < 0, f = open("/inside", O_RDONLY);
+
+	(void) fd, (void) arg;
+	line[n++] = f >= 0 && read(f, buf, sizeof(buf)) == 2 && memcmp(buf, "in", 2) == 0 ? 'y' : 'n';
+	line[n++] = open("/etc/passwd", O_RDONLY) < 0 ? 'y' : 'n';
+	line[n++] = open("/abs", O_RDONLY) < 0 && errno == ENOENT ? 'y' : 'n';
+	line[n++] = open("/climb", O_RDONLY) < 0 && errno == ENOENT ? 'y' : 'n';
+	line[n++] = open("/../../etc/passwd", O_RDONLY) < 0 ? 'y' : 'n';
+	line[n++] = open("/proc/self/root/etc/passwd", O_RDONLY) < 0 ? 'y' : 'n';
+	line[n++] = gone ? 'y' : 'n';
+	line[n++] = open("/inside", O_WRONLY) < 0 ? 'y' : 'n';
+	return write(out, line, (size_t)n) == n ? 0 : 1;
+}
+
+START_TEST(test_given_root)
+{
+	struct sandbox_limits l = base;
+	struct sandbox_result r;
+	char dir[256], path[300], confined[128];
+	int fd, in;
+
+	unit_tmpdir(dir, sizeof(dir));
+	chmod(dir, 0755);
+	snprintf(path, sizeof(path), "%s/inside", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_eq(write(fd, "in", 2), 2);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/abs", dir);
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	snprintf(path, sizeof(path), "%s/climb", dir);
+	ck_assert_int_eq(symlink("../../../../../../etc/passwd", path), 0);
+	l.root_fd = open(dir, O_PATH | O_DIRECTORY);
+	in = open("/dev/null", O_RDONLY);
+	ck_assert_int_ge(sandbox_run(&l, in, in_root, NULL, &r), 0);
+	close(in);
+	close(l.root_fd);
+	ck_assert_int_eq(r.end, SANDBOX_DONE);
+	sandbox_confinement_text(r.confined, confined, sizeof(confined));
+	/* Not read-only: the root given is another mount namespace's tree; the filter keeps it unwritten. */
+	ck_assert_str_eq(confined, "unprivileged,namespaces,seccomp,process-root");
+	ck_assert_str_eq(r.out, "yyyyyyyy");
+	sandbox_result_free(&r);
+	unit_rmtree(dir);
+}
+END_TEST
+
 /* A child that cannot be confined exits before it runs anything (under valgrind: its setrlimit calls fail). */
 START_TEST(test_unconfined_never_runs)
 {
@@ -299,6 +353,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_confined);
 	tcase_add_test(t, test_never_root);
 	tcase_add_test(t, test_attacker_refused);
+	tcase_add_test(t, test_given_root);
 	suite_add_tcase(s, t);
 	return s;
 }

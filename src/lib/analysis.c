@@ -44,7 +44,8 @@ static int analyse(int corefd, int out, void *arg)
 
 	if (!f)
 		return -ENOMEM;
-	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, f, &meta);
+	/* In the process's own root, its executable's path as this side read it may name another file, or none. */
+	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, f, &meta);
 	if (fclose(f) != 0)
 		return -ENOMEM;
 	/* A trace cut short by a malformed core still says what it found. */
@@ -53,6 +54,13 @@ static int analyse(int corefd, int out, void *arg)
 	(void) send_record(out, "name", meta.package_name);
 	(void) send_record(out, "version", meta.package_version);
 	(void) send_record(out, "json", meta.package_json);
+	if (meta.unread > 0) {
+		char unread[sizeof(meta.unread_list) + 64];
+
+		(void) snprintf(unread, sizeof(unread), "%u module(s) without their file: %s%s", meta.unread,
+				meta.unread_list, meta.unread > 3 ? ", ..." : "");
+		(void) send_record(out, "unread", unread);
+	}
 	trace_meta_free(&meta);
 	free(text);
 	return r;
@@ -61,7 +69,8 @@ static int analyse(int corefd, int out, void *arg)
 static char **slot(struct analysis *a, const char *key)
 {
 	return strcmp(key, "trace") == 0 ? &a->trace : strcmp(key, "name") == 0 ? &a->package_name :
-	       strcmp(key, "version") == 0 ? &a->package_version : strcmp(key, "json") == 0 ? &a->package_json : NULL;
+	       strcmp(key, "version") == 0 ? &a->package_version : strcmp(key, "json") == 0 ? &a->package_json :
+	       strcmp(key, "unread") == 0 ? &a->unread : NULL;
 }
 
 /* Reads the records; a record cut by the output bound or a killed child is kept up to where it ends. */
@@ -101,6 +110,14 @@ static void say_why(const struct sandbox_result *res, const struct analysis_opts
 	case SANDBOX_TOO_LONG:
 		(void) snprintf(a->why, sizeof(a->why), "stopped at %d bytes of output", ANALYSIS_OUTPUT_MAX);
 		return;
+	case SANDBOX_FAILED:
+		/* It never said what confined it: it failed to confine itself, and read nothing. */
+		if (res->confined == 0) {
+			(void) snprintf(a->why, sizeof(a->why), "not made: the sandbox could not be set up%s",
+					o->root_fd >= 0 ? " (in the process's own root, which needs user namespaces)" : "");
+			return;
+		}
+		/* FALLTHROUGH */
 	default:
 		(void) snprintf(a->why, sizeof(a->why), "the core could not be read as an ELF core");
 	}
@@ -150,7 +167,7 @@ int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
 		.uid = o->uid, .gid = o->gid, .data = ANALYSIS_DATA,
 		.address_space = o->core_size + ANALYSIS_AS_EXTRA,
 		.cpu_seconds = o->timeout_ms / 1000 + ANALYSIS_CPU_MIN,
-		.timeout_ms = o->timeout_ms, .output_max = ANALYSIS_OUTPUT_MAX,
+		.timeout_ms = o->timeout_ms, .output_max = ANALYSIS_OUTPUT_MAX, .root_fd = o->root_fd,
 	};
 	struct analysis_opts arg = *o;
 	struct sandbox_result res;
@@ -180,5 +197,6 @@ void analysis_free(struct analysis *a)
 	free(a->package_name);
 	free(a->package_version);
 	free(a->package_json);
+	free(a->unread);
 	*a = (struct analysis) { 0 };
 }

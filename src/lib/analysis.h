@@ -18,11 +18,13 @@ struct analysis_opts {
 	gid_t gid;
 	uint64_t core_size;       /* the core is mapped whole: the address-space limit grows with it */
 	unsigned timeout_ms;
+	int root_fd;              /* the crashed process's root, where it is not ours: modules are read beneath it; -1 */
 };
 
 struct analysis {
 	char *trace;              /* the text for MESSAGE, NULL when there is none */
 	char *package_name, *package_version, *package_json;
+	char *unread;             /* the modules whose file was not read, and why; NULL when all were */
 	char why[128];            /* why there is no trace (or only part of one), "" when all went well */
 	uint64_t elapsed_us;
 	unsigned confined;        /* what confined it (SANDBOX_*), 0 when it did not run */

@@ -349,7 +349,8 @@ int crash_store(struct crash *cr)
 static void analyse(struct crash *cr)
 {
 	struct analysis_opts ao = { .exe = cr->pi.exe, .core_size = cr->o.st.bytes,
-				    .timeout_ms = (unsigned)cr->c.stack_trace_ms };
+				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
+				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1 };
 	int r;
 
 	if (!cr->c.stack_trace || cr->corefd < 0 || cr->o.path[0] == '\0')

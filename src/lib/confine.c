@@ -5,7 +5,9 @@
  *      dedicated analysis user's), no supplementary groups;
  *   2. namespaces of its own: a user namespace, and in it new mount, network and IPC namespaces: the file system
  *      read-only (and nosuid, nodev, noexec: no library can be loaded from it), /proc/sys hidden, no network but
- *      an unconfigured loopback;
+ *      an unconfigured loopback; or, given a root (a container's), that root and nothing outside it: chroot(2),
+ *      which its own user namespace allows, into a tree that belongs to another mount namespace, so that its
+ *      mounts cannot be changed from here: what keeps it unchanged is step 5, which opens nothing for writing;
  *   3. no capability in any set, in that namespace or any other, and no_new_privs;
  *   4. not dumpable and killed with its parent: both are reset by every change of ids, so they come last, and the
  *      parent is checked to be still there after PR_SET_PDEATHSIG (it may have gone before);
@@ -85,6 +87,18 @@ static int hide_system(void)
 		  "size=0,mode=0") < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * The root it was given (SANDBOX_ROOT_FD) becomes its root, and its working directory; the fd is closed, so that
+ * nothing outside that root can be named again. 0 or -errno.
+ */
+static int enter_root(void)
+{
+	int r = fchdir(SANDBOX_ROOT_FD) == 0 && chroot(".") == 0 && chdir("/") == 0 ? 0 : -errno;
+
+	(void) close(SANDBOX_ROOT_FD);
+	return r;
 }
 
 /* No capability left, in any set, and none to gain back. */
@@ -169,8 +183,15 @@ int confine(const struct sandbox_limits *l, pid_t parent, unsigned *applied)
 		*applied |= SANDBOX_UNPRIVILEGED;
 	if (unshare_all() == 0) {
 		*applied |= SANDBOX_NAMESPACES;
-		if (hide_system() == 0)
+		if (hide_system() == 0 && l->root_fd < 0)
 			*applied |= SANDBOX_READ_ONLY;
+	}
+	/* A root that was given is never optional: the file system around it is not the one to read. */
+	if (l->root_fd >= 0) {
+		r = enter_root();
+		if (r < 0)
+			return r;
+		*applied |= SANDBOX_ROOT;
 	}
 	r = drop_capabilities();
 	if (r == 0)

@@ -47,6 +47,7 @@ struct kargs {
 	uint64_t time;        /* %t: seconds since the epoch */
 	uint64_t rlimit;      /* %c: RLIMIT_CORE, soft; UINT64_MAX is unlimited */
 	const char *hostname; /* %h: raw, untrusted */
+	const char *hostname_why; /* socket mode: why there is no host name, or NULL */
 	const char *comm;     /* %e: raw, untrusted */
 	enum suid_dump dumpmode; /* %d */
 	int pidfd;            /* %F: fd 3 on kernels >= 6.16, -1 otherwise */

@@ -69,15 +69,19 @@ static int read_rlimit_core(int dirfd, uint64_t *soft)
 
 /*
  * The task's host name, as %h gives it: that of its UTS namespace. This process (one crash's handler) joins that
- * namespace, which changes nothing else it does. Empty when it cannot.
+ * namespace, which changes nothing else it does. Empty when it cannot, and hostname_why says why: joining a UTS
+ * namespace not its own needs CAP_SYS_ADMIN, which coresink.service does not have.
  */
 static void read_hostname(struct peer *p, int dirfd)
 {
 	struct stat self, task;
 
 	if (stat("/proc/self/ns/uts", &self) == 0 && fstatat(dirfd, "ns/uts", &task, 0) == 0 &&
-	    self.st_ino != task.st_ino && setns(p->pidfd, CLONE_NEWUTS) < 0)
+	    self.st_ino != task.st_ino && setns(p->pidfd, CLONE_NEWUTS) < 0) {
+		p->hostname_why = errno == EPERM ? "not read: its host name namespace is not the server's, and joining it "
+			"needs CAP_SYS_ADMIN" : "not read: its host name namespace could not be joined";
 		return;
+	}
 	if (gethostname(p->hostname, sizeof(p->hostname) - 1) < 0)
 		p->hostname[0] = '\0';
 }
@@ -116,6 +120,7 @@ void peer_kargs(struct peer *p, uint64_t time, struct kargs *k)
 		.time = time,
 		.rlimit = rlimit,
 		.hostname = p->hostname,
+		.hostname_why = p->hostname_why,
 		.comm = p->comm,
 		.dumpmode = p->info.coredump_mask & PIDFD_COREDUMP_USER ? SUID_DUMP_USER : SUID_DUMP_ROOT,
 		.pidfd = p->pidfd,

@@ -14,6 +14,7 @@ struct peer {
 	struct pidfd_info info;
 	char comm[16];             /* TASK_COMM_LEN */
 	char hostname[65];         /* HOST_NAME_MAX + 1 */
+	const char *hostname_why;  /* why there is none, or NULL */
 };
 
 int peer_identify(int conn, struct peer *p);

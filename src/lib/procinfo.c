@@ -91,6 +91,34 @@ static bool same_file(int dirfd, const char *name, const char *ours)
 	return fstatat(dirfd, name, &a, 0) == 0 && stat(ours, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
+/*
+ * The process's root, opened (O_PATH) while the kernel holds the process, when it lives in another mount namespace
+ * than this handler: a container's, or the host's seen from a sandboxed service. The files its core names are
+ * found beneath it. A chroot in this mount namespace is not one: what it mapped before its chroot is named by paths
+ * from this root. -1 otherwise, or when it cannot be opened.
+ */
+static int foreign_root(int dirfd)
+{
+	if (same_file(dirfd, "ns/mnt", "/proc/self/ns/mnt"))
+		return -1;
+	return openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Its pid in the innermost pid namespace it is in: the last of status's NSpid. 0 when not said. */
+static pid_t inner_pid(const char *status)
+{
+	const char *p = status ? strstr(status, "\nNSpid:") : NULL;
+	const char *end = p ? strchr(p + 1, '\n') : NULL;
+	const char *last = NULL;
+
+	if (!p)
+		return 0;
+	for (p += 7; *p && p != end; p++)
+		if ((*p == ' ' || *p == '\t') && p[1] >= '0' && p[1] <= '9')
+			last = p + 1;
+	return last ? (pid_t)strtol(last, NULL, 10) : 0;
+}
+
 static pid_t parent_of(int dirfd)
 {
 	char *status = proc_read(dirfd, "status", NULL), *p = status ? strstr(status, "\nPPid:") : NULL;
@@ -221,6 +249,8 @@ static void read_rest(int dirfd, bool environ, struct procinfo *pi)
 	pi->container = !same_file(dirfd, "ns/pid", "/proc/self/ns/pid");
 	if (pi->container)
 		pi->container_cmdline = container_parent(dirfd);
+	pi->inner_pid = inner_pid(pi->status);
+	pi->root_fd = foreign_root(dirfd);
 	pi->complete = true;
 }
 
@@ -276,6 +306,9 @@ int procinfo_complete(const struct procinfo_id *id, bool environ, struct procinf
 
 void procinfo_free(struct procinfo *pi)
 {
+	/* root_fd is only set by the rest: a procinfo never completed holds no fd (0 is not one of its). */
+	if (pi->complete && pi->root_fd >= 0)
+		(void) close(pi->root_fd);
 	free(pi->cmdline);
 	free(pi->cgroup);
 	free(pi->status);

@@ -30,6 +30,8 @@ struct procinfo {
 	bool complete;           /* the rest was read too (procinfo_complete): maps, limits, fds, ...; else NULL */
 	bool container;          /* in another pid namespace than the handler */
 	char *container_cmdline; /* the command line of what started the container, seen from outside */
+	pid_t inner_pid;         /* its pid in its own pid namespace (NSpid), 0 when unknown */
+	int root_fd;             /* with complete: its root (O_PATH) when it is not the handler's own, else -1 */
 };
 
 int procinfo_read(const struct procinfo_id *id, struct procinfo *pi);

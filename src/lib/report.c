@@ -63,6 +63,8 @@ static void add_process_fields(struct fields *f, const struct kargs *k, const st
 	fields_add(f, "COREDUMP_TIMESTAMP=%llu", (unsigned long long)k->time * 1000000ULL);
 	fields_add(f, "COREDUMP_RLIMIT=%llu", (unsigned long long)k->rlimit);
 	add_line(f, "COREDUMP_HOSTNAME", k->hostname);
+	if (!k->hostname[0])
+		add_line(f, "CORESINK_HOSTNAME", k->hostname_why);
 	add_line(f, "COREDUMP_COMM", k->comm);
 	add_line(f, "COREDUMP_EXE", o->exe);
 }
@@ -143,6 +145,7 @@ static void add_analysis_fields(struct fields *f, const struct analysis *a)
 	}
 	if (a->why[0])
 		fields_add(f, "CORESINK_TRACE=%s", a->why);
+	add_line(f, "CORESINK_TRACE_UNREAD", a->unread);
 }
 
 /* Why a limit stopped the capture, as a clause. */
@@ -263,6 +266,9 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 	add_text(f, "COREDUMP_ENVIRON", pi->environ, ESCAPE_MULTILINE);
 	if (pi->container)
 		add_line(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
+	/* The pid its own tools (ps, its journal) know it by, inside its pid namespace. */
+	if (pi->container && pi->inner_pid > 0)
+		fields_add(f, "CORESINK_CONTAINER_PID=%d", (int)pi->inner_pid);
 }
 
 /*

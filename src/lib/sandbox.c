@@ -88,20 +88,22 @@ static int set_limits(const struct sandbox_limits *l)
 }
 
 /*
- * In the child: the fds it keeps at 3 and 4, /dev/null at 0-2, nothing else; limited and confined; then it tells
- * its parent what confined it (the first word on its output) and runs fn.
+ * In the child: the fds it keeps at 3 and 4 (and the root it is given at 5), /dev/null at 0-2, nothing else;
+ * limited and confined; then it tells its parent what confined it (the first word on its output) and runs fn.
  */
 static _Noreturn void child(const struct sandbox_limits *l, pid_t parent, int fd, int out, sandbox_fn fn, void *arg)
 {
 	int hi_fd = fcntl(fd, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), null = open("/dev/null", O_RDWR);
+	int hi_root = l->root_fd >= 0 ? fcntl(l->root_fd, F_DUPFD, 10) : -1, last = SANDBOX_OUT_FD;
 	unsigned confined;
 
-	if (hi_fd < 0 || hi_out < 0 || null < 0)
+	if (hi_fd < 0 || hi_out < 0 || null < 0 || (l->root_fd >= 0 && hi_root < 0))
 		_exit(EXIT_SYSTEM);
 	for (int i = 0; i <= 2; i++)
 		(void) dup2(null, i);
-	if (dup2(hi_fd, SANDBOX_IN_FD) < 0 || dup2(hi_out, SANDBOX_OUT_FD) < 0 ||
-	    close_range(SANDBOX_OUT_FD + 1, ~0U, 0) < 0)
+	if (hi_root >= 0 && dup2(hi_root, last = SANDBOX_ROOT_FD) < 0)
+		_exit(EXIT_SYSTEM);
+	if (dup2(hi_fd, SANDBOX_IN_FD) < 0 || dup2(hi_out, SANDBOX_OUT_FD) < 0 || close_range(last + 1, ~0U, 0) < 0)
 		_exit(EXIT_SYSTEM);
 	for (int sig = 1; sig < NSIG; sig++)
 		(void) signal(sig, SIG_DFL);
@@ -216,7 +218,7 @@ int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg
 /* What confined the child, in words ("none" when nothing did). */
 void sandbox_confinement_text(unsigned confined, char *buf, size_t len)
 {
-	static const char *const names[] = { "unprivileged", "namespaces", "read-only", "seccomp" };
+	static const char *const names[] = { "unprivileged", "namespaces", "read-only", "seccomp", "process-root" };
 	size_t n = 0;
 
 	buf[0] = '\0';

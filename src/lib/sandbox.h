@@ -10,6 +10,8 @@
 /* The child's fds: what it reads, and the pipe its output goes back in. */
 #define SANDBOX_IN_FD 3
 #define SANDBOX_OUT_FD 4
+/* The root it is to see instead of the file system's, when it is given one; closed once it is entered. */
+#define SANDBOX_ROOT_FD 5
 
 /* What confined the child (confine.c), as it reports it. */
 enum {
@@ -17,6 +19,7 @@ enum {
 	SANDBOX_NAMESPACES = 1 << 1,     /* its own user, mount, network and IPC namespaces */
 	SANDBOX_READ_ONLY = 1 << 2,      /* the file system read-only, noexec, /proc/sys hidden */
 	SANDBOX_SECCOMP = 1 << 3,        /* the system call filter */
+	SANDBOX_ROOT = 1 << 4,           /* the root it was given: nothing outside it can be named */
 };
 
 struct sandbox_limits {
@@ -27,6 +30,7 @@ struct sandbox_limits {
 	unsigned cpu_seconds;     /* RLIMIT_CPU */
 	unsigned timeout_ms;      /* wall time, after which it is killed */
 	size_t output_max;        /* bytes of its output kept; past them it is killed */
+	int root_fd;              /* a directory to make its root (chroot), or -1: the file system's, read-only */
 };
 
 enum sandbox_end {

@@ -25,12 +25,21 @@ struct trace {
 	FILE *text, *json;
 	Dwfl *dwfl;
 	Elf *elf;
-	const char *exe;
+	const char *exe;          /* the executable's path, to tell its module by name; NULL when unknown */
+	bool exe_here;            /* and that path names it here too (not so in another root) */
 	unsigned threads, frames, packages;
 	struct trace_meta *meta;
 };
 
 #define NAME_SHOWN 1024   /* a function's or module's name, escaped; longer ones are cut */
+
+/* The last component of a path. */
+static const char *base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
 
 /*
  * A name from the core or its binaries, as it may appear in the trace: escaped (one line, a backslash doubled),
@@ -87,7 +96,7 @@ static int frame_callback(Dwfl_Frame *frame, void *arg)
 		module_name = dwfl_module_info(module, NULL, &start, NULL, NULL, NULL, NULL, NULL);
 	}
 	fprintf(t->text, "#%-2u 0x%016" PRIx64 " %s (%s + 0x%" PRIx64 ")\n", t->frames, (uint64_t)pc,
-		shown(function, fbuf), shown(module_name, mbuf), (uint64_t)(pc - start));
+		shown(function, fbuf), shown(module_name ? base(module_name) : NULL, mbuf), (uint64_t)(pc - start));
 	t->frames++;
 	return DWARF_CB_OK;
 }
@@ -147,7 +156,8 @@ static void module_line(struct trace *t, const char *name, const char *build_id,
 	char buf[NAME_SHOWN];
 
 	/* The note's strings are clean text already (pkgnote.c); the module's name comes from the core. */
-	fprintf(t->text, "Module %s", shown(name, buf));
+	/* libdwfl names the executable by its whole path when it was not given one (in a container's root). */
+	fprintf(t->text, "Module %s", shown(base(name), buf));
 	if (pkg)
 		fprintf(t->text, " from %s %s%s%s%s%s", type ? type : "package", pkg, version ? "-" : "",
 			version ? version : "", arch ? "." : "", arch ? arch : "");
@@ -156,14 +166,6 @@ static void module_line(struct trace *t, const char *name, const char *build_id,
 	else if (!build_id[0])
 		fprintf(t->text, " without build-id");
 	fputc('\n', t->text);
-}
-
-/* The last component of a path. */
-static const char *base(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 /*
@@ -184,6 +186,20 @@ static void record_package(struct trace *t, const char *name, const char *build_
 	}
 }
 
+/*
+ * A module whose file libdwfl did not use (none at its path, not readable, or one with another build-id than the
+ * core's): its frames show n/a, and the entry says which and why.
+ */
+static void note_unread(struct trace_meta *m, const char *name, const char *why)
+{
+	size_t used = strlen(m->unread_list);
+	char buf[NAME_SHOWN];
+
+	if (m->unread++ < 3)
+		(void) snprintf(m->unread_list + used, sizeof(m->unread_list) - used, "%s%s (%s)", used ? ", " : "",
+				shown(base(name), buf), why ? why : "?");
+}
+
 static int module_callback(Dwfl_Module *module, void **user, const char *name, Dwarf_Addr start, void *arg)
 {
 	struct trace *t = arg;
@@ -199,6 +215,8 @@ static int module_callback(Dwfl_Module *module, void **user, const char *name, D
 	hex(id, len > 0 && len <= BUILD_ID_MAX ? len : 0, build_id, sizeof(build_id));
 	name = name ? name : "(unnamed)";
 	elf = dwfl_module_getelf(module, &bias);
+	if (!elf)
+		note_unread(t->meta, name, dwfl_errmsg(-1));
 	have = elf && find_package(elf, &p) == 0;
 	module_line(t, name, build_id, have ? &p : NULL);
 	if (have)
@@ -226,7 +244,7 @@ static int open_core(struct trace *t, int corefd)
 	if (!t->elf)
 		return -EBADMSG;
 	t->dwfl = dwfl_begin(&callbacks);
-	if (!t->dwfl || dwfl_core_file_report(t->dwfl, t->elf, t->exe) < 0 ||
+	if (!t->dwfl || dwfl_core_file_report(t->dwfl, t->elf, t->exe_here ? t->exe : NULL) < 0 ||
 	    dwfl_report_end(t->dwfl, NULL, NULL) != 0)
 		return -EBADMSG;
 	return 0;
@@ -234,12 +252,13 @@ static int open_core(struct trace *t, int corefd)
 
 /*
  * Writes the modules and the stack traces of the core in corefd to text, and what it learns of packages to meta.
- * exe (may be NULL) names the executable, as the kernel's NT_FILE note would. 0, or -EBADMSG when the core could
- * not be read as one (what was written so far stays).
+ * exe (may be NULL) names the executable, as the kernel's NT_FILE note would; with exe_here its path is opened
+ * as the executable, otherwise (another root's path) the core's notes are. 0, or -EBADMSG when the core could not
+ * be read as one (what was written so far stays).
  */
-int stacktrace_write(int corefd, const char *exe, FILE *text, struct trace_meta *meta)
+int stacktrace_write(int corefd, const char *exe, bool exe_here, FILE *text, struct trace_meta *meta)
 {
-	struct trace t = { .text = text, .exe = exe, .meta = meta };
+	struct trace t = { .text = text, .exe = exe, .exe_here = exe_here, .meta = meta };
 	char *json = NULL;
 	size_t json_len = 0;
 	int r;

@@ -2,6 +2,7 @@
 #ifndef CORESINK_STACKTRACE_H
 #define CORESINK_STACKTRACE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define TRACE_THREADS_MAX 64
@@ -11,9 +12,11 @@
 struct trace_meta {
 	char *package_name, *package_version;   /* of the module that is the executable, from its package note */
 	char *package_json;                      /* {"module":{"buildId":...,"name":...},...}, modules with a note */
+	unsigned unread;                         /* modules whose file was not found, readable or the core's */
+	char unread_list[256];                   /* "NAME (why), ..." for the first of them */
 };
 
-int stacktrace_write(int corefd, const char *exe, FILE *text, struct trace_meta *meta);
+int stacktrace_write(int corefd, const char *exe, bool exe_here, FILE *text, struct trace_meta *meta);
 void trace_meta_free(struct trace_meta *m);
 
 #endif

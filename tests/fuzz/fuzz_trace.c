@@ -48,7 +48,8 @@ static void note_roundtrip(const uint8_t *data, size_t size)
 
 static void analyse(const uint8_t *data, size_t size)
 {
-	struct analysis_opts o = { .exe = "", .uid = 65534, .gid = 65534, .core_size = size, .timeout_ms = 2000 };
+	struct analysis_opts o = { .exe = "", .uid = 65534, .gid = 65534, .core_size = size, .timeout_ms = 2000,
+				   .root_fd = -1 };
 	struct analysis a;
 	int fd = memfd_create("fuzz-core", MFD_CLOEXEC);
 
