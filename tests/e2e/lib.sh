@@ -201,10 +201,13 @@ stop_journald() { stop_started JOURNALD_PID; }
 jctl() { journalctl --no-pager --since "$TEST_SINCE" "$@"; }
 
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
-journal_entry() {
+journal_entry() { entry_where "COREDUMP_PID=$1"; }
+
+# entry_where FIELD=VALUE: the crash entry that has it (the first), as journal_entry.
+entry_where() {
 	for _ in $(seq 50); do
 		# Multi-line fields come in binary form, with NULs in their length: drop those.
-		e=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | tr -d '\0')
+		e=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" "$1" 2>/dev/null | tr -d '\0')
 		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
 		sleep 0.1
 	done
