@@ -58,6 +58,42 @@ START_TEST(test_path)
 }
 END_TEST
 
+#define ID64 "4f1c6e0b3a2d9e8f7c6b5a4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f"
+
+/* Which container a path names: a systemd machine, or a runtime's container by either cgroup driver. */
+static const struct {
+	const char *path, *machine, *runtime, *id;
+} containers[] = {
+	{ "/machine.slice/machine-web.scope/payload/system.slice/nginx.service", "web", "", "" },
+	{ "/machine.slice/machine-my\\x2dbox.scope/payload", "my-box", "", "" },
+	{ "/system.slice/docker-" ID64 ".scope", "", "docker", ID64 },
+	{ "/docker/" ID64, "", "docker", ID64 },
+	{ "/machine.slice/libpod-" ID64 ".scope/container", "", "podman", ID64 },
+	{ "/libpod_parent/" ID64, "", "podman", ID64 },
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/cri-containerd-" ID64 ".scope", "",
+	  "containerd", ID64 },
+	{ "/kubepods.slice/crio-" ID64 ".scope", "", "cri-o", ID64 },
+	/* Not ids: too short, upper case, not hex; a docker.service is the daemon, not a container. */
+	{ "/docker/0123abcd", "", "", "" },
+	{ "/docker/4F1C6E0B3A2D9E8F", "", "", "" },
+	{ "/system.slice/docker-nothex0123456.scope", "", "", "" },
+	{ "/system.slice/docker.service", "", "", "" },
+	{ "/machine-.scope", "", "", "" },
+	{ "/system.slice/foo.service", "", "", "" },
+	{ "", "", "", "" },
+};
+
+START_TEST(test_containers)
+{
+	struct container c;
+
+	cgroup_container(containers[_i].path, &c);
+	ck_assert_str_eq(c.machine, containers[_i].machine);
+	ck_assert_str_eq(c.runtime, containers[_i].runtime);
+	ck_assert_str_eq(c.id, containers[_i].id);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("cgroup");
@@ -66,6 +102,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_units, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_long_names_bounded);
 	tcase_add_test(tc, test_path);
+	tcase_add_loop_test(tc, test_containers, 0, (int)(sizeof(containers) / sizeof(containers[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -130,6 +130,19 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	add_footprint(f);
 }
 
+/* The container its cgroup names: a systemd machine's name, a runtime's container id. */
+static void add_container_fields(struct fields *f, const char *cgroup)
+{
+	struct container c;
+
+	cgroup_container(cgroup, &c);
+	add_line(f, "CORESINK_MACHINE", c.machine);
+	if (c.runtime[0]) {
+		add_line(f, "CORESINK_CONTAINER_RUNTIME", c.runtime);
+		add_line(f, "CORESINK_CONTAINER_ID", c.id);
+	}
+}
+
 /* What the analysis found of packages (systemd-coredump's fields), how long it took, and why not more. */
 static void add_analysis_fields(struct fields *f, const struct analysis *a)
 {
@@ -269,6 +282,7 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 	/* The pid its own tools (ps, its journal) know it by, inside its pid namespace. */
 	if (pi->container && pi->inner_pid > 0)
 		fields_add(f, "CORESINK_CONTAINER_PID=%d", (int)pi->inner_pid);
+	add_container_fields(f, pi->cgroup);
 }
 
 /*
