@@ -47,13 +47,32 @@ static __attribute__((noinline)) int cs_escape_hidden(volatile int *p)
 int cs_inside_crash(volatile int *p) { return cs_escape_hidden(p) + 1; }
 EOF
 # escape LIB DIR TARGET: loads LIB (in DIR/d), mounts a tmpfs over DIR whose d is a symlink to TARGET, then crashes
-# in LIB. The core names DIR/d/LIB as it was mapped; looked up now, that path leads to TARGET. TARGET "-": no
-# mount, no symlink.
+# in LIB. The core names DIR/d/LIB as it was mapped; looked up now, that path leads to TARGET. It crashes in a child:
+# itself keeps the mount namespace (and so the tmpfs) alive after the crash, as a running container does, until it
+# is killed; its pid is in /tmp/keeper.pid. TARGET "-": no mount, no symlink, no child.
 cat > "$T/src/escape.c" <<'EOF'
 #include <dlfcn.h>
 #include <stdio.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
+/* The crash, in a child: this process stays, keeping the mount namespace, until it is killed. */
+static int crash_in_child(int (*f)(volatile int *))
+{
+	FILE *pidfile;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		return f((volatile int *)0);
+	pidfile = fopen("/tmp/keeper.pid", "w");
+	if (pidfile) {
+		fprintf(pidfile, "%d\n", (int)getpid());
+		fclose(pidfile);
+	}
+	waitpid(pid, NULL, 0);
+	pause();
+	return 0;
+}
 int main(int argc, char **argv)
 {
 	char link[4096];
@@ -69,7 +88,7 @@ int main(int argc, char **argv)
 	snprintf(link, sizeof(link), "%s/d", argv[2]);
 	if (symlink(argv[3], link) < 0)
 		return 3;
-	return f((volatile int *)0);
+	return crash_in_child(f);
 }
 EOF
 cc -g -O0 -fPIC -shared -o "$ROOT$P/lib/libcsin.so" "$T/src/lib.c" &&
@@ -182,7 +201,7 @@ fi
 # host (same build-id) out of the root. Never read: its static function stays n/a, and the entry says the file was
 # not found. The control, the same crash without the symlink, shows that function: the file is what names it.
 escape() {
-	{ unshare --user --map-root-user --pid --mount --fork chroot "$ROOT" /bin/sh -c \
+	{ unshare --user --map-root-user --mount --fork chroot "$ROOT" /bin/sh -c \
 		"ulimit -c unlimited; exec $P/bin/$1 $P/esc/d/libesc.so $P/esc $2"; } 2> /dev/null
 }
 escape csin-control -
@@ -190,7 +209,9 @@ entry_of csin-control > /dev/null || fail "escape: no entry for the control"
 msg=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_COMM=csin-control)
 check "escape, control: with the library's file in place, its static function is named" \
 	has "$msg" "cs_escape_hidden (libesc.so + "
-escape csin-escape "/../../../../../../../..$T/escape"
+escape csin-escape "/../../../../../../../..$T/escape" &
+keeper_of=$!
+at_exit "kill \$(cat '$ROOT/tmp/keeper.pid' 2> /dev/null) 2> /dev/null; wait $keeper_of 2> /dev/null"
 e=$(entry_of csin-escape) || fail "escape: no entry"
 msg=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_COMM=csin-escape)
 check "escape: the module is in the trace, by its build-id" has "$msg" "libesc.so with build-id $escid"
@@ -198,4 +219,20 @@ check "escape: the host's copy out of the root was not read: its static function
 	lacks "$msg" "cs_escape_hidden"
 check "escape: the entry says its file was not found: $(field "$e" CORESINK_TRACE_UNREAD)" \
 	has "$(field "$e" CORESINK_TRACE_UNREAD)" "libesc.so"
+
+# 6. The container's id, from its cgroup: a crash in a cgroup named as Docker's cgroupfs driver names its containers'
+# (/docker/ID; Docker itself is not run here). Its unified hierarchy is where the kernel says it is.
+cgroot=""
+for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do [ -e "$d/cgroup.procs" ] && { cgroot=$d; break; }; done
+if [ -n "$cgroot" ] && [ ! -e "$cgroot/docker" ]; then
+	cid=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	at_exit "rmdir '$cgroot/docker/$cid' '$cgroot/docker' 2> /dev/null"
+	mkdir -p "$cgroot/docker/$cid" || fail "mkdir $cgroot/docker/$cid"
+	{ sh -c "echo \$\$ > '$cgroot/docker/$cid/cgroup.procs' && ulimit -c unlimited && exec '$CRASHER' -c csin-docker 1"; } 2> /dev/null
+	e=$(entry_of csin-docker) || fail "docker cgroup: no entry"
+	check "a crash in /docker/ID: the runtime and the container id: $(field "$e" CORESINK_CONTAINER_RUNTIME) $(field "$e" \
+		CORESINK_CONTAINER_ID)" all_of "$e" "CORESINK_CONTAINER_RUNTIME=docker" "CORESINK_CONTAINER_ID=$cid"
+else
+	ok "container id: no cgroup2 hierarchy to make /docker/ID in (or one is there already), its case left out"
+fi
 ok "the container crashes handled and checked in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
