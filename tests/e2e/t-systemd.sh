@@ -87,16 +87,10 @@ run_crash() {
 	inside systemd-run -q --wait --unit="$unit" --uid=tester -p LimitCORE="$limit" -p WorkingDirectory=/tmp \
 		"${@:-/usr/local/bin/crasher}" > /dev/null 2>&1
 }
+# The journal read is the container's: lib.sh's lookups (entry_where) read it through this.
+jctl() { inside journalctl --no-pager --since "$TEST_SINCE" "$@"; }
 # entry UNIT: the crash entry of UNIT's process, from the container's journal (export format), waited for.
-entry() {
-	local e
-	for _ in $(seq 300); do
-		e=$(inside journalctl --no-pager -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_UNIT=$1.service" | tr -d '\0')
-		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
+entry() { entry_where "COREDUMP_UNIT=$1.service"; }
 # conf KEY=VALUE...: the container's /etc/coresink.conf, read anew by every capture.
 conf() { write_config "$ROOT/etc/coresink.conf" "$@"; }
 conf "KeepFree=1%" "MaxUse=100%" "Compress=yes"
@@ -115,7 +109,7 @@ zstd -dcq "$ROOT$core" > "$T/raw" 2>/dev/null
 check "which decompresses to the process's memory" "$PATCHECK" "$T/raw" 8
 check "the crashing user may read it (ACL): $(getfacl -cp "$ROOT$core" 2>/dev/null | grep '^user:[0-9a-z]' | tr '\n' ' ')" \
 	inside runuser -u tester -- zstd -tq "$core"
-msg=$(inside journalctl --no-pager -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_UNIT=crash-stored.service)
+msg=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_UNIT=crash-stored.service)
 check "the stack trace was made under the unit's sandbox" has "$msg" "crash_here"
 check "no analysis problem reported" lacks "$e" "CORESINK_TRACE="
 check "made beneath the process's own root (the unit's mount namespace is not the process's): $(field "$e" \
@@ -160,7 +154,7 @@ N=30
 conf "KeepFree=1%" "MaxUse=100%" "Compress=yes" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "SocketMaxParallel=1"
 # results NAME: CORESINK_RESULT of each crash entry of units NAME-*, a line each.
 results() {
-	inside journalctl --no-pager -o json "MESSAGE_ID=$MESSAGE_ID" |
+	jctl -o json "MESSAGE_ID=$MESSAGE_ID" |
 		jq -r --arg n "$1-" 'select((.COREDUMP_UNIT // "") | startswith($n)) | .CORESINK_RESULT'
 }
 # storm NAME ACTION...: N crashes released at once, ACTION run 1 s later; prints how many of N were stored, once
