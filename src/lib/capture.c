@@ -18,6 +18,7 @@
 #include "config.h"
 #include "creds.h"
 #include "elfcore.h"
+#include "cgroup.h"
 #include "kargs.h"
 #include "corename.h"
 #include "owner.h"
@@ -276,6 +277,14 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode)
 	int r;
 
 	cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	if (cr->c.storage == STORAGE_NONE) {
+		/* Read by the analysis through corefd, then dropped with it: never published (crash_finish). */
+		crash_release(cr);
+		cr->unpublished = *raw;
+		cr->have_unpublished = true;
+		cr->o.result = RESULT_RECORDED;
+		return 0;
+	}
 	if (!cr->c.compress) {
 		r = publish(cr, raw, false);
 		crash_release(cr);
@@ -297,6 +306,20 @@ static mode_t core_mode(const struct crash *cr)
 }
 
 /*
+ * The filter that makes the core a minimal one as it comes in, reading the module list from the process's memory
+ * while the kernel still holds it for the dump.
+ */
+static struct minicore *minimal_core(struct crash *cr)
+{
+	const struct procinfo_id id = process_id(cr);
+
+	cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
+	minicore_init(&cr->mc, cr->in, cr->memfd, cr->c.minimal_stack_max);
+	cr->o.minimal_wanted = true;
+	return &cr->mc;
+}
+
+/*
  * Copies the input into f, a new hidden file, within the limits, then publishes or discards it. At a limit the
  * input is released at once: the kernel stops dumping. 0 or -errno.
  */
@@ -307,8 +330,12 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	int r;
 
 	engine_options(cr, &eo, &h);
-	cr->o.strategy = eo.strategy;
+	if (cr->c.core == CORE_MINIMAL)
+		eo.minicore = minimal_core(cr);
+	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
 	r = engine_copy(cr->in, f->fd, &eo, &cr->o.st);
+	if (eo.minicore)
+		cr->o.mini = cr->mc.st;
 	if (cr->o.st.truncated)
 		crash_release(cr);
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
@@ -353,7 +380,7 @@ static void analyse(struct crash *cr)
 				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1 };
 	int r;
 
-	if (!cr->c.stack_trace || cr->corefd < 0 || cr->o.path[0] == '\0')
+	if (!cr->c.stack_trace || cr->corefd < 0 || (cr->o.path[0] == '\0' && !cr->have_unpublished))
 		return;
 	if (cr->o.st.bytes > cr->c.stack_trace_max) {
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core is larger than StackTraceMaxSize");
@@ -372,6 +399,38 @@ static void analyse(struct crash *cr)
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: %s", strerror(-r));
 }
 
+/* What the rules match a crash on: the kernel's facts, and /proc's where it proved to be the crashed process. */
+static void rule_facts(const struct crash *cr, struct container *ct, struct rule_facts *f)
+{
+	cgroup_container(cr->pi.cgroup ? cr->pi.cgroup : "", ct);
+	*f = (struct rule_facts) {
+		.exe = cr->pi.exe, .comm = cr->k.comm, .unit = cr->pi.units.unit, .user_unit = cr->pi.units.user_unit,
+		.slice = cr->pi.units.slice, .hostname = cr->k.hostname, .uid = cr->k.uid, .signal = cr->k.signal,
+		.container = cr->pi.container || ct->machine[0] || ct->runtime[0], .machine = ct->machine,
+		.container_id = ct->id,
+	};
+}
+
+/*
+ * The first [Rule] that matches the crash sets its keys over the config. Storage=none reads the core for the stack
+ * trace only, and the trace needs no more than a minimal core.
+ */
+static void apply_rule(struct crash *cr)
+{
+	struct container ct;
+	struct rule_facts f;
+	int i;
+
+	rule_facts(cr, &ct, &f);
+	i = rules_pick(cr->c.rules, cr->c.n_rules, &f);
+	if (i >= 0) {
+		config_apply_rule(&cr->c, &cr->c.rules[i]);
+		(void) snprintf(cr->o.rule, sizeof(cr->o.rule), "%s", cr->c.rules[i].name);
+	}
+	if (cr->c.storage == STORAGE_NONE)
+		cr->c.core = CORE_MINIMAL;
+}
+
 /*
  * The admission decision, the same in both modes, taken before a byte of the core is read: RLIMIT_CORE, the
  * storage, the crash-rate limits. A crash refused here has cost the kernel's wait (core_pipe_limit) little: its
@@ -382,8 +441,14 @@ int crash_admit(struct crash *cr)
 {
 	int r;
 
+	apply_rule(cr);
 	if (cr->k.rlimit < RLIMIT_MIN) {
 		cr->o.result = RESULT_SKIPPED;
+		return 0;
+	}
+	/* Nothing of the core is wanted: not even read (socket mode tells the kernel not to dump it). */
+	if (cr->c.storage == STORAGE_NONE && !cr->c.stack_trace) {
+		cr->o.result = RESULT_RECORDED;
 		return 0;
 	}
 	r = open_storage(cr);
@@ -433,6 +498,12 @@ void crash_finish(struct crash *cr)
 	report_dropped(cr);
 	analysis_free(&cr->a);
 	procinfo_free(&cr->pi);
+	if (cr->have_unpublished)
+		store_discard(&cr->unpublished);
+	minicore_free(&cr->mc);
+	if (cr->memfd >= 0)
+		(void) close(cr->memfd);
+	config_free(&cr->c);
 	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
 	if (cr->corefd >= 0)
 		(void) close(cr->corefd);
@@ -457,7 +528,8 @@ void crash_read_process(struct crash *cr)
 /* A crash whose core comes from in, with the config read from config (problems kept for its entry). */
 void crash_init(struct crash *cr, int in, const char *config, bool named)
 {
-	*cr = (struct crash) { .in = in, .config = config, .dirfd = -1, .corefd = -1, .q = { .statefd = -1 } };
+	*cr = (struct crash) { .in = in, .config = config, .dirfd = -1, .corefd = -1, .memfd = -1,
+			       .q = { .statefd = -1 }, .mc = { .devnull = -1 } };
 	config_read(&cr->c, config, named, &cr->cd);
 }
 
@@ -497,6 +569,7 @@ int crash_status(const struct crash *cr, int r)
 static const char *const result_names[] = {
 	[RESULT_STORED] = "stored", [RESULT_TRUNCATED] = "truncated", [RESULT_DISCARDED] = "discarded",
 	[RESULT_SUPPRESSED] = "suppressed", [RESULT_SKIPPED] = "skipped", [RESULT_FAILED] = "failed",
+	[RESULT_RECORDED] = "recorded",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(result, enum result, result_names, _RESULT_MAX)

@@ -17,6 +17,7 @@
 #include "elfcore.h"
 #include "engine.h"
 #include "kargs.h"
+#include "minicore.h"
 #include "procinfo.h"
 #include "session.h"
 #include "store.h"
@@ -28,6 +29,7 @@ enum result {
 	RESULT_SUPPRESSED,   /* over the crash-rate limit */
 	RESULT_SKIPPED,      /* RLIMIT_CORE below a page */
 	RESULT_FAILED,
+	RESULT_RECORDED,     /* Storage=none: the entry (and its stack trace) only */
 	_RESULT_MAX
 };
 
@@ -57,6 +59,9 @@ struct outcome {
 	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
 	struct core_signal siginfo;
+	char rule[RULE_NAME_MAX];   /* the [Rule] that applied, "" for none */
+	bool minimal_wanted;        /* Core=minimal: mini says what came of it */
+	struct minicore_stats mini;
 };
 
 /* One crash in hand: what the kernel said of it, the config, the storage, and what came of it. */
@@ -75,6 +80,10 @@ struct crash {
 	int dirfd;
 	int corefd;           /* the stored core, kept open for reading after it is published: the analysis reads it */
 	struct diag ledger;   /* problems with the shared ledger: MaxUse, vacuum and rate limits off */
+	struct minicore mc;   /* Core=minimal: the filter the core is read through */
+	int memfd;            /* and the process's memory it reads the module list from */
+	struct store_file unpublished;  /* Storage=none: the core read for the stack trace, never published */
+	bool have_unpublished;
 };
 
 void crash_init(struct crash *c, int in, const char *config, bool named);

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "strategy.h"
 #include "parse.h"
+#include "rules.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
@@ -18,6 +19,20 @@
 
 /* sun_path holds 108 bytes with the NUL; the kernel takes the path from core_pattern as it is. */
 #define SOCKET_PATH_MAX 108
+
+/* Storage=: where the core goes (systemd-coredump's key); none keeps only the entry and its stack trace. */
+enum storage {
+	STORAGE_EXTERNAL,
+	STORAGE_NONE,
+	_STORAGE_MAX
+};
+
+/* Core=: the whole core, or a minimal one (minicore.c): the notes, every thread's stack, what finds the modules. */
+enum core_content {
+	CORE_FULL,
+	CORE_MINIMAL,
+	_CORE_MAX
+};
 
 enum on_limit {
 	ON_LIMIT_TRUNCATE,   /* keep the core up to the limit, marked truncated */
@@ -46,15 +61,35 @@ struct config {
 	char socket[SOCKET_PATH_MAX]; /* socket mode: where coresink --serve listens for the kernel */
 	uint64_t socket_parallel;  /* socket mode: crashes handled at once; more wait in the listen queue */
 	uint64_t socket_timeout_ms; /* socket mode: a capture still running after this long is killed */
+	enum storage storage;
+	enum core_content core;
+	uint64_t minimal_stack_max; /* Core=minimal: the most of one thread's stack kept, from its stack pointer up */
+	struct rule *rules;        /* the [Rule] sections, in the order read; NULL when none (config_free) */
+	unsigned n_rules;
+};
+
+/* Where the config is being read: outside any section, in [Coresink], in a [Rule]. */
+enum section {
+	SECTION_NONE,
+	SECTION_MAIN,
+	SECTION_RULE,
 };
 
 const char *on_limit_to_string(enum on_limit l);
 int on_limit_from_string(const char *s);
+const char *storage_to_string(enum storage s);
+int storage_from_string(const char *s);
+const char *core_content_to_string(enum core_content c);
+int core_content_from_string(const char *s);
 void config_defaults(struct config *c);
-int config_parse_line(struct config *c, const char *file, unsigned line, char *text, int *in_section,
+int config_parse_line(struct config *c, const char *file, unsigned line, char *text, enum section *in,
 		      struct diag *d);
 int config_load(struct config *c, const char *path, struct diag *d);
+int config_load_dropins(struct config *c, const char *path, struct diag *d);
 void config_read(struct config *c, const char *path, bool named, struct diag *d);
+void config_apply_rule(struct config *c, const struct rule *r);
 void config_print(const struct config *c, FILE *f);
+void config_print_rule(const struct rule *r, FILE *f);
+void config_free(struct config *c);
 
 #endif

@@ -167,6 +167,14 @@ static void input_read(struct copy *c, int fd, ssize_t got)
 		(void) posix_fadvise(fd, 0, (off_t)c->in_off, POSIX_FADV_DONTNEED);
 }
 
+/* Reads up to n bytes of the input: through the minimal core's filter when there is one. As io_read_full(). */
+static ssize_t read_input(struct copy *c, void *buf, size_t n)
+{
+	if (c->o->minicore)
+		return minicore_read(c->o->minicore, buf, n, &c->st->in_calls);
+	return io_read_full(c->in, buf, n, &c->st->in_calls);
+}
+
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
 static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 {
@@ -175,7 +183,7 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 
 	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
-		ssize_t got = io_read_full(fd, c->buf, n, fd == c->in ? &c->st->in_calls : NULL);
+		ssize_t got = fd == c->in ? read_input(c, c->buf, n) : io_read_full(fd, c->buf, n, NULL);
 
 		if (got < 0)
 			return got;
@@ -299,7 +307,7 @@ static ssize_t move_strategy(struct copy *c, size_t want)
 static ssize_t move_head(struct copy *c, size_t want)
 {
 	size_t n = want < c->o->head_len ? want : c->o->head_len;
-	ssize_t got = io_read_full(c->in, c->o->head, n, &c->st->in_calls);
+	ssize_t got = read_input(c, c->o->head, n);
 	int r;
 
 	if (got < 0)
@@ -388,7 +396,7 @@ static bool input_has_more(struct copy *c)
 {
 	char b;
 
-	return io_read_full(c->in, &b, 1, NULL) == 1;
+	return read_input(c, &b, 1) == 1;
 }
 
 static int copy_setup(struct copy *c)
@@ -400,6 +408,9 @@ static int copy_setup(struct copy *c)
 	c->regular = fstat(c->out, &st) == 0 && S_ISREG(st.st_mode);
 	c->in_regular = fstat(c->in, &st) == 0 && S_ISREG(st.st_mode);
 	/* A compressed file is written by read/write, dense: zstd leaves no page of zeros. */
+	/* A minimal core is made of what passes through the buffer. */
+	if (c->o->minicore)
+		c->strategy = STRATEGY_READWRITE;
 	if (c->o->compress) {
 		r = compressor_init(&c->z, c->o->compress);
 		if (r < 0)

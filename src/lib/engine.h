@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "minicore.h"
 #include "parse.h"
 #include "space.h"
 #include "strategy.h"
@@ -50,6 +51,7 @@ struct engine_opts {
 	void *head;               /* receives the first head_len bytes as they pass (the core's notes); NULL: none */
 	size_t head_len;
 	const struct engine_hooks *hooks;  /* NULL for none */
+	struct minicore *minicore; /* the input is read through it (a minimal core), by read/write; NULL: as it is */
 };
 
 struct engine_stats {

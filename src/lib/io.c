@@ -33,6 +33,26 @@ ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
 	return (ssize_t)done;
 }
 
+/* pread(2) until len bytes at off are read: len, fewer at the end of the file, or -errno. */
+ssize_t io_pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r;
+
+		do r = pread(fd, p + done, len - done, off + (off_t)done);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
 /*
  * One read(2), retried on EINTR only: for files read a record at a time (/dev/kmsg), where a second read would
  * take the next record. The count or -errno.

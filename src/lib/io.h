@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls);
+ssize_t io_pread_full(int fd, void *buf, size_t len, off_t off);
 ssize_t io_read_record(int fd, void *buf, size_t len);
 int io_write_full(int fd, const void *buf, size_t len);
 ssize_t io_splice(int in, int out, size_t len, unsigned int flags);

@@ -234,6 +234,8 @@ static void read_brief(int dirfd, struct procinfo *pi)
 	pi->status = proc_read(dirfd, "status", NULL);
 	read_creds(dirfd, pi);
 	read_link(dirfd, "exe", pi->exe, sizeof(pi->exe));
+	/* Here, not with the rest: a rule may match on it before the crash is admitted. */
+	pi->container = !same_file(dirfd, "ns/pid", "/proc/self/ns/pid");
 }
 
 /* The rest, for a crash that is stored: its maps, limits, fds, environment, directories and container. */
@@ -246,7 +248,6 @@ static void read_rest(int dirfd, bool environ, struct procinfo *pi)
 		pi->environ = read_words(dirfd, "environ", '\n');
 	read_link(dirfd, "cwd", pi->cwd, sizeof(pi->cwd));
 	read_link(dirfd, "root", pi->root, sizeof(pi->root));
-	pi->container = !same_file(dirfd, "ns/pid", "/proc/self/ns/pid");
 	if (pi->container)
 		pi->container_cmdline = container_parent(dirfd);
 	pi->inner_pid = inner_pid(pi->status);
@@ -294,6 +295,27 @@ int procinfo_read(const struct procinfo_id *id, struct procinfo *pi)
 	memset(pi, 0, sizeof(*pi));
 	pi->units.owner_uid = (uid_t)-1;
 	return read_verified(id, pi, false, false);
+}
+
+/*
+ * The crashed process's memory, /proc/PID/mem, opened while the kernel holds the process for its dump and checked
+ * to be its: a minimal core reads the dynamic linker's module list there. The fd, or -errno.
+ */
+int procinfo_open_mem(const struct procinfo_id *id)
+{
+	int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH, fd;
+
+	if (dirfd < 0)
+		return dirfd;
+	fd = openat(dirfd, "mem", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	else if (verify(dirfd, id) != NULL) {
+		(void) close(fd);
+		fd = -ESRCH;
+	}
+	(void) close(dirfd);
+	return fd;
 }
 
 /* Reads the rest of what /proc tells, for a crash that is stored; pi from procinfo_read(). 0 or -ESRCH. */

@@ -79,6 +79,24 @@ static void add_footprint(struct fields *f)
 		fields_add(f, "CORESINK_MAXRSS=%ld", ru.ru_maxrss * 1024L);
 }
 
+/* What a minimal core kept, beside what the kernel dumped; or why the whole core was kept instead. */
+static void add_core_content(struct fields *f, const struct outcome *o)
+{
+	const struct minicore_stats *m = &o->mini;
+
+	if (!o->minimal_wanted || o->st.input == 0)
+		return;
+	if (!m->minimal) {
+		fields_add(f, "CORESINK_CORE=full: no minimal core: %s", m->why ? m->why : "?");
+		return;
+	}
+	fields_add(f, "CORESINK_CORE=minimal: %llu of %llu bytes; %u thread stacks (%u cut), %llu bytes; %llu bytes of "
+		   "mapped files; %u modules listed, %llu bytes%s%s", (unsigned long long)o->st.input,
+		   (unsigned long long)m->input, m->threads, m->stacks_cut, (unsigned long long)m->stack_bytes,
+		   (unsigned long long)m->file_bytes, m->modules, (unsigned long long)m->linkmap_bytes,
+		   m->linkmap_error ? "; module list: " : "", m->linkmap_error ? strerror(-m->linkmap_error) : "");
+}
+
 static void add_outcome_fields(struct fields *f, const struct outcome *o)
 {
 	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
@@ -92,6 +110,8 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
+	add_line(f, "CORESINK_RULE", o->rule);
+	add_core_content(f, o);
 	fields_add(f, "CORESINK_MODE=%s", o->socket ? "socket" : "pipe");
 	if (o->rejected)
 		fields_add(f, "CORESINK_REJECTED=1");
@@ -202,6 +222,9 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 	case RESULT_SKIPPED:
 		(void) snprintf(buf, len, "not stored: RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
 		break;
+	case RESULT_RECORDED:
+		(void) snprintf(buf, len, "not stored (Storage=none%s)", o->st.bytes ? ", read for the stack trace" : "");
+		break;
 	default:
 		(void) snprintf(buf, len, "not stored: %s: %s", o->step ? o->step : "error", strerror(o->error));
 	}
@@ -277,7 +300,7 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 	add_text(f, "COREDUMP_PROC_LIMITS", pi->limits, ESCAPE_MULTILINE);
 	add_text(f, "COREDUMP_OPEN_FDS", pi->fds, ESCAPE_MULTILINE);
 	add_text(f, "COREDUMP_ENVIRON", pi->environ, ESCAPE_MULTILINE);
-	if (pi->container)
+	if (pi->container && pi->complete)
 		add_line(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
 	/* The pid its own tools (ps, its journal) know it by, inside its pid namespace. */
 	if (pi->container && pi->inner_pid > 0)

@@ -1,0 +1,159 @@
+/*
+ * rules.c: which [Rule] a crash gets. A rule's Match lines are ANDed; the words of one line are ORed, as systemd's
+ * Match sections read. Globs are fnmatch(3)'s without FNM_PATHNAME: "*" crosses "/", so "/opt/app/" followed
+ * by "*" matches all below it. The first rule that matches wins; a rule with a bad line is never taken.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basics.h"
+#include "parse.h"
+#include "rules.h"
+
+static const char *const match_names[] = {
+	[MATCH_EXECUTABLE] = "MatchExecutable", [MATCH_COMM] = "MatchComm", [MATCH_UNIT] = "MatchUnit",
+	[MATCH_USER_UNIT] = "MatchUserUnit", [MATCH_SLICE] = "MatchSlice", [MATCH_USER] = "MatchUser",
+	[MATCH_SIGNAL] = "MatchSignal", [MATCH_CONTAINER] = "MatchContainer", [MATCH_HOSTNAME] = "MatchHostname",
+};
+
+/* The Match key called name: its enum rule_match, or -ENOENT. */
+int rule_match_key(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(match_names); i++)
+		if (strcmp(match_names[i], name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+const char *rule_match_name(enum rule_match m)
+{
+	return m < _MATCH_MAX ? match_names[m] : "?";
+}
+
+/* A signal by its name, with or without "SIG", or its number: the number, or -EINVAL. */
+int rule_signal(const char *word)
+{
+	uint64_t n;
+
+	if (strncmp(word, "SIG", 3) == 0)
+		word += 3;
+	if (parse_u64(word, &n) == 0)
+		return n >= 1 && n < 64 ? (int)n : -EINVAL;
+	for (int s = 1; s < 64; s++) {
+		const char *abbrev = sigabbrev_np(s);
+
+		if (abbrev && strcmp(abbrev, word) == 0)
+			return s;
+	}
+	return -EINVAL;
+}
+
+/* Each word of a MatchSignal= line as a bit of the mask. 0 or -EINVAL. */
+static int parse_signals(const char *value, uint64_t *mask)
+{
+	char copy[RULE_MATCH_MAX], *save = NULL;
+
+	*mask = 0;
+	(void) snprintf(copy, sizeof(copy), "%s", value);
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		int s = rule_signal(w);
+
+		if (s < 0)
+			return s;
+		*mask |= 1ULL << s;
+	}
+	return 0;
+}
+
+/* Sets a Match line of r. 0, -EINVAL for a bad value, -ENAMETOOLONG, or -EEXIST when given twice. */
+int rule_set_match(struct rule *r, enum rule_match m, const char *value)
+{
+	if (value[0] == '\0' || strspn(value, " \t") == strlen(value))
+		return -EINVAL;
+	if (strlen(value) >= RULE_MATCH_MAX)
+		return -ENAMETOOLONG;
+	if (r->match[m][0])
+		return -EEXIST;
+	if (m == MATCH_SIGNAL && parse_signals(value, &r->signals) < 0)
+		return -EINVAL;
+	strcpy(r->match[m], value);
+	return 0;
+}
+
+/* Whether one word names uid: a number, or a user name as the system's user database resolves it now. */
+static bool user_is(const char *word, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+	uint64_t n;
+
+	if (parse_u64(word, &n) == 0)
+		return n == (uint64_t)uid;
+	return getpwnam_r(word, &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_uid == uid;
+}
+
+/* Whether a word of the list matches: a glob on s, or for users, a name or number of uid. */
+static bool any_word(const char *list, const char *s, bool user, uid_t uid)
+{
+	char copy[RULE_MATCH_MAX], *save = NULL;
+
+	if (!user && (!s || !s[0]))
+		return false;
+	(void) snprintf(copy, sizeof(copy), "%s", list);
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (user ? user_is(w, uid) : fnmatch(w, s, 0) == 0)
+			return true;
+	return false;
+}
+
+/* MatchContainer=: yes (any container), no (none), or globs on the machine name or the container's id. */
+static bool container_matches(const char *list, const struct rule_facts *f)
+{
+	if (strcmp(list, "yes") == 0 || strcmp(list, "no") == 0)
+		return f->container == (strcmp(list, "yes") == 0);
+	return f->container && (any_word(list, f->machine, false, 0) || any_word(list, f->container_id, false, 0));
+}
+
+static bool match_one(const struct rule *r, enum rule_match m, const struct rule_facts *f)
+{
+	const char *list = r->match[m];
+
+	if (!list[0])
+		return true;
+	switch (m) {
+	case MATCH_EXECUTABLE: return any_word(list, f->exe, false, 0);
+	case MATCH_COMM:       return any_word(list, f->comm, false, 0);
+	case MATCH_UNIT:       return any_word(list, f->unit, false, 0);
+	case MATCH_USER_UNIT:  return any_word(list, f->user_unit, false, 0);
+	case MATCH_SLICE:      return any_word(list, f->slice, false, 0);
+	case MATCH_USER:       return any_word(list, NULL, true, f->uid);
+	case MATCH_SIGNAL:     return f->signal > 0 && f->signal < 64 && (r->signals & (1ULL << f->signal));
+	case MATCH_CONTAINER:  return container_matches(list, f);
+	case MATCH_HOSTNAME:   return any_word(list, f->hostname, false, 0);
+	default:               return false;
+	}
+}
+
+/* Whether rule r applies to the crash: every Match line it has matches, and none of its lines was bad. */
+bool rule_matches(const struct rule *r, const struct rule_facts *f)
+{
+	if (r->bad)
+		return false;
+	for (int m = 0; m < _MATCH_MAX; m++)
+		if (!match_one(r, (enum rule_match)m, f))
+			return false;
+	return true;
+}
+
+/* The first of the n rules that matches the crash: its index, or -1. */
+int rules_pick(const struct rule *v, unsigned n, const struct rule_facts *f)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (rule_matches(&v[i], f))
+			return (int)i;
+	return -1;
+}
