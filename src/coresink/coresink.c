@@ -19,6 +19,7 @@
 
 #include "basics.h"
 #include "capture.h"
+#include "checkconfig.h"
 #include "config.h"
 #include "kargs.h"
 #include "serve.h"
@@ -34,7 +35,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: coresink [--config FILE] [--handler PATH] --core-pattern [--socket]\n"
 		"       coresink [--config FILE] --serve\n"
-		"       coresink [--config FILE] --check-config\n"
+		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD [TID]]\n"
 		"       coresink --help | --version\n");
 }
@@ -109,17 +110,6 @@ static int print_socket_pattern(const char *config, bool named)
 	return 0;
 }
 
-static int check_config(const char *path, bool named)
-{
-	struct config c;
-	struct diag d = { 0 };
-
-	config_read(&c, path, named, &d);
-	config_print(&c, stdout);
-	diag_print(&d, stderr, "coresink: ");
-	return diag_count(&d) ? EXIT_WRONG : 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -173,8 +163,8 @@ int main(int argc, char **argv)
 		return print_core_pattern(named ? config : NULL, handler);
 	if (mode == 'S' && optind == argc)
 		return serve_main(config, named);
-	if (mode == 'k' && optind == argc)
-		return check_config(config, named);
+	if (mode == 'k')
+		return check_config(config, named, argc - optind, argv + optind);
 	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */
 	if (mode == 0 && optind < argc)
 		return capture_pipe(config, named, argc - optind, argv + optind) < 0 ? EXIT_SYSTEM : 0;

@@ -91,10 +91,11 @@ static void add_core_content(struct fields *f, const struct outcome *o)
 		return;
 	}
 	fields_add(f, "CORESINK_CORE=minimal: %llu of %llu bytes; %u thread stacks (%u cut), %llu bytes; %llu bytes of "
-		   "mapped files; %u modules listed, %llu bytes%s%s", (unsigned long long)o->st.input,
+		   "mapped files; %u modules listed; %llu bytes of the module list and thread control blocks%s%s",
+		   (unsigned long long)o->st.input,
 		   (unsigned long long)m->input, m->threads, m->stacks_cut, (unsigned long long)m->stack_bytes,
 		   (unsigned long long)m->file_bytes, m->modules, (unsigned long long)m->linkmap_bytes,
-		   m->linkmap_error ? "; module list: " : "", m->linkmap_error ? strerror(-m->linkmap_error) : "");
+		   m->linkmap_error ? "; the module list: " : "", m->linkmap_error ? strerror(-m->linkmap_error) : "");
 }
 
 static void add_outcome_fields(struct fields *f, const struct outcome *o)
