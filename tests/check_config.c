@@ -223,6 +223,75 @@ START_TEST(test_socket_keys)
 }
 END_TEST
 
+static void write_file(const char *name, const char *text)
+{
+	char p[700];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Rules from the file and its drop-ins, in order; each one's keys apply over the config; names default to where. */
+START_TEST(test_rules_and_dropins)
+{
+	struct config c;
+	struct diag d = { 0 };
+	char sub[600];
+
+	write_conf("[Coresink]\nCompress=no\n[Rule]\nName=db\nMatchExecutable=/usr/sbin/postgres\nCore=minimal\n"
+		   "MaxCoreSize=1G\n");
+	snprintf(sub, sizeof(sub), "%s.d", path);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	write_file("coresink.conf.d/20-b.conf", "[Rule]\nMatchUser=1000\nStorage=none\n");
+	write_file("coresink.conf.d/10-a.conf", "[Coresink]\nCompress=yes\nStorage=none\n[Rule]\nMatchComm=x\n"
+		   "RateLimitBurst=1\n");
+	write_file("coresink.conf.d/ignored.txt", "[Coresink]\nDirectory=/nowhere\n");
+	config_read(&c, path, true, &d);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert(c.compress);                     /* 10-a's [Coresink] over the main file's */
+	ck_assert_int_eq(c.storage, STORAGE_NONE);
+	ck_assert_str_eq(c.directory, "/var/lib/coresink");
+	ck_assert_uint_eq(c.n_rules, 3);
+	ck_assert_str_eq(c.rules[0].name, "db");
+	ck_assert_str_eq(c.rules[1].name, "10-a.conf:4");
+	ck_assert_str_eq(c.rules[2].name, "20-b.conf:1");
+	config_apply_rule(&c, &c.rules[0]);
+	ck_assert_int_eq(c.core, CORE_MINIMAL);
+	ck_assert_uint_eq(c.max_core_size, 1ULL << 30);
+	config_free(&c);
+}
+END_TEST
+
+/* A rule with any bad line is skipped whole, and said so; the rest of the config is read on. */
+START_TEST(test_bad_rules)
+{
+	const char *bad[] = {
+		"MatchExecutabel=/x", "MatchSignal=NOSUCH", "Storage=nowhere", "KeepFree=1", "Directory=/x",
+		"MatchComm=a\nMatchComm=b", "Name=has space", "no equals sign", "MinimalStackSizeMax=1",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct config c;
+		struct diag d = { 0 };
+		char text[256];
+
+		snprintf(text, sizeof(text), "[Rule]\nName=r\nStorage=none\n%s\n[Coresink]\nFileMode=0600\n", bad[i]);
+		write_conf(text);
+		config_defaults(&c);
+		ck_assert_int_eq(config_load(&c, path, &d), 0);
+		ck_assert_msg(diag_count(&d) == 1, "%s", bad[i]);
+		ck_assert_uint_eq(c.n_rules, 1);
+		ck_assert_msg(c.rules[0].bad, "%s", bad[i]);
+		ck_assert_uint_eq(c.file_mode, 0600);
+		config_free(&c);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("config");
@@ -239,6 +308,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_print_roundtrip);
 	tcase_add_test(tc, test_stack_trace_keys);
 	tcase_add_test(tc, test_socket_keys);
+	tcase_add_test(tc, test_rules_and_dropins);
+	tcase_add_test(tc, test_bad_rules);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -30,6 +30,7 @@
 /* Below the stack pointer the ABI lets a function keep data without moving it (x86-64's red zone). */
 #define RED_ZONE 128
 #define PHNUM_OUT_MAX (PN_XNUM - 1)
+#define HEAD_OFFSET_MAX (1ULL << 32)
 
 /*
  * The thread pointer: on x86-64 it points at glibc's struct pthread (the TCB at the top of the thread's TLS), which
@@ -78,8 +79,9 @@ static int header(const unsigned char *h, size_t len, Elf64_Ehdr *e)
 #else
 	return -EPROTONOSUPPORT;
 #endif
+	/* The kernel puts the headers right after the ELF header; far beyond is no core of its. */
 	if (e->e_phentsize != sizeof(Elf64_Phdr) || e->e_phnum == 0 || e->e_phnum >= PN_XNUM ||
-	    e->e_phoff < sizeof(*e))
+	    e->e_phoff < sizeof(*e) || e->e_phoff > HEAD_OFFSET_MAX)
 		return -EBADMSG;
 	return 0;
 }
@@ -114,7 +116,7 @@ int coreplan_need(const unsigned char *h, size_t len, uint64_t *need)
 		return 1;
 	if (!note_header(h, &e, &note))
 		return -EBADMSG;
-	if (note.p_offset < *need || note.p_filesz > UINT32_MAX)
+	if (note.p_offset < *need || note.p_offset > HEAD_OFFSET_MAX || note.p_filesz > UINT32_MAX)
 		return -EBADMSG;
 	*need = note.p_offset + note.p_filesz;
 	return len < *need ? 1 : 0;
@@ -179,7 +181,10 @@ static void note_files(const unsigned char *d, uint32_t size, struct core_notes 
 	}
 }
 
-/* Reads the notes the plan needs from the first len bytes (coreplan_need() said enough). 0 or -EBADMSG. */
+/*
+ * Reads the notes the plan needs from the first len bytes (coreplan_need() said enough). 0, or -EBADMSG with
+ * nothing held.
+ */
 int coreplan_notes(const unsigned char *h, size_t len, struct core_notes *n)
 {
 	Elf64_Ehdr e;
@@ -196,7 +201,7 @@ int coreplan_notes(const unsigned char *h, size_t len, struct core_notes *n)
 		bool core = namesz == sizeof("CORE") && memcmp(h + off + 12, "CORE", namesz) == 0;
 
 		if (!within(desc, descsz, end))
-			return -EBADMSG;
+			break;
 		if (core && type == NT_PRSTATUS)
 			note_prstatus(h + desc, descsz, n);
 		else if (core && type == NT_AUXV)
@@ -205,7 +210,11 @@ int coreplan_notes(const unsigned char *h, size_t len, struct core_notes *n)
 			note_files(h + desc, descsz, n);
 		off = desc + ((descsz + 3ULL) & ~3ULL);
 	}
-	return n->threads > 0 ? 0 : -EBADMSG;
+	if (off + 12 <= end || n->threads == 0) {
+		core_notes_free(n);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 void core_notes_free(struct core_notes *n)
@@ -242,6 +251,8 @@ static size_t merge(struct span64 *v, size_t n)
 {
 	size_t k = 0;
 
+	if (n == 0)
+		return 0;
 	qsort(v, n, sizeof(*v), by_start);
 	for (size_t i = 0; i < n; i++) {
 		if (k > 0 && v[i].start <= v[k - 1].end) {
