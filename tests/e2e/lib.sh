@@ -67,12 +67,16 @@ use_handler() {
 }
 
 # Socket mode needs the request/ack exchange of Linux 6.17: a kernel without it refuses "@@" in core_pattern.
-need_socket_mode() {
-	local old
+# have_socket_mode says whether it is there; need_socket_mode skips the test when not. (Not in a subshell: one
+# would run the test's exit undo list on its way out.)
+have_socket_mode() {
+	local old r=0
 	old=$(cat /proc/sys/kernel/core_pattern)
-	printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern || skip "no coredump socket (@@) in $(uname -r)"
+	printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern || r=1
 	printf '%s\n' "$old" > /proc/sys/kernel/core_pattern
+	return $r
 }
+need_socket_mode() { have_socket_mode || skip "no coredump socket (@@) in $(uname -r)"; }
 
 # start_server CONF: coresink --serve with CONF, in the background and in a process group of its own (its
 # handlers are in it too), until it listens. Stopped at exit by its pid. Sets SERVER_PID; its output goes to

@@ -81,9 +81,10 @@ check "C: gdb's thread names come from libthread_db in the minimal core too" \
 
 if [ -x "$PY" ]; then
 	compare "Python, 4 threads" "$PY" "$PY" -c '
-import os, signal, threading
+import os, signal, threading, time
 ev = threading.Event()
 for _ in range(4): threading.Thread(target=ev.wait, daemon=True).start()
+time.sleep(0.5)
 os.kill(os.getpid(), signal.SIGSEGV)'
 else
 	echo "SKIP $NAME: no $PY: Python not tried"
@@ -94,6 +95,27 @@ if command -v node >/dev/null; then
 	compare "Node" "$node" "$node" -e 'setTimeout(() => process.abort(), 200)'
 else
 	echo "SKIP $NAME: no node: Node not tried"
+fi
+
+# Socket mode: the same filter on the connection the kernel dumps into.
+if have_socket_mode; then
+	write_config "$T/sock.conf" "Directory=$T/sockmin" "${base[@]}" "Core=minimal" "Socket=$T/sock/kernel.socket"
+	start_server "$T/sock.conf"
+	use_socket "$T/sock.conf"
+	{ ( ulimit -c unlimited; exec "$CRASHER" -T 16 64 ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
+	entry_message "$CRASH_PID" > "$T/sock.msg" || fail "socket mode: no entry"
+	# (journal_entry sets e itself: the socket crash's entry is kept in se.)
+	se=$(journal_entry "$CRASH_PID")
+	run full "$CRASHER" -T 16 64
+	ff=$(frames "$CRASHER" "$(field "$(cat "$T/full.entry")" COREDUMP_FILENAME)")
+	mf=$(frames "$CRASHER" "$(field "$se" COREDUMP_FILENAME)")
+	echo "     socket mode: $(field "$se" CORESINK_CORE)"
+	check "socket mode: a minimal core" matches "$se" '^CORESINK_CORE=minimal: .* 17 thread stacks'
+	check "socket mode: gdb shows the same frames as in the full core" test "$ff" = "$mf"
+	check "socket mode: the same stack trace" test "$(trace full)" = "$(trace sock)"
+	stop_server
+else
+	echo "SKIP $NAME: no socket mode here (Linux 6.17)"
 fi
 
 compare "1 GiB dense" "$CRASHER" "$CRASHER" -t 1024
