@@ -286,20 +286,22 @@ static int add_full(struct build *b, uint64_t start, uint64_t end)
 	return 0;
 }
 
-static bool file_backed(const struct core_notes *n, const Elf64_Phdr *ph)
-{
-	for (size_t i = 0; i < n->n_files; i++)
-		if (n->files[i].start < ph->p_vaddr + ph->p_memsz && ph->p_vaddr < n->files[i].end)
-			return true;
-	return false;
-}
-
-/* The load holding addr, or NULL. */
+/* The load holding addr, or NULL: a binary search, as the loads come by address (read_loads() checked). */
 static const Elf64_Phdr *load_at(const struct build *b, uint64_t addr)
 {
-	for (size_t i = 0; i < b->n_loads; i++)
-		if (b->loads[i].p_vaddr <= addr && addr - b->loads[i].p_vaddr < b->loads[i].p_memsz)
-			return &b->loads[i];
+	size_t lo = 0, hi = b->n_loads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const Elf64_Phdr *ph = &b->loads[mid];
+
+		if (addr < ph->p_vaddr)
+			hi = mid;
+		else if (addr - ph->p_vaddr >= ph->p_memsz)
+			lo = mid + 1;
+		else
+			return ph;
+	}
 	return NULL;
 }
 
@@ -326,14 +328,22 @@ static int keep_stacks(struct build *b, const struct core_notes *n, uint64_t sta
 	return 0;
 }
 
-/* The files' own dumped pages, and the vDSO. */
-static int keep_files(struct build *b, const struct core_notes *n)
+/*
+ * The files' own dumped pages, and the vDSO. The loads and NT_FILE's ranges are both walked by address, once: a
+ * process may have tens of thousands of mappings.
+ */
+static int keep_files(struct build *b, struct core_notes *n)
 {
+	size_t f = 0;
+
+	n->n_files = merge(n->files, n->n_files);
 	for (size_t i = 0; i < b->n_loads; i++) {
 		const Elf64_Phdr *ph = &b->loads[i];
 		bool vdso = n->vdso && ph->p_vaddr <= n->vdso && n->vdso - ph->p_vaddr < ph->p_memsz;
 
-		if (ph->p_filesz == 0 || !(vdso || file_backed(n, ph)))
+		while (f < n->n_files && n->files[f].end <= ph->p_vaddr)
+			f++;
+		if (ph->p_filesz == 0 || !(vdso || (f < n->n_files && n->files[f].start < ph->p_vaddr + ph->p_memsz)))
 			continue;
 		b->p->file_bytes += ph->p_filesz;
 		if (add_full(b, ph->p_vaddr, ph->p_vaddr + ph->p_filesz) < 0)
@@ -505,9 +515,9 @@ static int make_prefix(struct build *b, const unsigned char *h, const Elf64_Ehdr
 
 /*
  * The plan for the core whose first len bytes are h (its headers and notes: coreplan_need() said so), with notes n
- * and the module list's bytes lm (NULL for none). 0, or -errno with p freed: the core is then kept whole.
+ * (whose file ranges it sorts) and the module list's bytes lm (NULL for none). 0, or -errno with p freed: the core is then kept whole.
  */
-int coreplan_build(const unsigned char *h, size_t len, const struct core_notes *n, const struct linkmap *lm,
+int coreplan_build(const unsigned char *h, size_t len, struct core_notes *n, const struct linkmap *lm,
 		   uint64_t stack_max, struct coreplan *p)
 {
 	struct build b = { .p = p };

@@ -51,7 +51,7 @@ struct coreplan {
 
 int coreplan_need(const unsigned char *h, size_t len, uint64_t *need);
 int coreplan_notes(const unsigned char *h, size_t len, struct core_notes *n);
-int coreplan_build(const unsigned char *h, size_t len, const struct core_notes *n, const struct linkmap *lm,
+int coreplan_build(const unsigned char *h, size_t len, struct core_notes *n, const struct linkmap *lm,
 		   uint64_t stack_max, struct coreplan *p);
 void coreplan_free(struct coreplan *p);
 void core_notes_free(struct core_notes *n);
