@@ -47,7 +47,7 @@ UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
 	$(B)/stopuid
 
-all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service
+all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink-upload.service
 
 # The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
 # since LIBEXECDIR may differ between 'make' and 'make install'.
@@ -55,10 +55,10 @@ $(B)/60-coresink.conf: systemd/60-coresink.conf.in $(B)/coresink FORCE
 	pattern=$$($(B)/coresink --handler $(LIBEXECDIR)/coresink --core-pattern) && \
 		sed "s#@CORE_PATTERN@#$$pattern#" systemd/60-coresink.conf.in > $@
 
-# The server's unit runs the handler where it is installed; regenerated on every run, as above.
-$(B)/coresink.service: systemd/coresink.service.in FORCE
+# The units run the handler where it is installed; regenerated on every run, as above.
+$(B)/coresink.service $(B)/coresink-upload.service: $(B)/%: systemd/%.in FORCE
 	@mkdir -p $(B)
-	sed "s#@LIBEXECDIR@#$(LIBEXECDIR)#" systemd/coresink.service.in > $@
+	sed "s#@LIBEXECDIR@#$(LIBEXECDIR)#" $< > $@
 
 $(B)/.deps:
 	@mkdir -p $(B)
@@ -166,7 +166,7 @@ fuzz-run: $(FUZZ_BIN)
 fuzz:
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
-# Without DESTDIR, also the analysis user (systemd/coresink.sysusers); a staged install leaves it to the package's
+# Without DESTDIR, also the analysis and upload users (systemd/coresink.sysusers); a staged install leaves it to the package's
 # postinst (systemd-sysusers), as systemd-coredump's does.
 install: $(B)/.deps
 	$(MAKE) all
@@ -177,6 +177,8 @@ install: $(B)/.deps
 	install -D -m 0644 systemd/coresink.sysusers $(DESTDIR)$(SYSUSERSDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
 	install -D -m 0644 $(B)/coresink.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service
+	install -D -m 0644 $(B)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service
+	install -D -m 0644 systemd/coresink-upload.timer $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
 	install -D -m 0644 man/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
 	install -D -m 0644 man/coresink-bench.1 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
@@ -192,6 +194,7 @@ uninstall:
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(SYSUSERSDIR)/coresink.conf \
 		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer \
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
 	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \

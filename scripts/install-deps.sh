@@ -36,7 +36,9 @@ cmd:gnuplot gnuplot-nox gnuplot
 cmd:jq jq jq
 cmd:systemd-nspawn systemd-container systemd-nspawn (t-systemd boots systemd as PID 1)
 cmd:mmdebstrap mmdebstrap mmdebstrap (the Debian root t-systemd boots)
-cmd:zstd zstd zstd (coresink-bench reads compressed cores back)'
+cmd:zstd zstd zstd (coresink-bench reads compressed cores back)
+file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-remote (t-storage, the fleet recipe)
+cmd:rclone rclone rclone (t-upload, the fleet recipe)'
 
 needs=$build_needs
 [ "${1:-}" = "--test" ] && needs="$build_needs$test_needs"

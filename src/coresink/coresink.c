@@ -23,6 +23,7 @@
 #include "config.h"
 #include "kargs.h"
 #include "serve.h"
+#include "ship.h"
 
 #define CORE_PATTERN_MAX 127   /* the kernel keeps 128 bytes with the NUL */
 
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: coresink [--config FILE] [--handler PATH] --core-pattern [--socket]\n"
 		"       coresink [--config FILE] --serve\n"
+		"       coresink [--config FILE] --retry-uploads [--all]\n"
 		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD [TID]]\n"
 		"       coresink --help | --version\n");
@@ -113,24 +115,29 @@ static int print_socket_pattern(const char *config, bool named)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "core-pattern", no_argument, NULL, 'p' },
 		{ "handler", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "retry-uploads", no_argument, NULL, 'R' },
 		{ "serve", no_argument, NULL, 'S' },
 		{ "socket", no_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
 	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL;
-	bool named = false, socket = false;
+	bool named = false, socket = false, all = false;
 	int mode = 0, ch;
 
 	make_safe();
 	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
 	while ((ch = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'a':
+			all = true;
+			break;
 		case 'c':
 			config = optarg;
 			named = true;
@@ -146,6 +153,7 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 		case 'p':
+		case 'R':
 		case 'S':
 			mode = ch;
 			break;
@@ -163,6 +171,8 @@ int main(int argc, char **argv)
 		return print_core_pattern(named ? config : NULL, handler);
 	if (mode == 'S' && optind == argc)
 		return serve_main(config, named);
+	if (mode == 'R' && optind == argc)
+		return ship_retry(config, named, all) < 0 ? EXIT_SYSTEM : 0;
 	if (mode == 'k')
 		return check_config(config, named, argc - optind, argv + optind);
 	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,11 +20,13 @@
 #include "creds.h"
 #include "elfcore.h"
 #include "cgroup.h"
+#include "journal.h"
 #include "kargs.h"
 #include "corename.h"
 #include "owner.h"
 #include "procinfo.h"
 #include "session.h"
+#include "ship.h"
 #include "report.h"
 #include "room.h"
 #include "store.h"
@@ -277,12 +280,20 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode)
 	int r;
 
 	cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
-	if (cr->c.storage == STORAGE_NONE) {
-		/* Read by the analysis through corefd, then dropped with it: never published (crash_finish). */
+	if (cr->c.storage == STORAGE_JOURNAL && cr->o.st.bytes > cr->c.journal_size_max)
+		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "%llu bytes, more than JournalSizeMax",
+				(unsigned long long)cr->o.st.bytes);
+	else if (cr->c.storage != STORAGE_EXTERNAL) {
+		/*
+		 * Read by the analysis through corefd, then dropped with it: never published (crash_finish); for the
+		 * journal, sent in the entry first.
+		 */
 		crash_release(cr);
 		cr->unpublished = *raw;
 		cr->have_unpublished = true;
-		cr->o.result = RESULT_RECORDED;
+		cr->o.in_journal = cr->c.storage == STORAGE_JOURNAL;
+		if (cr->c.storage == STORAGE_NONE)
+			cr->o.result = RESULT_RECORDED;
 		return 0;
 	}
 	if (!cr->c.compress) {
@@ -429,6 +440,11 @@ static void apply_rule(struct crash *cr)
 	}
 	if (cr->c.storage == STORAGE_NONE)
 		cr->c.core = CORE_MINIMAL;
+	/* A core has no kernel-log form: without journald, Storage=journal keeps it as a file. */
+	if (cr->c.storage == STORAGE_JOURNAL && !journal_listening()) {
+		cr->c.storage = STORAGE_EXTERNAL;
+		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "journald is not running");
+	}
 }
 
 /*
@@ -482,6 +498,47 @@ static void report_dropped(struct crash *cr)
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
 }
 
+/* How long journald may take to write an entry with a core in it, before the core is stored as a file instead. */
+#define JOURNAL_WRITE_MS 5000
+
+/* A random 128-bit id in hex, to find one entry by. */
+static void entry_id(char *buf, size_t len)
+{
+	unsigned char b[16] = { 0 };
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		(void) snprintf((char *)b, sizeof(b), "%x%lx", (unsigned)getpid(), (unsigned long)time(NULL));
+	for (size_t i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
+		(void) snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
+}
+
+/*
+ * The crash's entry. A core for the journal goes in it; when journald does not take it (gone, or refusing so large
+ * an entry), the core is published as a file after all and the entry sent without it, saying why.
+ */
+static void log_crash(struct crash *cr)
+{
+	char match[64];
+	int r;
+
+	if (cr->o.in_journal)
+		entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
+	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);
+	if (!cr->o.in_journal)
+		return;
+	/* Taken is not written: journald drops an entry larger than its journal files may grow, and says nothing. */
+	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", cr->o.entry_id);
+	if (r == 0 && (r = journal_find(match, JOURNAL_WRITE_MS)) == 0)
+		return;
+	cr->o.in_journal = false;
+	(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "journald did not %s the core: %s",
+			r == -ETIMEDOUT ? "write" : "take", r == -ETIMEDOUT ? "the entry is not in the journal (larger "
+			"than its files may grow?)" : strerror(-r));
+	cr->have_unpublished = false;
+	(void) publish(cr, &cr->unpublished, false);
+	(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, -1);
+}
+
 /*
  * After the copy, whatever came of it: the process is let go, the core analysed, and everything logged, the crash
  * in its one entry. Then the raw core's last fd and the ledger are closed.
@@ -494,8 +551,9 @@ void crash_finish(struct crash *cr)
 	(void) report_diag(&cr->kd, "the kernel arguments", "safe defaults used, the core kept for root only");
 	(void) report_diag(&cr->cd, cr->config, "defaults used, capture goes on");
 	(void) report_diag(&cr->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
-	(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a);
+	log_crash(cr);
 	report_dropped(cr);
+	crash_upload(cr);
 	analysis_free(&cr->a);
 	procinfo_free(&cr->pi);
 	if (cr->have_unpublished)

@@ -61,6 +61,9 @@ struct outcome {
 	struct core_signal siginfo;
 	char rule[RULE_NAME_MAX];   /* the [Rule] that applied, "" for none */
 	bool minimal_wanted;        /* Core=minimal: mini says what came of it */
+	bool in_journal;            /* Storage=journal: the core goes into the entry (COREDUMP=) */
+	char storage_note[160];     /* why a core for the journal was stored as a file instead */
+	char entry_id[33];          /* Storage=journal: CORESINK_ENTRY=, to find the entry once written */
 	struct minicore_stats mini;
 };
 

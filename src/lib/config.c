@@ -18,6 +18,7 @@
 #include "basics.h"
 #include "config.h"
 #include "kargs.h"
+#include "upload.h"
 
 #define MIN_CHUNK (64 * 1024)
 #define MAX_CHUNK (1024 * 1024 * 1024)
@@ -110,6 +111,7 @@ static int parse_on_limit(const char *v, void *field)
 
 static const char *const storage_names[] = {
 	[STORAGE_EXTERNAL] = "external",
+	[STORAGE_JOURNAL] = "journal",
 	[STORAGE_NONE] = "none",
 };
 
@@ -153,6 +155,35 @@ static int parse_stack_max(const char *v, void *field)
 	if (n < PAGE_BYTES)
 		return -ERANGE;
 	*(uint64_t *)field = n;
+	return 0;
+}
+
+/* ExecUpload=: a command whose words and specifiers upload.c can read, its program an absolute path; or empty. */
+static int parse_exec(const char *v, void *field)
+{
+	const struct upload_names n = { "f", "/d", "e", "h", 1, 0, 0 };
+	char buf[2048], *argv[UPLOAD_ARGS_MAX];
+
+	if (strlen(v) >= 1024)
+		return -ENAMETOOLONG;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < ' ')
+			return -EINVAL;
+	if (v[0] && upload_argv(v, &n, buf, sizeof(buf), argv) < 0)
+		return -EINVAL;
+	strcpy(field, v);
+	return 0;
+}
+
+/* UploadUser=: a user name as useradd takes one (it is looked up when an upload runs). */
+static int parse_user_name(const char *v, void *field)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n >= 64 || v[0] == '-' ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != n)
+		return -EINVAL;
+	strcpy(field, v);
 	return 0;
 }
 
@@ -299,6 +330,7 @@ static const struct key keys[] = {
 	KEY("KeepFree", parse_size_or_percent, print_size_spec, keep_free, false),
 	KEY("MaxUse", parse_size_or_percent, print_size_spec, max_use, false),
 	KEY("Storage", parse_storage, print_storage, storage, true),
+	KEY("JournalSizeMax", parse_byte_count, print_u64, journal_size_max, true),
 	KEY("Core", parse_core, print_core, core, true),
 	KEY("MinimalStackSizeMax", parse_stack_max, print_u64, minimal_stack_max, true),
 	KEY("MaxCoreSize", parse_byte_count, print_u64, max_core_size, true),
@@ -314,6 +346,10 @@ static const struct key keys[] = {
 	KEY("StackTrace", parse_bool, print_bool, stack_trace, true),
 	KEY("StackTraceMaxSize", parse_byte_count, print_u64, stack_trace_max, true),
 	KEY("StackTraceTimeoutSec", parse_timeout, print_timeout, stack_trace_ms, true),
+	KEY("ExecUpload", parse_exec, print_string, exec_upload, true),
+	KEY("UploadUser", parse_user_name, print_string, upload_user, true),
+	KEY("UploadTimeoutSec", parse_timeout, print_timeout, upload_timeout_ms, true),
+	KEY("KeepAfterUpload", parse_bool, print_bool, keep_after_upload, true),
 	KEY("Socket", parse_socket, print_string, socket, false),
 	KEY("SocketMaxParallel", parse_parallel, print_u64, socket_parallel, false),
 	KEY("SocketTimeoutSec", parse_timeout, print_timeout, socket_timeout_ms, false),
@@ -352,6 +388,12 @@ void config_defaults(struct config *c)
 	c->socket_timeout_ms = 5 * 60 * 1000;
 	c->storage = STORAGE_EXTERNAL;
 	c->core = CORE_FULL;
+	/* systemd-coredump's JournalSizeMax=: journald takes no entry above 768 MiB. */
+	c->journal_size_max = 767ULL << 20;
+	/* No upload unless asked; then as the user make install creates for it, within two minutes. */
+	strcpy(c->upload_user, UPLOAD_USER);
+	c->upload_timeout_ms = 120 * 1000;
+	c->keep_after_upload = true;
 	/* glibc's and the kernel's default stack: a thread's whole stack, at most. */
 	c->minimal_stack_max = 8ULL << 20;
 }

@@ -23,6 +23,7 @@
 /* Storage=: where the core goes (systemd-coredump's key); none keeps only the entry and its stack trace. */
 enum storage {
 	STORAGE_EXTERNAL,
+	STORAGE_JOURNAL,     /* the core's bytes in the entry (COREDUMP=), up to JournalSizeMax */
 	STORAGE_NONE,
 	_STORAGE_MAX
 };
@@ -63,7 +64,12 @@ struct config {
 	uint64_t socket_timeout_ms; /* socket mode: a capture still running after this long is killed */
 	enum storage storage;
 	enum core_content core;
+	uint64_t journal_size_max; /* Storage=journal: larger cores are stored as files */
 	uint64_t minimal_stack_max; /* Core=minimal: the most of one thread's stack kept, from its stack pointer up */
+	char exec_upload[1024];    /* ExecUpload=: the command run with each stored core; "" for none */
+	char upload_user[64];      /* it runs as this user */
+	uint64_t upload_timeout_ms;
+	bool keep_after_upload;    /* keep the core once sent */
 	struct rule *rules;        /* the [Rule] sections, in the order read; NULL when none (config_free) */
 	unsigned n_rules;
 };

@@ -169,6 +169,24 @@ static int filter_syscalls(void)
 }
 
 /*
+ * For a program to exec (ExecUpload=), which needs the network and the file system: l's unprivileged ids, no
+ * capabilities and no_new_privs (a setuid binary gains nothing), killed with its parent. 0 or -errno.
+ */
+int confine_exec(const struct sandbox_limits *l, pid_t parent, unsigned *applied)
+{
+	int r = drop_ids(l);
+
+	*applied = 0;
+	if (r == 0 && geteuid() != 0)
+		*applied |= SANDBOX_UNPRIVILEGED;
+	if (r == 0)
+		r = drop_capabilities();
+	if (r == 0)
+		r = tie_to_parent(parent);
+	return r;
+}
+
+/*
  * Confines the calling child of parent as l says. 0 with *applied telling what (SANDBOX_*), or -errno when a step
  * that is never optional failed: the child must then not run anything.
  */

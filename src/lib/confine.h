@@ -6,6 +6,7 @@
 
 #include "sandbox.h"
 
+int confine_exec(const struct sandbox_limits *l, pid_t parent, unsigned *applied);
 int confine(const struct sandbox_limits *l, pid_t parent, unsigned *applied);
 
 #endif

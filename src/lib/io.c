@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -152,6 +153,25 @@ int io_set_pipe_size(int fd, size_t want, size_t floor)
 			return -errno;
 	}
 	return -EPERM;
+}
+
+/* Copies len bytes of the file in, from its offset 0, to out's position, in the kernel (sendfile(2)): 0 or -errno. */
+int io_sendfile_all(int out, int in, uint64_t len)
+{
+	off_t off = 0;
+
+	while ((uint64_t)off < len) {
+		size_t want = len - (uint64_t)off < (1U << 30) ? (size_t)(len - (uint64_t)off) : (1U << 30);
+		ssize_t r;
+
+		do r = sendfile(out, in, &off, want);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ENODATA;   /* the file is shorter than it was said to be */
+	}
+	return 0;
 }
 
 /* Writes all of iov's bytes from memory into the pipe wfd with vmsplice(2), lending the pages: 0 or -errno. */

@@ -3,6 +3,7 @@
 #define CORESINK_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls);
@@ -15,6 +16,7 @@ int io_wait_readable(int fd);
 int io_pipe_is_full(int wfd);
 int io_set_pipe_size(int fd, size_t want, size_t floor);
 int io_vmsplice_full(int wfd, const void *buf, size_t len);
+int io_sendfile_all(int out, int in, uint64_t len);
 int io_waitpid(pid_t pid, int *status);
 struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);

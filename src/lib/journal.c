@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <systemd/sd-journal.h>
+#include <time.h>
 
 #include "escape.h"
 #include "io.h"
@@ -181,29 +182,44 @@ static int send_with_creds(int sock, const char *buf, size_t len, int memfd, con
 	return io_send_within(sock, &m, SEND_TIMEOUT_MS);
 }
 
+/* A datagram socket connected to journald's, its send buffer raised as far as allowed. The fd or -errno. */
+static int journal_socket(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int sock, sndbuf = DATAGRAM_MAX;
+
+	if (strlen(socket_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, socket_path);
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sock < 0)
+		return -errno;
+	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
+	if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
+		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		(void) close(sock);
+		return r;
+	}
+	return sock;
+}
+
 /*
  * Sends the entry to journald with the credentials as (see journal_send_as), in the native protocol: as one
  * datagram, or past its bound in a sealed memfd. 0 or -errno.
  */
 static int send_as(const struct fields *f, const struct ucred *as)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int sock, memfd, sndbuf = DATAGRAM_MAX, r;
+	int sock = journal_socket(), memfd, r;
 	size_t len;
-	char *buf;
+	char *buf = serialize(f, &len);
 
-	if (strlen(socket_path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, socket_path);
-	buf = serialize(f, &len);
 	if (!buf)
-		return -ENOMEM;
-	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
-	if (sock >= 0 && setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
-		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	if (sock < 0 || connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		r = -errno;
+		r = -ENOMEM;
+	else if (sock < 0)
+		r = sock;
 	else
 		r = len <= DATAGRAM_MAX ? send_with_creds(sock, buf, len, -1, as) : -EMSGSIZE;
 	if (r == -EMSGSIZE || r == -ENOBUFS) {
@@ -219,14 +235,104 @@ static int send_as(const struct fields *f, const struct ucred *as)
 }
 
 /*
+ * A sealed memfd holding the entry: its fields, then name with the len bytes of the file fd as its value, copied in
+ * the kernel (the core never passes through the handler's memory). The fd or -errno.
+ */
+static int entry_with_file(const struct fields *f, const char *name, int fd, uint64_t len)
+{
+	size_t n;
+	char *buf = serialize(f, &n);
+	int memfd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING), r;
+	uint64_t le = htole64(len);
+
+	if (!buf || memfd < 0)
+		r = !buf ? -ENOMEM : -errno;
+	else
+		r = io_write_full(memfd, buf, n);
+	if (r == 0)
+		r = io_write_full(memfd, name, strlen(name));
+	if (r == 0)
+		r = io_write_full(memfd, "\n", 1);
+	if (r == 0)
+		r = io_write_full(memfd, &le, sizeof(le));
+	if (r == 0)
+		r = io_sendfile_all(memfd, fd, len);
+	if (r == 0)
+		r = io_write_full(memfd, "\n", 1);
+	if (r == 0 && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+		r = -errno;
+	free(buf);
+	if (r < 0 && memfd >= 0)
+		(void) close(memfd);
+	return r < 0 ? r : memfd;
+}
+
+/*
+ * Sends the entry with one more field, name, whose value is the len bytes of the file fd (a core, for
+ * Storage=journal, as systemd-coredump's COREDUMP=), with uid's and gid's credentials as journal_send_as() (root's
+ * for uid 0 or unknown). 0 when journald took it, or -errno: a core has no kernel-log form, so the caller keeps it
+ * elsewhere and sends the entry without it.
+ */
+int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, uid_t uid, gid_t gid)
+{
+	const bool user = uid != 0 && uid != (uid_t)-1 && gid != (gid_t)-1;
+	const struct ucred as = { .pid = getpid(), .uid = user ? uid : 0, .gid = user ? gid : 0 };
+	int sock, memfd, r;
+
+	if (!journal_listening())
+		return -ENOTCONN;
+	memfd = entry_with_file(f, name, fd, len);
+	if (memfd < 0)
+		return memfd;
+	sock = journal_socket();
+	r = sock < 0 ? sock : send_with_creds(sock, NULL, 0, memfd, &as);
+	if (sock >= 0)
+		(void) close(sock);
+	(void) close(memfd);
+	return r;
+}
+
+/*
+ * Waits up to timeout_ms for an entry with the field match (NAME=value) to be in the local journal: journald takes
+ * an entry before it writes it, and drops one its journal files cannot hold (a core larger than a file may grow,
+ * "Argument list too long") without telling the sender. 0 found, -ETIMEDOUT, or -errno.
+ */
+int journal_find(const char *match, unsigned timeout_ms)
+{
+	struct timespec t0, t;
+	sd_journal *j = NULL;
+	int r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY), found = 0;
+
+	if (r >= 0)
+		r = sd_journal_add_match(j, match, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (uint64_t ms = 0; r >= 0 && !found && ms < timeout_ms;) {
+		r = found = sd_journal_next(j);
+		if (r == 0)
+			r = sd_journal_wait(j, (timeout_ms - ms) * 1000ULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000 + (uint64_t)(t.tv_nsec - t0.tv_nsec) / 1000000;
+	}
+	if (j)
+		sd_journal_close(j);
+	return found > 0 ? 0 : r < 0 ? r : -ETIMEDOUT;
+}
+
+/* Whether journald's socket is there (not whether it will answer). */
+bool journal_listening(void)
+{
+	struct stat st;
+
+	return stat(socket_path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
  * Whether journald took the entry: its socket is there (sd_journal_sendv() says yes when it is not), and the send
  * worked; with as, under those credentials.
  */
 static bool journald_took(struct fields *f, const struct ucred *as)
 {
-	struct stat st;
-
-	if (stat(socket_path, &st) < 0 || !S_ISSOCK(st.st_mode))
+	if (!journal_listening())
 		return false;
 	return as ? send_as(f, as) == 0 : sd_journal_sendv(f->iov, (int)f->n) >= 0;
 }

@@ -2,7 +2,9 @@
 #ifndef CORESINK_JOURNAL_H
 #define CORESINK_JOURNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -21,7 +23,10 @@ void fields_add(struct fields *f, const char *fmt, ...) __attribute__((format(pr
 void fields_free(struct fields *f);
 int journal_send(struct fields *f);
 int journal_send_as(struct fields *f, uid_t uid, gid_t gid);
+int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, uid_t uid, gid_t gid);
 int journal_is_stderr(void);
+bool journal_listening(void);
+int journal_find(const char *match, unsigned timeout_ms);
 
 void journal_test_redirect(const char *socket, const char *kmsg);
 

@@ -112,6 +112,11 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
 	add_line(f, "CORESINK_RULE", o->rule);
+	if (o->in_journal)
+		fields_add(f, "CORESINK_STORAGE=journal");
+	else if (o->storage_note[0])
+		fields_add(f, "CORESINK_STORAGE=external: %s", o->storage_note);
+	add_line(f, "CORESINK_ENTRY", o->entry_id);
 	add_core_content(f, o);
 	fields_add(f, "CORESINK_MODE=%s", o->socket ? "socket" : "pipe");
 	if (o->rejected)
@@ -206,10 +211,11 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 	limit_reason(k, o, why, sizeof(why));
 	switch (o->result) {
 	case RESULT_STORED:
-		(void) snprintf(buf, len, "%llu bytes stored in %s", bytes, o->path);
+		(void) snprintf(buf, len, "%llu bytes stored in %s", bytes, o->in_journal ? "the journal" : o->path);
 		break;
 	case RESULT_TRUNCATED:
-		(void) snprintf(buf, len, "truncated to %llu bytes in %s: %s", bytes, o->path, why);
+		(void) snprintf(buf, len, "truncated to %llu bytes in %s: %s", bytes,
+				o->in_journal ? "the journal" : o->path, why);
 		break;
 	case RESULT_DISCARDED:
 		if (bytes == 0)
@@ -336,22 +342,82 @@ int report_start(const struct kargs *k)
 	return r;
 }
 
-/* Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. */
-int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a)
+/* The crash's entry, its fields: what report_crash() sends, and what ExecUpload= is given. fields_free() them. */
+void report_fields(const struct kargs *k, const struct outcome *o, const struct procinfo *pi,
+		   const struct analysis *a, struct fields *f)
 {
-	struct fields f;
 	char sig[32];
-	int r;
 
 	signal_name(k->signal, sig, sizeof(sig));
-	fields_init(&f, o->result == RESULT_STORED ? LOG_CRIT : LOG_ERR);
-	add_message(&f, k, o, sig, a);
-	add_process_fields(&f, k, o, sig);
-	add_outcome_fields(&f, o);
-	add_analysis_fields(&f, a);
-	add_proc_fields(&f, pi);
+	fields_init(f, o->result == RESULT_STORED ? LOG_CRIT : LOG_ERR);
+	add_message(f, k, o, sig, a);
+	add_process_fields(f, k, o, sig);
+	add_outcome_fields(f, o);
+	add_analysis_fields(f, a);
+	add_proc_fields(f, pi);
+}
+
+/*
+ * Logs what came of an upload of the core at path (ExecUpload=), linked to its crash by COREDUMP_PID: sent, or
+ * failed and pending until next (epoch seconds; 0 when no retry is planned), with what the command said.
+ */
+int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sandbox_result *res, int err,
+		  uint64_t next)
+{
+	bool sent = err == 0 && res->end == SANDBOX_DONE;
+	char how[96], when[64] = "";
+	struct fields f;
+	int r;
+
+	if (err)
+		(void) snprintf(how, sizeof(how), "could not be started: %s", strerror(-err));
+	else if (sent)
+		(void) snprintf(how, sizeof(how), "sent in %llu ms", (unsigned long long)res->elapsed_us / 1000);
+	else if (res->end == SANDBOX_FAILED || res->end == SANDBOX_KILLED)
+		(void) snprintf(how, sizeof(how), "failed (%s %d)", res->end == SANDBOX_FAILED ? "exit status" : "signal",
+				res->code);
+	else
+		(void) snprintf(how, sizeof(how), "failed (%s)", sandbox_end_to_string(res->end));
+	if (!sent && next)
+		(void) snprintf(when, sizeof(when), "; kept, to be tried again after %llu", (unsigned long long)next);
+	fields_init(&f, sent ? LOG_INFO : LOG_WARNING);
+	fields_add(&f, "MESSAGE_ID=" CORESINK_UPLOAD_MESSAGE_ID);
+	fields_add(&f, "MESSAGE=Upload of %s (process %d), attempt %u: %s%s.", path, (int)pid, attempt, how, when);
+	fields_add(&f, "COREDUMP_PID=%d", (int)pid);
+	add_line(&f, "COREDUMP_FILENAME", path);
+	fields_add(&f, "CORESINK_UPLOAD=%s", sent ? "sent" : next ? "pending" : "failed");
+	fields_add(&f, "CORESINK_UPLOAD_ATTEMPT=%u", attempt);
+	if (!err) {
+		fields_add(&f, "CORESINK_UPLOAD_USEC=%llu", (unsigned long long)res->elapsed_us);
+		fields_add(&f, "CORESINK_UPLOAD_END=%s", sandbox_end_to_string(res->end));
+		fields_add(&f, "CORESINK_UPLOAD_STATUS=%d", res->code);
+		add_text(&f, "CORESINK_UPLOAD_OUTPUT", res->out ? res->out : "", ESCAPE_MULTILINE);
+	}
+	if (next)
+		fields_add(&f, "CORESINK_UPLOAD_NEXT=%llu", (unsigned long long)next);
+	r = journal_send(&f);
+	fields_free(&f);
+	return r;
+}
+
+/*
+ * Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. With o->in_journal the
+ * core, from corefd, goes into the entry (COREDUMP=): then only journald will do, and -errno means it did not take
+ * it (nothing was logged; the caller stores the core and logs again).
+ */
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a,
+		 int corefd)
+{
+	struct fields f;
+	int r;
+
+	report_fields(k, o, pi, a, &f);
 	/* The owner may read the entry only when the crash is theirs to see (capture.c: owner_sees()). */
-	r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
+	if (o->in_journal)
+		r = journal_send_file(&f, "COREDUMP", corefd, o->st.bytes, o->owner_entry ? k->uid : 0,
+				      o->owner_entry ? k->gid : 0);
+	else
+		r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	fields_free(&f);
 	return r;
 }
@@ -378,7 +444,7 @@ int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int
 				sigabbrev_np(signo) : "?");
 	else
 		(void) snprintf(step, sizeof(step), "the capture's process (it ended without an entry)");
-	return report_crash(&k, &o, &pi, &a);
+	return report_crash(&k, &o, &pi, &a, -1);
 }
 
 /*

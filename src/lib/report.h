@@ -12,7 +12,9 @@
 #include "escape.h"
 #include "kargs.h"
 #include "kskip.h"
+#include "journal.h"
 #include "procinfo.h"
+#include "sandbox.h"
 
 #define CORESINK_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
 /* coresink's own: crashes the kernel dropped without a handler (not crash entries: coredumpctl lists none). */
@@ -21,8 +23,16 @@
 /* A comm (16 bytes with its NUL) escaped: the most it can grow to. */
 #define NAME_COMM_ESCAPED (16 * ESCAPE_GROWTH)
 
+/* coresink's own: what came of an upload (ExecUpload=), linked to its crash by COREDUMP_PID. */
+#define CORESINK_UPLOAD_MESSAGE_ID "37d0a70e75c44cf88f269bffb484bb14"
+
 int report_start(const struct kargs *k);
-int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a);
+void report_fields(const struct kargs *k, const struct outcome *o, const struct procinfo *pi,
+		   const struct analysis *a, struct fields *f);
+int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sandbox_result *res, int err,
+		  uint64_t next);
+int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a,
+		 int corefd);
 int report_refused(int conn, int err);
 int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int signo, enum strategy strategy);
 int report_kernel_skips(const struct kskip *ks, long pipe_limit);

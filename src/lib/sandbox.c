@@ -79,6 +79,9 @@ static int limit(int resource, uint64_t value)
 /* Its limits: what it may map and allocate, CPU time, no file written, no core, few fds. 0 or -1. */
 static int set_limits(const struct sandbox_limits *l)
 {
+	/* A program to exec brings its own needs (Go's runtime reserves far more than it maps): CPU and fds bound it. */
+	if (l->exec)
+		return limit(RLIMIT_CPU, l->cpu_seconds) < 0 || limit(RLIMIT_CORE, 0) < 0 ? -1 : 0;
 	if (!SANITIZED && (limit(RLIMIT_AS, l->address_space) < 0 || limit(RLIMIT_DATA, l->data) < 0))
 		return -1;
 	if (limit(RLIMIT_CPU, l->cpu_seconds) < 0 || limit(RLIMIT_FSIZE, 0) < 0 || limit(RLIMIT_CORE, 0) < 0 ||
@@ -107,7 +110,10 @@ static _Noreturn void child(const struct sandbox_limits *l, pid_t parent, int fd
 		_exit(EXIT_SYSTEM);
 	for (int sig = 1; sig < NSIG; sig++)
 		(void) signal(sig, SIG_DFL);
-	if (set_limits(l) < 0 || clearenv() != 0 || confine(l, parent, &confined) < 0)
+	/* A group of its own: a program it execs, and whatever that starts, is killed as one at the deadline. */
+	(void) setpgid(0, 0);
+	if (set_limits(l) < 0 || clearenv() != 0 ||
+	    (l->exec ? confine_exec(l, parent, &confined) : confine(l, parent, &confined)) < 0)
 		_exit(EXIT_SYSTEM);
 	if (io_write_full(SANDBOX_OUT_FD, &confined, sizeof(confined)) < 0)
 		_exit(EXIT_SYSTEM);
@@ -158,6 +164,13 @@ static void take_header(struct sandbox_result *res)
 	res->out[res->len] = '\0';
 }
 
+/* Kills the child and its group (what a program it exec'd started). */
+static void kill_group(pid_t pid)
+{
+	(void) kill(-pid, SIGKILL);
+	(void) kill(pid, SIGKILL);
+}
+
 /* Waits for the child until the deadline, then kills it. Sets how it ended unless the parent decided already. */
 static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *res)
 {
@@ -166,11 +179,11 @@ static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *r
 	pid_t r;
 
 	if (end != SANDBOX_DONE)
-		(void) kill(pid, SIGKILL);
+		kill_group(pid);
 	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_us() < deadline)
 		nanosleep(&tick, NULL);
 	if (r == 0) {
-		(void) kill(pid, SIGKILL);
+		kill_group(pid);
 		(void) io_waitpid(pid, &status);
 		end = SANDBOX_TIMEOUT;
 	}
@@ -199,6 +212,9 @@ int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg
 	pid = fork();
 	if (pid == 0)
 		child(l, parent, fd, p[1], fn, arg);
+	/* The child makes its own group too: whichever comes first, the group is there before anything is killed. */
+	if (pid > 0)
+		(void) setpgid(pid, pid);
 	(void) close(p[1]);
 	if (pid < 0) {
 		int e = errno;

@@ -31,6 +31,8 @@ struct sandbox_limits {
 	unsigned timeout_ms;      /* wall time, after which it is killed */
 	size_t output_max;        /* bytes of its output kept; past them it is killed */
 	int root_fd;              /* a directory to make its root (chroot), or -1: the file system's, read-only */
+	bool exec;                /* fn execs a program: ids, capabilities and no_new_privs only (confine_exec), no
+				     memory or file-size limits, root_fd passed on as fd 5 as it is; killed as a group */
 };
 
 enum sandbox_end {

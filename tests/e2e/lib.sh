@@ -170,10 +170,11 @@ start_journald() {
 	[ -d /run/systemd/journal ] || at_exit "rm -rf /run/systemd/journal"
 	[ -d /run/log/journal ] || at_exit "rm -rf /run/log/journal"
 	# journald's runtime journal lives on a tmpfs on a real system (it will not remove it from a disk after a
-	# flush, and then never splits by user): give it one where /run is not.
+	# flush, and then never splits by user): give it one where /run is not. 1 GiB, used only as written: journald
+	# lets a file grow to an eighth of a tenth of it (12.8 MB), which a core in an entry (Storage=journal) needs.
 	if [ "$(stat -f -c %T /run)" != tmpfs ] && ! mountpoint -q /run/log/journal; then
 		mkdir -p /run/log/journal
-		mount -t tmpfs -o mode=0755,size=64M coresink-journal /run/log/journal || fail "tmpfs for journald"
+		mount -t tmpfs -o mode=0755,size=1G coresink-journal /run/log/journal || fail "tmpfs for journald"
 		# A journald just stopped may hold it for a moment: then detach it lazily.
 		at_exit "umount /run/log/journal 2>/dev/null || umount -l /run/log/journal"
 	fi

@@ -35,12 +35,15 @@ run() {
 }
 
 . ./lib.sh
-# Root's crashes are analysed as coresink's analysis user, which 'make install' creates: made here for the tests,
-# and removed after when it was not there before.
-if [ "$(id -u)" -eq 0 ] && ! grep -q '^coresink-analysis:' /etc/passwd; then
+# Root's crashes are analysed as coresink's analysis user, uploads run as its upload user, which 'make install'
+# creates: made here for the tests, and removed after when they were not there before.
+if [ "$(id -u)" -eq 0 ]; then
+	for u in coresink-analysis coresink-upload; do
+		grep -q "^$u:" /etc/passwd && continue
+		export CORESINK_TEST_USERS_MADE="${CORESINK_TEST_USERS_MADE:-} $u"
+		at_exit "userdel $u 2>/dev/null; groupdel $u 2>/dev/null"
+	done
 	sh ../../scripts/add-user.sh ../../systemd/coresink.sysusers || exit 1
-	export CORESINK_TEST_USER_MADE=1
-	at_exit "userdel coresink-analysis 2>/dev/null; groupdel coresink-analysis 2>/dev/null"
 fi
 
 # The tests that need a Debian root (debian_root) build it once, here.

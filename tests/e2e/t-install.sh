@@ -78,16 +78,20 @@ vars=(PREFIX="$T/prefix" SYSCONFDIR="$T/etc" SYSCTLDIR="$T/sysctl.d" STATEFILE="
 mk enable "${vars[@]}" > "$T/out" 2>&1
 check "enable refuses before install (the handler is missing)" test $? -ne 0
 check "and leaves the pattern alone" test "$(cat /proc/sys/kernel/core_pattern)" = "$before"
-# The analysis user, when tests/e2e/run.sh made it for the tests (one the machine had is left alone): taken away,
-# and made again by the live install.
-if [ "${CORESINK_TEST_USER_MADE:-}" = 1 ]; then
-	userdel coresink-analysis && { groupdel coresink-analysis 2>/dev/null; true; } || fail "userdel"
+# The analysis and upload users, when tests/e2e/run.sh made them for the tests (one the machine had is left
+# alone): taken away, and made again by the live install.
+if [ -n "${CORESINK_TEST_USERS_MADE:-}" ]; then
+	for u in $CORESINK_TEST_USERS_MADE; do
+		userdel "$u" && { groupdel "$u" 2>/dev/null; true; } || fail "userdel $u"
+	done
 	at_exit "sh '$TOP/scripts/add-user.sh' '$TOP/systemd/coresink.sysusers' > /dev/null"
 fi
 mk install "${vars[@]}" > /dev/null || fail "make install PREFIX"
-user=$(grep '^coresink-analysis:' /etc/passwd)
-check "a live install makes the analysis user: a system uid without a shell ($user)" \
-	bash -c "[ \"\$(echo '$user' | cut -d: -f3)\" -lt 1000 ] && echo '$user' | grep -q ':/usr/sbin/nologin$'"
+for u in coresink-analysis coresink-upload; do
+	user=$(grep "^$u:" /etc/passwd)
+	check "a live install makes $u: a system uid without a shell ($user)" \
+		bash -c "[ \"\$(echo '$user' | cut -d: -f3)\" -lt 1000 ] && echo '$user' | grep -q ':/usr/sbin/nologin$'"
+done
 write_config "$T/etc/coresink.conf" "Directory=$T/cores" "KeepFree=64M"
 mk enable "${vars[@]}" > "$T/out" 2>&1 || { cat "$T/out"; fail "make enable"; }
 if [ -d /run/systemd/system ]; then

@@ -1,0 +1,233 @@
+/*
+ * ship.c: a stored core taken elsewhere by ExecUpload=, once its entry is written and its process long let go.
+ * Sent: the mark is cleared (and, with KeepAfterUpload=no, the core removed). Not sent: the core stays, marked
+ * pending with the attempt and the time of the next one (upload.c's backoff); coresink --retry-uploads, run by
+ * coresink-upload.timer, tries the pending cores whose time has come. Each attempt gets an entry of its own.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "corename.h"
+#include "crashjson.h"
+#include "report.h"
+#include "ship.h"
+#include "store.h"
+
+#define RULE_XATTR "user.coresink.rule"   /* the rule the crash got, for its retries */
+
+/* UploadUser='s ids; never root. 0 or -errno. */
+static int upload_ids(const char *user, uid_t *uid, gid_t *gid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	if (getpwnam_r(user, &pw, buf, sizeof(buf), &res) != 0 || !res)
+		return -ENOENT;
+	if (res->pw_uid == 0 || res->pw_gid == 0)
+		return -EPERM;
+	*uid = res->pw_uid;
+	*gid = res->pw_gid;
+	return 0;
+}
+
+/* Runs the command for the core name (fd, read-only) with the crash's fields f. 0 or -errno (not started). */
+static int run_once(const struct config *c, const char *path, int fd, const struct fields *f,
+		    const struct upload_names *n, struct sandbox_result *res)
+{
+	char core_var[PATH_MAX + NAME_MAX + 32];
+	const char *extra[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/", core_var, "CORESINK_JSON_FD=3", NULL };
+	struct upload_job j = { .command = c->exec_upload, .n = *n, .corefd = fd,
+				.timeout_ms = (unsigned)c->upload_timeout_ms };
+	char *json = crash_json(f), **env = crash_env(f, extra);
+	int r;
+
+	(void) snprintf(core_var, sizeof(core_var), "CORESINK_CORE=%s", path);
+	j.json = json;
+	j.env = env;
+	r = !json || !env ? -ENOMEM : upload_ids(c->upload_user, &j.uid, &j.gid);
+	if (r == 0)
+		r = upload_run(&j, res);
+	free(json);
+	crash_env_free(env);
+	return r;
+}
+
+/*
+ * One attempt at sending the core name (open read-only as fd) in the directory dirfd, then its entry, then the mark
+ * cleared or set (or the core removed, sent, with KeepAfterUpload=no). 0 sent, or -errno.
+ */
+int ship(const struct config *c, int dirfd, const char *name, int fd, const struct fields *f,
+	 const struct upload_names *n, unsigned attempt)
+{
+	struct sandbox_result res = { 0 };
+	char path[PATH_MAX + NAME_MAX + 2];
+	uint64_t next = 0;
+	int r, sent;
+
+	(void) snprintf(path, sizeof(path), "%s/%s", c->directory, name);
+	r = run_once(c, path, fd, f, n, &res);
+	sent = r == 0 && res.end == SANDBOX_DONE;
+	if (!sent)
+		next = (uint64_t)time(NULL) + upload_backoff(attempt);
+	(void) report_upload(n->pid, path, attempt, &res, r, next);
+	sandbox_result_free(&res);
+	if (!sent) {
+		(void) upload_mark(fd, attempt, next);
+		return r < 0 ? r : -EIO;
+	}
+	(void) upload_clear(fd);
+	if (!c->keep_after_upload)
+		(void) unlinkat(dirfd, name, 0);
+	return 0;
+}
+
+/* This machine's host name, as one word of a path. */
+static void host_name(char *buf, size_t len)
+{
+	char h[256] = "";
+
+	(void) gethostname(h, sizeof(h) - 1);
+	name_sanitize(h, buf, len);
+}
+
+/* After the crash's entry: its stored core sent, when ExecUpload= is set and a core was published. */
+void crash_upload(struct crash *cr)
+{
+	char host[NAME_COMM_MAX + 1];
+	const char *name = strrchr(cr->o.path, '/');
+	struct upload_names n = { .dir = cr->c.directory, .comm = cr->k.comm, .host = host, .pid = cr->k.pid,
+				  .uid = cr->k.uid, .time = cr->k.time };
+	struct fields f;
+	int fd;
+
+	if (!cr->c.exec_upload[0] || !name || cr->dirfd < 0)
+		return;
+	n.file = ++name;
+	fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (cr->o.rule[0])
+		(void) fsetxattr(fd, RULE_XATTR, cr->o.rule, strlen(cr->o.rule), 0);
+	host_name(host, sizeof(host));
+	report_fields(&cr->k, &cr->o, &cr->pi, &cr->a, &f);
+	(void) ship(&cr->c, cr->dirfd, name, fd, &f, &n, 1);
+	fields_free(&f);
+	(void) close(fd);
+}
+
+/* A user.coredump.* attribute of the core, as the fields NAME=value; nothing when it has none. */
+static void xattr_field(int fd, struct fields *f, const char *attr, const char *field)
+{
+	char v[1024];
+	ssize_t n = fgetxattr(fd, attr, v, sizeof(v) - 1);
+
+	if (n < 0)
+		return;
+	v[n] = '\0';
+	fields_add(f, "%s=%s", field, v);
+}
+
+/* The fields a pending core's retry is given: what the core says of itself (xattr.c), and its name. */
+static void pending_fields(int fd, const char *path, struct fields *f)
+{
+	static const char *const map[][2] = {
+		{ "user.coredump.pid", "COREDUMP_PID" }, { "user.coredump.uid", "COREDUMP_UID" },
+		{ "user.coredump.gid", "COREDUMP_GID" }, { "user.coredump.signal", "COREDUMP_SIGNAL" },
+		{ "user.coredump.timestamp", "COREDUMP_TIMESTAMP" }, { "user.coredump.comm", "COREDUMP_COMM" },
+		{ "user.coredump.exe", "COREDUMP_EXE" }, { "user.coredump.hostname", "COREDUMP_HOSTNAME" },
+		{ RULE_XATTR, "CORESINK_RULE" },
+	};
+
+	fields_init(f, LOG_INFO);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		xattr_field(fd, f, map[i][0], map[i][1]);
+	fields_add(f, "COREDUMP_FILENAME=%s", path);
+}
+
+/* The config the crash got: the rule named on the core, when there still is one of that name. */
+static void pending_config(const struct config *base, int fd, struct config *c)
+{
+	char rule[RULE_NAME_MAX];
+	ssize_t n = fgetxattr(fd, RULE_XATTR, rule, sizeof(rule) - 1);
+
+	*c = *base;
+	if (n <= 0)
+		return;
+	rule[n] = '\0';
+	for (unsigned i = 0; i < base->n_rules; i++)
+		if (!base->rules[i].bad && strcmp(base->rules[i].name, rule) == 0)
+			config_apply_rule(c, &base->rules[i]);
+}
+
+/* Retries one core, if it is pending and its time has come (or all). 1 tried, 0 not, or -errno. */
+static int retry_one(const struct config *base, int dirfd, const char *name, bool all)
+{
+	char host[NAME_COMM_MAX + 1], path[PATH_MAX + NAME_MAX + 2];
+	struct name_parts np;
+	struct config c;
+	struct fields f;
+	unsigned attempts;
+	uint64_t next;
+	int fd, r;
+
+	if (name_parse(name, &np) < 0)
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = upload_pending(fd, &attempts, &next);
+	pending_config(base, fd, &c);
+	if (r == 1 && (all || next <= (uint64_t)time(NULL)) && c.exec_upload[0]) {
+		const struct upload_names n = { .file = name, .dir = c.directory, .comm = np.comm, .host = host,
+						.pid = np.pid, .time = np.time };
+
+		host_name(host, sizeof(host));
+		(void) snprintf(path, sizeof(path), "%s/%s", c.directory, name);
+		pending_fields(fd, path, &f);
+		(void) ship(&c, dirfd, name, fd, &f, &n, attempts + 1);
+		fields_free(&f);
+		r = 1;
+	} else {
+		r = r < 0 ? r : 0;
+	}
+	(void) close(fd);
+	return r;
+}
+
+/*
+ * coresink --retry-uploads: every pending core of Directory whose time has come (all of them with all) is tried
+ * once more. The number tried, or -errno when the directory cannot be read.
+ */
+int ship_retry(const char *config, bool named, bool all)
+{
+	struct config c;
+	struct diag d = { 0 };
+	struct dirent *e;
+	int dirfd, tried = 0;
+	DIR *dir;
+
+	config_read(&c, config, named, &d);
+	dirfd = store_open_dir(c.directory);
+	dir = dirfd >= 0 ? fdopendir(fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) : NULL;
+	if (!dir) {
+		config_free(&c);
+		if (dirfd >= 0)
+			(void) close(dirfd);
+		return dirfd < 0 ? dirfd : -errno;
+	}
+	while ((e = readdir(dir)))
+		tried += retry_one(&c, dirfd, e->d_name, all) > 0;
+	(void) closedir(dir);
+	(void) close(dirfd);
+	config_free(&c);
+	return tried;
+}

@@ -1,0 +1,17 @@
+/* ship.h: ExecUpload= for a core just stored (capture.c), and for the cores still to be sent (--retry-uploads). */
+#ifndef CORESINK_SHIP_H
+#define CORESINK_SHIP_H
+
+#include <stdbool.h>
+
+#include "capture.h"
+#include "config.h"
+#include "journal.h"
+#include "upload.h"
+
+int ship(const struct config *c, int dirfd, const char *name, int fd, const struct fields *f,
+	 const struct upload_names *n, unsigned attempt);
+void crash_upload(struct crash *cr);
+int ship_retry(const char *config, bool named, bool all);
+
+#endif

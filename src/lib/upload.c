@@ -1,0 +1,198 @@
+/*
+ * upload.c: ExecUpload=. The command is split into words once, as systemd splits ExecStart= (blanks separate words,
+ * double quotes keep one word together, backslash escapes inside them); each specifier expands inside its word, to
+ * a value made of name_sanitize()'s bytes only, so that no value can add a word, a quote, a path component or a
+ * shell's meta-character. The process's own strings reach the command escaped, in its environment and JSON. It runs
+ * through sandbox.c (exec mode): an unprivileged user, no capabilities, no_new_privs, killed with its group at the
+ * deadline, its output bounded. A core still to be sent carries UPLOAD_XATTR, which coresink --retry-uploads reads.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "corename.h"
+#include "io.h"
+#include "upload.h"
+
+#define BACKOFF_FIRST 60
+#define BACKOFF_MAX 86400
+
+/* Appends the value of specifier c to the word at *p (below end). 0, or -EINVAL for an unknown one, -E2BIG. */
+static int expand(char c, const struct upload_names *n, char **p, const char *end)
+{
+	char num[24], safe[NAME_COMM_MAX + 1];
+	const char *v = num;
+	size_t len;
+
+	switch (c) {
+	case 'f': v = n->file; break;
+	case 'd': v = n->dir; break;
+	case 'H': v = n->host; break;
+	case 'e': name_sanitize(n->comm, safe, sizeof(safe)); v = safe; break;
+	case 'P': (void) snprintf(num, sizeof(num), "%d", (int)n->pid); break;
+	case 'u': (void) snprintf(num, sizeof(num), "%u", (unsigned)n->uid); break;
+	case 't': (void) snprintf(num, sizeof(num), "%" PRIu64, n->time); break;
+	case '%': v = "%"; break;
+	default: return -EINVAL;
+	}
+	len = strlen(v ? v : "");
+	if ((size_t)(end - *p) <= len)
+		return -E2BIG;
+	memcpy(*p, v ? v : "", len);
+	*p += len;
+	return 0;
+}
+
+/* One word from *s into *p (NUL-terminated), quotes and escapes resolved, specifiers expanded. 0 or -errno. */
+static int word(const char **s, const struct upload_names *n, char **p, const char *end)
+{
+	bool quoted = false;
+	int r = 0;
+
+	for (; r == 0 && **s && (quoted || (**s != ' ' && **s != '\t')); (*s)++) {
+		if (**s == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (quoted && **s == '\\' && ((*s)[1] == '"' || (*s)[1] == '\\'))
+			(*s)++;
+		if (**s == '%') {
+			r = (*s)[1] ? expand(*++(*s), n, p, end) : -EINVAL;
+			continue;
+		}
+		if (*p >= end - 1)
+			return -E2BIG;
+		*(*p)++ = **s;
+	}
+	if (quoted)
+		return -EINVAL;
+	if (r == 0 && *p >= end)
+		return -E2BIG;
+	if (r == 0)
+		*(*p)++ = '\0';
+	return r;
+}
+
+/*
+ * The command's words into argv (NULL-terminated, UPLOAD_ARGS_MAX at most), their bytes in buf. The first must be
+ * an absolute path. The count, or -errno: -EINVAL for a bad command.
+ */
+int upload_argv(const char *command, const struct upload_names *n, char *buf, size_t len, char **argv)
+{
+	const char *s = command;
+	char *p = buf, *end = buf + len;
+	int argc = 0, r;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			break;
+		if (argc >= UPLOAD_ARGS_MAX - 1)
+			return -E2BIG;
+		argv[argc] = p;
+		r = word(&s, n, &p, end);
+		if (r < 0)
+			return r;
+		argc++;
+	}
+	argv[argc] = NULL;
+	return argc > 0 && argv[0][0] == '/' ? argc : -EINVAL;
+}
+
+struct exec_arg {
+	char **argv;
+	char *const *env;
+};
+
+/* In the sandbox's child: the core on 0, the output pipe on 1 and 2, the JSON on 3; then the command. */
+static int exec_command(int fd, int out, void *arg)
+{
+	const struct exec_arg *x = arg;
+
+	if (dup2(fd, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0 ||
+	    dup2(SANDBOX_ROOT_FD, 3) < 0)
+		return -1;
+	(void) close(SANDBOX_OUT_FD);
+	(void) close(SANDBOX_ROOT_FD);
+	execve(x->argv[0], x->argv, x->env);
+	dprintf(STDERR_FILENO, "coresink: cannot run %s: %s\n", x->argv[0], strerror(errno));
+	return -1;
+}
+
+/* A memfd holding text, at offset 0. The fd or -errno. */
+static int text_fd(const char *text)
+{
+	int fd = memfd_create("coresink-crash.json", MFD_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = io_write_full(fd, text, strlen(text));
+	if (r == 0 && lseek(fd, 0, SEEK_SET) < 0)
+		r = -errno;
+	if (r < 0) {
+		(void) close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Runs the job's command to its end or its deadline. 0 with res filled in (sandbox_run()), or -errno. */
+int upload_run(const struct upload_job *j, struct sandbox_result *res)
+{
+	char buf[8192], *argv[UPLOAD_ARGS_MAX];
+	struct exec_arg x = { argv, j->env };
+	struct sandbox_limits l = { .uid = j->uid, .gid = j->gid, .cpu_seconds = j->timeout_ms / 1000 + 1,
+				    .timeout_ms = j->timeout_ms, .output_max = UPLOAD_OUTPUT_MAX, .exec = true };
+	int r = upload_argv(j->command, &j->n, buf, sizeof(buf), argv);
+
+	if (r < 0)
+		return r;
+	l.root_fd = text_fd(j->json ? j->json : "{}");
+	if (l.root_fd < 0)
+		return l.root_fd;
+	r = sandbox_run(&l, j->corefd, exec_command, &x, res);
+	(void) close(l.root_fd);
+	return r;
+}
+
+/* Marks the core still to be sent: attempts made, and when to try next (epoch seconds). 0 or -errno. */
+int upload_mark(int fd, unsigned attempts, uint64_t next)
+{
+	char v[64];
+	int n = snprintf(v, sizeof(v), "pending %u %" PRIu64, attempts, next);
+
+	return fsetxattr(fd, UPLOAD_XATTR, v, (size_t)n, 0) < 0 ? -errno : 0;
+}
+
+/* Whether the core is still to be sent: 1 with its attempts and next try, 0 when not, or -errno. */
+int upload_pending(int fd, unsigned *attempts, uint64_t *next)
+{
+	char v[64];
+	ssize_t n = fgetxattr(fd, UPLOAD_XATTR, v, sizeof(v) - 1);
+
+	if (n < 0)
+		return errno == ENODATA ? 0 : -errno;
+	v[n] = '\0';
+	return sscanf(v, "pending %u %" SCNu64, attempts, next) == 2 ? 1 : 0;
+}
+
+int upload_clear(int fd)
+{
+	return fremovexattr(fd, UPLOAD_XATTR) < 0 && errno != ENODATA ? -errno : 0;
+}
+
+/* Seconds to wait after the attempts-th failure: a minute, doubled each time, at most a day. */
+uint64_t upload_backoff(unsigned attempts)
+{
+	uint64_t s = BACKOFF_FIRST;
+
+	for (unsigned i = 1; i < attempts && s < BACKOFF_MAX; i++)
+		s *= 2;
+	return s < BACKOFF_MAX ? s : BACKOFF_MAX;
+}
