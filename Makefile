@@ -171,6 +171,7 @@ fuzz:
 install: $(B)/.deps
 	$(MAKE) all
 	install -D -m 0755 $(B)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink
+	install -D -m 0755 scripts/upload-rclone.sh $(DESTDIR)$(LIBEXECDIR)/coresink-upload-rclone
 	install -D -m 0755 $(B)/coresink-bench $(DESTDIR)$(BINDIR)/coresink-bench
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
@@ -190,7 +191,8 @@ install: $(B)/.deps
 uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -e $(SYSCTLDIR)/60-coresink.conf ]; then \
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
-	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
+	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink-upload-rclone \
+		$(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(SYSUSERSDIR)/coresink.conf \
 		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \

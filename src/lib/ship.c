@@ -47,10 +47,12 @@ static int run_once(const struct config *c, const char *path, int fd, const stru
 	const char *extra[] = { "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/", core_var, "CORESINK_JSON_FD=3", NULL };
 	struct upload_job j = { .command = c->exec_upload, .n = *n, .corefd = fd,
 				.timeout_ms = (unsigned)c->upload_timeout_ms };
-	char *json = crash_json(f), **env = crash_env(f, extra);
+	char *json, **env;
 	int r;
 
 	(void) snprintf(core_var, sizeof(core_var), "CORESINK_CORE=%s", path);
+	json = crash_json(f);
+	env = crash_env(f, extra);
 	j.json = json;
 	j.env = env;
 	r = !json || !env ? -ENOMEM : upload_ids(c->upload_user, &j.uid, &j.gid);
