@@ -2,7 +2,10 @@
 #include <sys/file.h>
 #include <sys/time.h>
 
+#include <sys/xattr.h>
+
 #include "unit.h"
+#include "upload.h"
 #include "vacuum.h"
 
 static const struct {
@@ -58,8 +61,8 @@ START_TEST(test_oldest_first)
 {
 	char dir[256];
 	uint64_t total, freed;
-	unsigned removed;
-	int dirfd;
+	unsigned removed, unsent;
+	int dirfd, fd;
 
 	if (geteuid() != 0)
 		return;   /* only root-owned files count as cores */
@@ -73,16 +76,22 @@ START_TEST(test_oldest_first)
 	make_file(dirfd, ".coresink.state", 4096, 0, 10);
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
 	ck_assert_uint_eq(total, 28672);
+	/* c still to be uploaded: its loss is counted. */
+	fd = openat(dirfd, "core.c.3.20261121T130000Z", O_RDONLY);
+	ck_assert_int_eq(fsetxattr(fd, UPLOAD_XATTR, "pending 1 0", 11, 0), 0);
+	close(fd);
 	/* 10000 bytes needed: the oldest (8 KiB) is not enough, the next (16 KiB) is. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, NULL, 0, &freed, &removed), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, NULL, 0, &freed, &removed, &unsent), 0);
 	ck_assert_uint_eq(freed, 24576);
 	ck_assert_uint_eq(removed, 2);
+	ck_assert_uint_eq(unsent, 1);
 	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
 	ck_assert_int_eq(faccessat(dirfd, "keep-me.txt", F_OK, 0), 0);
 	ck_assert_int_eq(faccessat(dirfd, ".coresink.state", F_OK, 0), 0);
 	/* Asking for more than there is removes every core and nothing else. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, NULL, 0, &freed, &removed), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, NULL, 0, &freed, &removed, &unsent), 0);
 	ck_assert_uint_eq(removed, 1);
+	ck_assert_uint_eq(unsent, 0);
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
 	ck_assert_uint_eq(total, 0);
 	close(dirfd);
@@ -98,7 +107,7 @@ START_TEST(test_held_and_readers)
 {
 	char dir[256];
 	uint64_t held[1], freed;
-	unsigned removed;
+	unsigned removed, unsent;
 	struct stat st;
 	int dirfd, reader;
 
@@ -114,7 +123,7 @@ START_TEST(test_held_and_readers)
 	reader = openat(dirfd, "core.b.2.20261121T130000Z", O_RDONLY);
 	ck_assert_int_ge(reader, 0);
 	ck_assert_int_eq(flock(reader, LOCK_SH), 0);
-	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 20, held, 1, &freed, &removed), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 20, held, 1, &freed, &removed, &unsent), 0);
 	ck_assert_uint_eq(removed, 1);
 	ck_assert_uint_eq(freed, 8 << 20);
 	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);

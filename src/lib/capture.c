@@ -351,6 +351,7 @@ int crash_copy(struct crash *cr, struct store_file *f)
 		crash_release(cr);
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
 	cr->o.vacuumed = cr->q.removed;
+	cr->o.vacuumed_unsent = cr->q.unsent;
 	cr->o.vacuumed_bytes = cr->q.freed;
 	if (cr->o.st.bytes == 0 && (r < 0 || !cr->o.st.truncated)) {
 		crash_release(cr);
@@ -607,6 +608,7 @@ int crash_room(struct crash *cr, struct store_file *f)
 	engine_options(cr, &eo, &h);
 	r = room_for_core(f->fd, &eo, &cr->o.st);
 	cr->o.vacuumed = cr->q.removed;
+	cr->o.vacuumed_unsent = cr->q.unsent;
 	cr->o.vacuumed_bytes = cr->q.freed;
 	if (r > 0)
 		return 1;

@@ -50,6 +50,7 @@ struct outcome {
 	uint32_t suppressed_exe;    /* crashes of this executable not stored since its last stored one */
 	uint32_t suppressed_all;    /* crashes the global limit did not store since the last stored one */
 	unsigned vacuumed;          /* old cores removed to make room */
+	unsigned vacuumed_unsent;   /* of them, cores still to be uploaded (ExecUpload=), now lost */
 	uint64_t vacuumed_bytes;
 	bool owner_entry;           /* the entry is its owner's to read: sent with the owner's credentials */
 	bool acl;                   /* the crashing user was granted read access */

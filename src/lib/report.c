@@ -134,6 +134,8 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_SUPPRESSED=%u", o->suppressed_exe + o->suppressed_all);
 	if (o->vacuumed)
 		fields_add(f, "CORESINK_VACUUMED=%u", o->vacuumed);
+	if (o->vacuumed_unsent)
+		fields_add(f, "CORESINK_VACUUMED_UNSENT=%u", o->vacuumed_unsent);
 	if (o->st.fell_back)
 		fields_add(f, "CORESINK_FALLBACK=readwrite (splice: %s)", strerror(o->st.fallback_error));
 	if (o->st.prealloc_fallback)
@@ -268,6 +270,9 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				" Removed %u old core(s), %llu bytes, to make room.", o->vacuumed,
 				(unsigned long long)o->vacuumed_bytes);
+	if (o->vacuumed_unsent)
+		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				" %u of them had not been uploaded yet (ExecUpload=): they are lost.", o->vacuumed_unsent);
 	if (o->st.hook_error)
 		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				" The ledger failed during the capture (%s): MaxUse was not applied from then on.",

@@ -145,18 +145,19 @@ static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
 	struct session *q = ctx;
 	uint64_t held[LEDGER_INFLIGHT_MAX];
 	size_t n_held = 0;
-	unsigned removed = 0;
+	unsigned removed = 0, unsent = 0;
 	int r;
 
 	for (size_t i = 0; i < q->l.n_inflight; i++)
 		if (q->l.inflight[i].held)
 			held[n_held++] = q->l.inflight[i].held;
-	r = vacuum_oldest(q->dirfd, need, held, n_held, freed, &removed);
+	r = vacuum_oldest(q->dirfd, need, held, n_held, freed, &removed, &unsent);
 
 	if (r < 0 || removed == 0)
 		return r;
 	q->freed += *freed;
 	q->removed += removed;
+	q->unsent += unsent;
 	q->l.published = q->l.published > *freed ? q->l.published - *freed : 0;
 	return ledger_save(q->statefd, &q->l);
 }

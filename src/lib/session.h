@@ -17,6 +17,7 @@ struct session {
 	uint64_t start;      /* this handler's start time, its identity in the ledger */
 	struct ledger l;
 	unsigned removed;    /* cores vacuumed during this capture */
+	unsigned unsent;     /* of them, cores ExecUpload= had not sent yet */
 	uint64_t freed;
 };
 

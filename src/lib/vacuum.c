@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "corename.h"
+#include "upload.h"
 #include "vacuum.h"
 
 struct core {
@@ -138,15 +140,19 @@ static bool is_held(const struct core *c, const uint64_t *held, size_t n_held)
  * Removes a core so that its blocks are free at once: truncated through an fd checked to be the listed file, then
  * unlinked. An unlink alone would leave them in use for as long as anyone holds the file open. 0 or -errno.
  */
-static int remove_core(int dirfd, const struct core *c)
+static int remove_core(int dirfd, const struct core *c, bool *pending)
 {
 	/* O_NONBLOCK: never wait for a lease or a lock of anyone's. */
 	int fd = openat(dirfd, c->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 
+	*pending = false;
 	if (fd >= 0) {
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == c->ino)
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == c->ino) {
+			/* A core ExecUpload= has not sent yet: its loss is said in the entry of the crash that took its room. */
+			*pending = fgetxattr(fd, UPLOAD_XATTR, NULL, 0) > 0;
 			(void) ftruncate(fd, 0);
+		}
 		(void) close(fd);
 	}
 	return unlinkat(dirfd, c->name, 0) < 0 ? -errno : 0;
@@ -154,22 +160,26 @@ static int remove_core(int dirfd, const struct core *c)
 
 /*
  * Removes the oldest cores until need bytes are freed or none is left, passing over the n_held inodes in held
- * (cores their handlers still analyse). 0 or -errno; *freed, *removed tell.
+ * (cores their handlers still analyse). 0 or -errno; *freed, *removed tell, and *unsent how many of the removed
+ * were still to be uploaded.
  */
-int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed)
+int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed,
+		  unsigned *unsent)
 {
 	struct core *list;
 	int n = list_cores(dirfd, &list);
+	bool pending;
 
 	*freed = 0;
-	*removed = 0;
+	*removed = *unsent = 0;
 	if (n > 0)
 		qsort(list, (size_t)n, sizeof(*list), older);
 	for (int i = 0; i < n && *freed < need; i++) {
-		if (is_held(&list[i], held, n_held) || remove_core(dirfd, &list[i]) < 0)
+		if (is_held(&list[i], held, n_held) || remove_core(dirfd, &list[i], &pending) < 0)
 			continue;
 		*freed += list[i].size;
 		(*removed)++;
+		*unsent += pending;
 	}
 	free(list);
 	return n < 0 ? n : 0;
