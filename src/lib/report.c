@@ -364,7 +364,8 @@ void report_fields(const struct kargs *k, const struct outcome *o, const struct 
 
 /*
  * Logs what came of an upload of the core at path (ExecUpload=), linked to its crash by COREDUMP_PID: sent, or
- * failed and pending until next (epoch seconds; 0 when no retry is planned), with what the command said.
+ * failed and pending until next (epoch seconds), or failed and lost (next 0: the core was removed meanwhile), with
+ * what the command said.
  */
 int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sandbox_result *res, int err,
 		  uint64_t next)
@@ -385,12 +386,14 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 		(void) snprintf(how, sizeof(how), "failed (%s)", sandbox_end_to_string(res->end));
 	if (!sent && next)
 		(void) snprintf(when, sizeof(when), "; kept, to be tried again after %llu", (unsigned long long)next);
+	else if (!sent)
+		(void) snprintf(when, sizeof(when), "; the core was removed meanwhile to make room: lost");
 	fields_init(&f, sent ? LOG_INFO : LOG_WARNING);
 	fields_add(&f, "MESSAGE_ID=" CORESINK_UPLOAD_MESSAGE_ID);
 	fields_add(&f, "MESSAGE=Upload of %s (process %d), attempt %u: %s%s.", path, (int)pid, attempt, how, when);
 	fields_add(&f, "COREDUMP_PID=%d", (int)pid);
 	add_line(&f, "COREDUMP_FILENAME", path);
-	fields_add(&f, "CORESINK_UPLOAD=%s", sent ? "sent" : next ? "pending" : "failed");
+	fields_add(&f, "CORESINK_UPLOAD=%s", sent ? "sent" : next ? "pending" : "lost");
 	fields_add(&f, "CORESINK_UPLOAD_ATTEMPT=%u", attempt);
 	if (!err) {
 		fields_add(&f, "CORESINK_UPLOAD_USEC=%llu", (unsigned long long)res->elapsed_us);

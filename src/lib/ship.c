@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 #include <syslog.h>
 #include <time.h>
@@ -63,6 +64,14 @@ static int run_once(const struct config *c, const char *path, int fd, const stru
 	return r;
 }
 
+/* Whether the file open as fd was removed meanwhile (to make room for a newer core). */
+static bool gone(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_nlink == 0;
+}
+
 /*
  * One attempt at sending the core name (open read-only as fd) in the directory dirfd, then its entry, then the mark
  * cleared or set (or the core removed, sent, with KeepAfterUpload=no). 0 sent, or -errno.
@@ -76,9 +85,11 @@ int ship(const struct config *c, int dirfd, const char *name, int fd, const stru
 	int r, sent;
 
 	(void) snprintf(path, sizeof(path), "%s/%s", c->directory, name);
+	/* Pending from now on: a vacuum that removes it while it is being sent counts it as unsent. */
+	(void) upload_mark(fd, attempt - 1, (uint64_t)time(NULL));
 	r = run_once(c, path, fd, f, n, &res);
 	sent = r == 0 && res.end == SANDBOX_DONE;
-	if (!sent)
+	if (!sent && !gone(fd))
 		next = (uint64_t)time(NULL) + upload_backoff(attempt);
 	(void) report_upload(n->pid, path, attempt, &res, r, next);
 	sandbox_result_free(&res);

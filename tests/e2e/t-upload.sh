@@ -117,3 +117,45 @@ write_config "$T/c.conf" "${base[@]}" "ExecUpload=/usr/bin/printf \"[%%s]\\n\" %
 u=$(upload_entry "$p") || fail "no upload entry"
 out=$(field "$u" CORESINK_UPLOAD_OUTPUT)
 check "hostile comm: three words, sanitized: $out" test "$out" = '[a_b___id__]\n[xa_b___id__y]\n['"$p"']\n'
+
+# A storm with uploads on and the network down: 12 crashes at once into a 64 MiB file system with MaxUse=20M. The
+# quota and the reserve hold for the pending cores as for any; the pending cores removed to make room are named
+# in the entries of the crashes that took it.
+stop_dav
+mount_tmpfs "$T/small" 64M
+write_config "$T/s.conf" "Directory=$T/small/cores" "KeepFree=8M" "MaxUse=20M" "ChunkSize=1M" "RateLimitBurst=0" \
+	"RateLimitGlobalBurst=0" "ExecUpload=$HELPER dav:cores/%H --config $T/etc/rclone.conf --retries 1 --low-level-retries 1"
+use_handler "$T/s.conf"
+storm_ready 1 12 4
+storm_go 1
+for p in $(cat "$T/pids.1"); do wait "$p" 2>/dev/null; done
+handlers_done "$T/s.conf"
+used=$(du -sB1 --apparent-size "$T/small/cores" | cut -f1)
+disk=$(du -sB1 "$T/small/cores" | cut -f1)
+check "storm: the cores take no more than MaxUse=20M on disk ($disk B)" test "$disk" -le $((20 * 1024 * 1024))
+check "storm: the reserve held ($(avail "$T/small") B free)" test "$(avail "$T/small")" -ge $((8 * 1024 * 1024))
+pending=0
+for f in "$T"/small/cores/core.*; do
+	[ -n "$(getfattr --only-values -n user.coresink.upload "$f" 2>/dev/null)" ] && pending=$((pending + 1))
+done
+lost=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | sed -n 's/^CORESINK_VACUUMED_UNSENT=//p' |
+	awk '{ s += $1 } END { print s + 0 }')
+stored=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | grep -c "^COREDUMP_FILENAME=$T/small/")
+check "storm: every stored core is pending or named lost ($pending pending + $lost lost of $stored stored)" \
+	test $((pending + lost)) -eq "$stored"
+tally $(cat "$T/pids.1")
+echo "     storm: ${RESULTS[*]} (${!RESULTS[*]}), $MISSING without entry"
+
+# One crash after the other, each core taking the room of the oldest pending one.
+for _ in $(seq 6); do crash 6; done
+handlers_done "$T/s.conf"
+pending=0
+for f in "$T"/small/cores/core.*; do
+	[ -n "$(getfattr --only-values -n user.coresink.upload "$f" 2>/dev/null)" ] && pending=$((pending + 1))
+done
+lost=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | sed -n 's/^CORESINK_VACUUMED_UNSENT=//p' |
+	awk '{ s += $1 } END { print s + 0 }')
+stored=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | grep -c "^COREDUMP_FILENAME=$T/small/")
+check "one after the other: pending cores were removed, and said lost ($lost)" test "$lost" -gt 0
+check "one after the other: every stored core is pending or named lost ($pending + $lost of $stored)" \
+	test $((pending + lost)) -eq "$stored"
