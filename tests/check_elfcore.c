@@ -12,16 +12,6 @@
 
 static unsigned char core[8192];
 
-static size_t note(unsigned char *p, uint32_t type, const void *desc, uint32_t descsz)
-{
-	uint32_t hdr[3] = { 5, descsz, type };
-
-	memcpy(p, hdr, sizeof(hdr));
-	memcpy(p + 12, "CORE\0\0\0", 8);
-	memcpy(p + 20, desc, descsz);
-	return 20 + ((descsz + 3) & ~3u);
-}
-
 /* A 64-bit core: PT_NOTE second of PHNUM headers; NT_PRSTATUS, NT_PRPSINFO, then NT_SIGINFO (si_code 1). */
 static size_t make_core(void)
 {
@@ -36,9 +26,9 @@ static size_t make_core(void)
 	memcpy(e.e_ident, ELFMAG, SELFMAG);
 	e.e_ident[EI_CLASS] = ELFCLASS64;
 	e.e_ident[EI_DATA] = ELFDATA2LSB;
-	n += note(core + off + n, NT_PRSTATUS, filler, sizeof(filler));
-	n += note(core + off + n, NT_PRPSINFO, filler, 136);
-	n += note(core + off + n, 0x53494749, si, sizeof(si));
+	n += unit_core_note(core + off + n, NT_PRSTATUS, filler, sizeof(filler));
+	n += unit_core_note(core + off + n, NT_PRPSINFO, filler, 136);
+	n += unit_core_note(core + off + n, 0x53494749, si, sizeof(si));
 	ph[1].p_offset = off;
 	ph[1].p_filesz = n;
 	memcpy(core, &e, sizeof(e));

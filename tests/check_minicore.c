@@ -26,16 +26,6 @@ static unsigned char core[64 * 1024];
 static size_t core_len, data_off;
 static Elf64_Phdr loads[NLOADS];
 
-static size_t note(unsigned char *p, uint32_t type, const void *desc, uint32_t descsz)
-{
-	uint32_t hdr[3] = { 5, descsz, type };
-
-	memcpy(p, hdr, sizeof(hdr));
-	memcpy(p + 12, "CORE\0\0\0", 8);
-	memcpy(p + 20, desc, descsz);
-	return 20 + ((descsz + 3) & ~3u);
-}
-
 static size_t notes(unsigned char *p, uint64_t sp, uint64_t tp)
 {
 	prstatus_t ps = { 0 };
@@ -49,9 +39,9 @@ static size_t notes(unsigned char *p, uint64_t sp, uint64_t tp)
 	r->fs_base = tp;
 	memcpy(fdesc, files, sizeof(files));
 	memcpy(fdesc + sizeof(files), "/bin/x", 7);
-	n += note(p + n, NT_PRSTATUS, &ps, sizeof(ps));
-	n += note(p + n, NT_AUXV, auxv, sizeof(auxv));
-	n += note(p + n, 0x46494c45, fdesc, sizeof(fdesc));
+	n += unit_core_note(p + n, NT_PRSTATUS, &ps, sizeof(ps));
+	n += unit_core_note(p + n, NT_AUXV, auxv, sizeof(auxv));
+	n += unit_core_note(p + n, 0x46494c45, fdesc, sizeof(fdesc));
 	return n;
 }
 

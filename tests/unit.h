@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,17 @@
 		srunner_free(sr);                                            \
 		return failed ? EXIT_FAILURE : EXIT_SUCCESS;                 \
 	}
+
+/* Writes one "CORE" note as the kernel lays it out in a core, type and descriptor at p: the bytes it took. */
+static inline size_t unit_core_note(unsigned char *p, uint32_t type, const void *desc, uint32_t descsz)
+{
+	uint32_t hdr[3] = { 5, descsz, type };
+
+	memcpy(p, hdr, sizeof(hdr));
+	memcpy(p + 12, "CORE\0\0\0", 8);
+	memcpy(p + 20, desc, descsz);
+	return 20 + ((descsz + 3) & ~3u);
+}
 
 /* A fresh directory under $TMPDIR (or /tmp), removed by unit_rmtree(). */
 static inline void unit_tmpdir(char *buf, size_t len)

@@ -12,8 +12,11 @@
 
 #include "io.h"
 
-/* Reads until len bytes or end of file: the count (short only at EOF) or -errno. calls, if set, counts read(2)s. */
-ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
+/*
+ * Reads until len bytes or end of file, at the file position (off < 0, read(2)) or at off (pread(2)): the count
+ * (short only at EOF) or -errno. calls, if set, counts the calls.
+ */
+static ssize_t read_full_at(int fd, void *buf, size_t len, off_t off, unsigned long *calls)
 {
 	char *p = buf;
 	size_t done = 0;
@@ -21,7 +24,7 @@ ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
 	while (done < len) {
 		ssize_t r;
 
-		do r = read(fd, p + done, len - done);
+		do r = off < 0 ? read(fd, p + done, len - done) : pread(fd, p + done, len - done, off + (off_t)done);
 		while (r < 0 && errno == EINTR);
 		if (calls)
 			(*calls)++;
@@ -34,24 +37,16 @@ ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
 	return (ssize_t)done;
 }
 
-/* pread(2) until len bytes at off are read: len, fewer at the end of the file, or -errno. */
+/* Reads until len bytes or end of file: the count (short only at EOF) or -errno. calls, if set, counts read(2)s. */
+ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls)
+{
+	return read_full_at(fd, buf, len, -1, calls);
+}
+
+/* pread(2) until len bytes at off (>= 0) are read: len, fewer at the end of the file, or -errno. */
 ssize_t io_pread_full(int fd, void *buf, size_t len, off_t off)
 {
-	char *p = buf;
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t r;
-
-		do r = pread(fd, p + done, len - done, off + (off_t)done);
-		while (r < 0 && errno == EINTR);
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		done += (size_t)r;
-	}
-	return (ssize_t)done;
+	return off < 0 ? -EINVAL : read_full_at(fd, buf, len, off, NULL);
 }
 
 /*

@@ -112,20 +112,37 @@ static void host_name(char *buf, size_t len)
 	name_sanitize(h, buf, len);
 }
 
-/* After the crash's entry: its stored core sent, when ExecUpload= is set and a core was published. */
-void crash_upload(struct crash *cr)
+/*
+ * Socket mode: the upload goes on in a process of its own, so that the server's slot (SocketMaxParallel) is free for
+ * the next crash at once: a storm while the network is down must not wait in the listen queue behind uploads that
+ * wait for their deadline. 1 in the caller, which goes on at once; 2 in the process that uploads (and then exits);
+ * 0 in pipe mode, or when no process could be made: the upload then runs here.
+ */
+static int detach(const struct crash *cr)
+{
+	pid_t pid;
+
+	if (!cr->o.socket)
+		return 0;
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (pid > 0)
+		return 1;
+	(void) setsid();
+	return 2;
+}
+
+/* The crash's stored core, sent: the rule it got noted on it for its retries, its entry's fields given. */
+static void upload_stored(struct crash *cr)
 {
 	char host[NAME_COMM_MAX + 1];
-	const char *name = strrchr(cr->o.path, '/');
-	struct upload_names n = { .dir = cr->c.directory, .comm = cr->k.comm, .host = host, .pid = cr->k.pid,
-				  .uid = cr->k.uid, .time = cr->k.time };
+	const char *name = strrchr(cr->o.path, '/') + 1;
+	const struct upload_names n = { .file = name, .dir = cr->c.directory, .comm = cr->k.comm, .host = host,
+					.pid = cr->k.pid, .uid = cr->k.uid, .time = cr->k.time };
 	struct fields f;
-	int fd;
+	int fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (!cr->c.exec_upload[0] || !name || cr->dirfd < 0)
-		return;
-	n.file = ++name;
-	fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (cr->o.rule[0])
@@ -135,6 +152,22 @@ void crash_upload(struct crash *cr)
 	(void) ship(&cr->c, cr->dirfd, name, fd, &f, &n, 1);
 	fields_free(&f);
 	(void) close(fd);
+}
+
+/* After the crash's entry: its stored core sent, when ExecUpload= is set and a core was published. */
+void crash_upload(struct crash *cr)
+{
+	int where;
+
+	if (!cr->c.exec_upload[0] || !strrchr(cr->o.path, '/') || cr->dirfd < 0)
+		return;
+	where = detach(cr);
+	if (where == 1)
+		return;
+	upload_stored(cr);
+	/* The process made for it ends here: the rest of the crash's end (the ledger above all) is its parent's. */
+	if (where == 2)
+		_exit(0);
 }
 
 /* A user.coredump.* attribute of the core, as the fields NAME=value; nothing when it has none. */

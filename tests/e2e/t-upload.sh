@@ -118,6 +118,46 @@ u=$(upload_entry "$p") || fail "no upload entry"
 out=$(field "$u" CORESINK_UPLOAD_OUTPUT)
 check "hostile comm: three words, sanitized: $out" test "$out" = '[a_b___id__]\n[xa_b___id__y]\n['"$p"']\n'
 
+# Socket mode: the upload runs in a process of its own, so that the server's slot is free for the next crash: with
+# one slot and a command that takes 31.5 s, two crashes in a row are both stored at once.
+if have_socket_mode; then
+	start_dav
+	write_config "$T/k.conf" "${base[@]}" "Socket=$T/sock/kernel.socket" "SocketMaxParallel=1" \
+		"ExecUpload=$HELPER dav:cores/%H --config $T/etc/rclone.conf"
+	start_server "$T/k.conf"
+	use_socket "$T/k.conf"
+	crash 8
+	u=$(upload_entry "$CRASH_PID") || fail "socket mode: no upload entry"
+	check "socket mode: sent" has_line "$u" "CORESINK_UPLOAD=sent"
+	check "socket mode: byte for byte" cmp -s "$(ls -t "$T"/cores/core.* | head -n 1)" \
+		"$T/store/cores/$host/$(basename "$(ls -t "$T"/cores/core.* | head -n 1)")"
+	write_config "$T/k.conf" "${base[@]}" "Socket=$T/sock/kernel.socket" "SocketMaxParallel=1" \
+		"ExecUpload=/bin/sleep 31.5" "UploadTimeoutSec=60s"
+	t0=$(date +%s%N)
+	crash 8
+	crash 8
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	check "socket mode: a slow upload holds no slot: two crashes stored in $ms ms" test "$ms" -lt 20000
+	for p in $(pgrep -u coresink-upload -f '^/bin/sleep 31.5$'); do kill "$p"; done
+	stop_server
+	stop_dav
+	use_handler "$T/c.conf"
+else
+	echo "SKIP $NAME: no socket mode here (Linux 6.17)"
+fi
+
+# account: of the cores stored in $T/small, PENDING are there and still marked, LOST were named in the entries of
+# the crashes whose room they gave, STORED is how many crash entries named a file there.
+account() {
+	pending=0
+	for f in "$T"/small/cores/core.*; do
+		[ -n "$(getfattr --only-values -n user.coresink.upload "$f" 2>/dev/null)" ] && pending=$((pending + 1))
+	done
+	lost=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | sed -n 's/^CORESINK_VACUUMED_UNSENT=//p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	stored=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | grep -c "^COREDUMP_FILENAME=$T/small/")
+}
+
 # A storm with uploads on and the network down: 12 crashes at once into a 64 MiB file system with MaxUse=20M. The
 # quota and the reserve hold for the pending cores as for any; the pending cores removed to make room are named
 # in the entries of the crashes that took it.
@@ -130,17 +170,10 @@ storm_ready 1 12 4
 storm_go 1
 for p in $(cat "$T/pids.1"); do wait "$p" 2>/dev/null; done
 handlers_done "$T/s.conf"
-used=$(du -sB1 --apparent-size "$T/small/cores" | cut -f1)
 disk=$(du -sB1 "$T/small/cores" | cut -f1)
 check "storm: the cores take no more than MaxUse=20M on disk ($disk B)" test "$disk" -le $((20 * 1024 * 1024))
 check "storm: the reserve held ($(avail "$T/small") B free)" test "$(avail "$T/small")" -ge $((8 * 1024 * 1024))
-pending=0
-for f in "$T"/small/cores/core.*; do
-	[ -n "$(getfattr --only-values -n user.coresink.upload "$f" 2>/dev/null)" ] && pending=$((pending + 1))
-done
-lost=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | sed -n 's/^CORESINK_VACUUMED_UNSENT=//p' |
-	awk '{ s += $1 } END { print s + 0 }')
-stored=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | grep -c "^COREDUMP_FILENAME=$T/small/")
+account
 check "storm: every stored core is pending or named lost ($pending pending + $lost lost of $stored stored)" \
 	test $((pending + lost)) -eq "$stored"
 tally $(cat "$T/pids.1")
@@ -149,13 +182,7 @@ echo "     storm: ${RESULTS[*]} (${!RESULTS[*]}), $MISSING without entry"
 # One crash after the other, each core taking the room of the oldest pending one.
 for _ in $(seq 6); do crash 6; done
 handlers_done "$T/s.conf"
-pending=0
-for f in "$T"/small/cores/core.*; do
-	[ -n "$(getfattr --only-values -n user.coresink.upload "$f" 2>/dev/null)" ] && pending=$((pending + 1))
-done
-lost=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | sed -n 's/^CORESINK_VACUUMED_UNSENT=//p' |
-	awk '{ s += $1 } END { print s + 0 }')
-stored=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" | tr -d '\0' | grep -c "^COREDUMP_FILENAME=$T/small/")
+account
 check "one after the other: pending cores were removed, and said lost ($lost)" test "$lost" -gt 0
 check "one after the other: every stored core is pending or named lost ($pending + $lost of $stored)" \
 	test $((pending + lost)) -eq "$stored"
