@@ -3,6 +3,7 @@
  * stay one safe word, bad commands refused; the retry backoff. Real uploads: t-upload (rclone to a WebDAV server).
  */
 #include "unit.h"
+#include "crashjson.h"
 #include "upload.h"
 
 static const struct upload_names names = {
@@ -66,6 +67,33 @@ START_TEST(test_backoff)
 }
 END_TEST
 
+/* The fields as JSON (quotes, backslashes, control bytes escaped) and as the environment (one-line fields only). */
+START_TEST(test_json_env)
+{
+	const char *extra[] = { "HOME=/", NULL };
+	struct fields f;
+	char *json, **env;
+
+	fields_init(&f, 2);
+	fields_add(&f, "MESSAGE=line one\nline \"two\"");
+	fields_add(&f, "COREDUMP_COMM=a\\b\x01");
+	fields_add(&f, "COREDUMP_PROC_MAPS=x\ny");
+	json = crash_json(&f);
+	ck_assert_str_eq(json, "{\"PRIORITY\": \"2\", \"SYSLOG_IDENTIFIER\": \"coresink\", "
+			 "\"MESSAGE\": \"line one\\nline \\\"two\\\"\", \"COREDUMP_COMM\": \"a\\\\b\\u0001\", "
+			 "\"COREDUMP_PROC_MAPS\": \"x\\ny\"}\n");
+	env = crash_env(&f, extra);
+	ck_assert_str_eq(env[0], "PRIORITY=2");
+	ck_assert_str_eq(env[1], "SYSLOG_IDENTIFIER=coresink");
+	ck_assert_str_eq(env[2], "COREDUMP_COMM=a\\b\x01");
+	ck_assert_str_eq(env[3], "HOME=/");
+	ck_assert_ptr_null(env[4]);
+	free(json);
+	crash_env_free(env);
+	fields_free(&f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("upload");
@@ -74,6 +102,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_words);
 	tcase_add_test(tc, test_bad);
 	tcase_add_test(tc, test_backoff);
+	tcase_add_test(tc, test_json_env);
 	suite_add_tcase(s, tc);
 	return s;
 }
