@@ -11,6 +11,8 @@ live_before="$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pi
 mk install DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make install DESTDIR"
 tree=$(cd "$T/stage" && find . -type f -printf '%m %p\n' | sort)
 expected="644 ./etc/coresink.conf
+644 ./usr/lib/systemd/system/coresink-upload.service
+644 ./usr/lib/systemd/system/coresink-upload.timer
 644 ./usr/lib/systemd/system/coresink.service
 644 ./usr/lib/systemd/system/coresink.socket
 644 ./usr/lib/sysusers.d/coresink.conf
@@ -20,7 +22,8 @@ expected="644 ./etc/coresink.conf
 644 ./usr/share/man/man5/coresink.conf.5
 644 ./usr/share/man/man8/coresink.8
 755 ./usr/bin/coresink-bench
-755 ./usr/libexec/coresink"
+755 ./usr/libexec/coresink
+755 ./usr/libexec/coresink-upload-rclone"
 check "make install DESTDIR stages exactly the expected files and modes" test "$tree" = "$expected"
 check "and changes no live setting" \
 	test "$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pipe_limit)" = "$live_before"

@@ -16,7 +16,8 @@ crash 2
 e=$(journal_entry "$CRASH_PID") || fail "no entry"
 check "Storage=journal: CORESINK_STORAGE=journal" has_line "$e" "CORESINK_STORAGE=journal"
 check "no COREDUMP_FILENAME" lacks "$e" "COREDUMP_FILENAME="
-check "no file left in the directory" test -z "$(entries "$T/cores")"
+handlers_done "$T/c.conf"
+check "no file left in the directory: $(entries "$T/cores" | tr '\n' ' ')" test -z "$(entries "$T/cores")"
 check "the message says where" has "$(entry_message "$CRASH_PID")" "bytes stored in the journal"
 info=$(coredumpctl --no-pager info "$CRASH_PID" 2>&1)
 check "coredumpctl info: Storage: journal" has "$info" "Storage: journal"
