@@ -107,6 +107,8 @@ static int kmsg_send(const struct fields *f)
 #define SEND_TIMEOUT_MS 2000
 /* The datagram's bound; a larger entry goes in a sealed memfd, as sd_journal_sendv() does. */
 #define DATAGRAM_MAX (4 << 20)
+/* How often journal_find() looks. */
+#define JOURNAL_POLL_MS 100
 
 /* The entry in the native protocol's binary-safe form, every field as NAME '\n' le64(length) value '\n'. */
 static char *serialize(const struct fields *f, size_t *len)
@@ -299,23 +301,28 @@ int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, 
  */
 int journal_find(const char *match, unsigned timeout_ms)
 {
-	struct timespec t0, t;
-	sd_journal *j = NULL;
-	int r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY), found = 0;
+	const struct timespec tick = { 0, JOURNAL_POLL_MS * 1000000L };
+	int r = 0;
 
-	if (r >= 0)
-		r = sd_journal_add_match(j, match, 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (uint64_t ms = 0; r >= 0 && !found && ms < timeout_ms;) {
-		r = found = sd_journal_next(j);
-		if (r == 0)
-			r = sd_journal_wait(j, (timeout_ms - ms) * 1000ULL);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		ms = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000 + (uint64_t)(t.tv_nsec - t0.tv_nsec) / 1000000;
+	/*
+	 * A fresh look each time: journald rotates its files as large entries fill them, and an entry written to a
+	 * file that replaced one already open was seen late, or not at all, in 1 of 3 tries.
+	 */
+	for (unsigned waited = 0; waited <= timeout_ms; waited += JOURNAL_POLL_MS) {
+		sd_journal *j = NULL;
+
+		r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+		if (r >= 0)
+			r = sd_journal_add_match(j, match, 0);
+		if (r >= 0)
+			r = sd_journal_next(j);
+		if (j)
+			sd_journal_close(j);
+		if (r != 0)
+			break;
+		nanosleep(&tick, NULL);
 	}
-	if (j)
-		sd_journal_close(j);
-	return found > 0 ? 0 : r < 0 ? r : -ETIMEDOUT;
+	return r > 0 ? 0 : r < 0 ? r : -ETIMEDOUT;
 }
 
 /* Whether journald's socket is there (not whether it will answer). */

@@ -20,7 +20,9 @@ printf '[dav]\ntype = webdav\nurl = http://127.0.0.1:%s\nvendor = other\n' "$por
 chown root:coresink-upload "$T/etc/rclone.conf" && chmod 0640 "$T/etc/rclone.conf"
 HELPER=$TOP/scripts/upload-rclone.sh
 
+# start_dav: the WebDAV server, unless it runs already (DAV_PID); stop_dav stops it.
 start_dav() {
+	[ -n "${DAV_PID:-}" ] && return 0
 	rclone serve webdav --addr "127.0.0.1:$port" "$T/store" >"$T/dav.log" 2>&1 &
 	DAV_PID=$!
 	for _ in $(seq 50); do ss -ltn 2>/dev/null | grep -q "127.0.0.1:$port " && return 0; sleep 0.1; done
