@@ -38,6 +38,8 @@
 /* zstd's level for stored cores (README: Benchmark, compression), and the read buffer that feeds it. */
 #define COMPRESS_LEVEL 1
 #define COMPRESS_BUFFER (256 * 1024)
+#define COMPRESS_PROBE (64ULL << 20)
+#define COMPRESS_PROBE_PCT 90
 
 /* Below a page no core is worth storing: the kernel itself writes none. */
 #define RLIMIT_MIN PAGE_BYTES
@@ -255,6 +257,9 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 	/* zstd keeps its own window: a smaller read buffer keeps the handler within its memory bound (README). */
 	eo.buffer = COMPRESS_BUFFER;
 	eo.held_base = cr->o.st.allocated;
+	/* Data that shrinks by less than a tenth in its first 64 MiB is not worth a second copy: the raw core stays. */
+	eo.probe = COMPRESS_PROBE;
+	eo.probe_pct = COMPRESS_PROBE_PCT;
 	eo.baseline = cr->o.st.baseline;
 	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
 	eo.max_core = eo.rlimit = UINT64_MAX;

@@ -499,6 +499,18 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 	return r;
 }
 
+/*
+ * Compressing, whether the data so far shrinks too little to be worth writing twice (the raw core is there, whole):
+ * a probe's worth of input came out at more than probe_pct % of its size.
+ */
+static bool not_worth_it(const struct copy *c)
+{
+	const struct engine_opts *o = c->o;
+
+	return c->compress && o->probe_pct && c->st->input >= o->probe && o->probe &&
+	       c->z.written * 100 > c->st->input * o->probe_pct;
+}
+
 /* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
 static int copy_step(struct copy *c)
 {
@@ -527,6 +539,8 @@ static int copy_step(struct copy *c)
 		return (int)n;
 	c->st->chunks++;
 	c->st->input += (uint64_t)n;
+	if (not_worth_it(c))
+		return -EDOM;
 	c->pend_off = c->off;
 	/* Compressed, the file grows by what zstd has emitted so far, not by what was read. */
 	c->off = c->compress ? c->z.written : c->off + (uint64_t)n;

@@ -45,6 +45,8 @@ struct engine_opts {
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
+	uint64_t probe;           /* compressing: after this many input bytes, give up (-EDOM) when the output is */
+	unsigned probe_pct;       /* still more than probe_pct % of them; 0 never gives up */
 	uint64_t baseline;        /* the free space an earlier copy of the same capture trusted (its stats'), which
 				     this one continues from; 0: what statfs shows when this one begins */
 	bool check_space;         /* fstatfs before each chunk */

@@ -107,7 +107,10 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	if (o->path[0] && o->compress_us && !o->compress_error)
 		fields_add(f, "CORESINK_COMPRESSED=zstd, %llu bytes in %llu us", (unsigned long long)o->zst.bytes,
 			   (unsigned long long)o->compress_us);
-	if (o->compress_error)
+	if (o->compress_error == EDOM)
+		fields_add(f, "CORESINK_COMPRESS=not worth it, stored uncompressed: its first %llu bytes came to %llu",
+			   (unsigned long long)o->zst.input, (unsigned long long)o->zst.bytes);
+	else if (o->compress_error)
 		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);

@@ -3,7 +3,7 @@
 # after the process is let go; coredumpctl dump returns its bytes and coredumpctl debug opens it. The disk policy
 # counts the raw core and its compressed copy while both exist: where both do not fit above KeepFree or under
 # MaxUse, the complete raw core is kept instead, never less, and the reserve holds all the while. Old compressed
-# cores are vacuumed like raw ones.
+# cores are vacuumed like raw ones. A core whose first 64 MiB shrink by less than a tenth is kept raw.
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts a tmpfs, sets kernel.core_pattern and starts systemd-journald"
 command -v zstd >/dev/null || skip "no zstd"
@@ -16,6 +16,23 @@ use_handler "$T/c.conf"
 
 # crash_z MIB PCT: a real crash holding MIB of the pattern with PCT% zero pages; sets CRASH_PID.
 crash_z() { { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
+
+# Incompressible memory (the pattern, no zero page): not worth a second copy, the raw core stays; the same memory
+# with half its pages zero is compressed.
+crash_z 96 0
+e=$(journal_entry "$CRASH_PID") || fail "no entry"
+handlers_done "$T/c.conf"
+check "incompressible: kept raw: $(field "$e" CORESINK_COMPRESS)" \
+	matches "$e" '^CORESINK_COMPRESS=not worth it, stored uncompressed: its first [0-9]+ bytes came to [0-9]+$'
+check "incompressible: the raw core, whole, and nothing else" \
+	test "$(entries "$T/cores")" = "$(basename "$(field "$e" COREDUMP_FILENAME)")"
+"$PATCHECK" "$(field "$e" COREDUMP_FILENAME)" 96 >/dev/null || fail "incompressible: the raw core is not whole"
+rm -f "$T"/cores/core.*
+crash_z 96 50
+e=$(journal_entry "$CRASH_PID") || fail "no entry"
+handlers_done "$T/c.conf"
+check "half zeros: compressed" matches "$(field "$e" COREDUMP_FILENAME)" '\.zst$'
+rm -f "$T"/cores/core.*
 
 crash_z 32 50
 e=$(journal_entry "$CRASH_PID") || fail "no entry"
