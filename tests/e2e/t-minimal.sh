@@ -128,7 +128,10 @@ rm -f "$T"/full/core.* "$T"/min/core.*
 write_config "$T/min.conf" "Directory=$T/min" "${base[@]}" "Core=minimal" "MinimalStackSizeMax=4K"
 run min "$CRASHER" -T 2 8
 e=$(cat "$T/min.entry")
-check "MinimalStackSizeMax=4K: the stacks are cut ($(field "$e" CORESINK_CORE))" has "$e" "3 thread stacks (3 cut)"
+# Whether a stack needs more than a page depends on where ASLR put its top within its page: at least one does.
+check "MinimalStackSizeMax=4K: the stacks are cut, a page each at most ($(field "$e" CORESINK_CORE))" \
+	matches "$e" '3 thread stacks \([1-3] cut\), (4096|8192|12288) bytes;'
+
 check "and the crashing frame is still there" has "$(frames "$CRASHER" "$(field "$e" COREDUMP_FILENAME)")" \
 	"#0  crash_here"
 
