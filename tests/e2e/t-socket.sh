@@ -26,7 +26,7 @@ timed_crash() {
 
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f ms", u / 1000 }'; }
 
-write_config "$T/c.conf" "Directory=$T/cores" "Socket=$SOCK" "KeepFree=64M" "RateLimitBurst=4"
+write_config "$T/c.conf" "Directory=$T/cores" "Socket=$SOCK" "KeepFree=64M" "RateLimitBurst=4" "RateLimitIntervalSec=3600"
 start_server "$T/c.conf"
 check "the socket is root's, 0600, in a 0700 directory" \
 	test "$(stat -c '%a %u %F' "$SOCK") $(stat -c '%a %u' "$T/sock")" = "600 0 socket 700 0"
