@@ -99,15 +99,23 @@ static const char *const on_limit_names[] = {
 
 DEFINE_STRING_TABLE_LOOKUP(on_limit, enum on_limit, on_limit_names, _ON_LIMIT_MAX)
 
-static int parse_on_limit(const char *v, void *field)
-{
-	int l = on_limit_from_string(v);
+/* The parser and printer of a key whose values are an enum's names (its string table's). */
+#define DEFINE_ENUM_KEY(name, type)                                              \
+	static int parse_##name(const char *v, void *field)                      \
+	{                                                                        \
+		int x = name##_from_string(v);                                   \
+                                                                                 \
+		if (x < 0)                                                       \
+			return x;                                                \
+		*(type *)field = (type)x;                                        \
+		return 0;                                                        \
+	}                                                                        \
+	static void print_##name(FILE *f, const void *field)                     \
+	{                                                                        \
+		fputs(name##_to_string(*(const type *)field), f);                \
+	}
 
-	if (l < 0)
-		return l;
-	*(enum on_limit *)field = (enum on_limit)l;
-	return 0;
-}
+DEFINE_ENUM_KEY(on_limit, enum on_limit)
 
 static const char *const storage_names[] = {
 	[STORAGE_EXTERNAL] = "external",
@@ -123,26 +131,8 @@ static const char *const core_names[] = {
 };
 
 DEFINE_STRING_TABLE_LOOKUP(core_content, enum core_content, core_names, _CORE_MAX)
-
-static int parse_storage(const char *v, void *field)
-{
-	int x = storage_from_string(v);
-
-	if (x < 0)
-		return x;
-	*(enum storage *)field = (enum storage)x;
-	return 0;
-}
-
-static int parse_core(const char *v, void *field)
-{
-	int x = core_content_from_string(v);
-
-	if (x < 0)
-		return x;
-	*(enum core_content *)field = (enum core_content)x;
-	return 0;
-}
+DEFINE_ENUM_KEY(storage, enum storage)
+DEFINE_ENUM_KEY(core_content, enum core_content)
 
 /* MinimalStackSizeMax=: at least a page, or the thread's frames could not be read at all. */
 static int parse_stack_max(const char *v, void *field)
@@ -292,11 +282,6 @@ static void print_timeout(FILE *f, const void *field)
 		fprintf(f, "%llums", (unsigned long long)ms);
 }
 
-static void print_on_limit(FILE *f, const void *field)
-{
-	fputs(on_limit_to_string(*(const enum on_limit *)field), f);
-}
-
 static void print_bool(FILE *f, const void *field)
 {
 	fputs(*(const bool *)field ? "yes" : "no", f);
@@ -305,16 +290,6 @@ static void print_bool(FILE *f, const void *field)
 static void print_strategy(FILE *f, const void *field)
 {
 	fputs(strategy_to_string(*(const enum strategy *)field), f);
-}
-
-static void print_storage(FILE *f, const void *field)
-{
-	fputs(storage_to_string(*(const enum storage *)field), f);
-}
-
-static void print_core(FILE *f, const void *field)
-{
-	fputs(core_content_to_string(*(const enum core_content *)field), f);
 }
 
 static void print_mode(FILE *f, const void *field)
@@ -331,7 +306,7 @@ static const struct key keys[] = {
 	KEY("MaxUse", parse_size_or_percent, print_size_spec, max_use, false),
 	KEY("Storage", parse_storage, print_storage, storage, true),
 	KEY("JournalSizeMax", parse_byte_count, print_u64, journal_size_max, true),
-	KEY("Core", parse_core, print_core, core, true),
+	KEY("Core", parse_core_content, print_core_content, core, true),
 	KEY("MinimalStackSizeMax", parse_stack_max, print_u64, minimal_stack_max, true),
 	KEY("MaxCoreSize", parse_byte_count, print_u64, max_core_size, true),
 	KEY("OnLimit", parse_on_limit, print_on_limit, on_limit, true),
