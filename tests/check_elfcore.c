@@ -1,7 +1,8 @@
 /*
- * check_elfcore.c: the signal read from a core's notes, on a core laid out as the kernel writes one (ELF header,
- * program headers, the crashing thread's notes), and on cores cut short or malformed. Real cores are read end to
- * end (t-escape: COREDUMP_CODE of a real SIGSEGV).
+ * check_elfcore.c: the signal read from a core's notes, and the core's size from its program headers, on a core
+ * laid out as the kernel writes one (ELF header, program headers, the crashing thread's notes), and on cores cut
+ * short or malformed. Real cores are read end to end (t-escape: COREDUMP_CODE of a real SIGSEGV; t-compress: the
+ * size).
  */
 #include <elf.h>
 
@@ -72,12 +73,37 @@ START_TEST(test_malformed)
 }
 END_TEST
 
+/* The core's size: where its last segment ends; unknown while its headers are not all at hand. */
+START_TEST(test_size)
+{
+	size_t len = make_core();
+	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_offset = 1 << 20, .p_filesz = 5 << 20 };
+	uint64_t size = 0;
+
+	ck_assert_int_eq(elfcore_size(core, len, &size), 0);
+	ck_assert_uint_eq(size, len);
+	memcpy(core + sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), &ph, sizeof(ph));
+	ck_assert_int_eq(elfcore_size(core, len, &size), 0);
+	ck_assert_uint_eq(size, 6 << 20);
+	ck_assert_int_eq(elfcore_size(core, sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), &size), -ERANGE);
+	/* A segment whose end wraps around is no core. */
+	ph.p_offset = UINT64_MAX - 8;
+	memcpy(core + sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), &ph, sizeof(ph));
+	ck_assert_int_eq(elfcore_size(core, len, &size), -EBADMSG);
+	/* More than 65534 headers: their count is in a section header, which is not read. */
+	((Elf64_Ehdr *)core)->e_phnum = PN_XNUM;
+	ck_assert_int_eq(elfcore_size(core, len, &size), -ERANGE);
+	ck_assert_int_eq(elfcore_size(core, 10, &size), -EBADMSG);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("elfcore");
 	TCase *tc = tcase_create("elfcore");
 
 	tcase_add_test(tc, test_siginfo);
+	tcase_add_test(tc, test_size);
 	tcase_add_test(tc, test_malformed);
 	suite_add_tcase(s, tc);
 	return s;

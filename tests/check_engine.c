@@ -2,6 +2,7 @@
  * check_engine.c: the capture engine on real pipes and real files: every strategy byte-identical, staged splice in
  * real chunks, a splice the kernel really refuses (O_APPEND) switching to read/write mid-stream, the reserve.
  */
+#include <elf.h>
 #include <zstd.h>
 
 #include "unit.h"
@@ -504,6 +505,55 @@ START_TEST(test_compress_cut_is_not_whole)
 }
 END_TEST
 
+/*
+ * A core whose headers say it is larger than the room is compressed as it comes; one that fits is not. The input
+ * is a file: an ELF header and one PT_LOAD of claim bytes, then 8 MiB of core-like data.
+ */
+START_TEST(test_compress_when_short)
+{
+	static unsigned char head[1 << 16];
+	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
+			 .e_phnum = 1, .e_ehsize = sizeof(Elf64_Ehdr) };
+	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_offset = 4096 };
+	uint64_t claims[2] = { 8 * MIB, (uint64_t)1 << 50 };
+	struct engine_opts o, plain;
+	struct engine_stats st;
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0);
+
+	ck_assert_int_eq(data_prepare(DATA_CORE), 0);
+	engine_defaults(&plain);
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = ELFDATA2LSB;
+	engine_defaults(&o);
+	o.compress_short = 1;
+	o.head = head;
+	o.head_len = sizeof(head);
+	for (int i = 0; i < 2; i++) {
+		ph.p_filesz = claims[i];
+		ck_assert_int_eq(ftruncate(in, 0), 0);
+		ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
+		st = run(&plain, 8 * MIB, in);
+		ck_assert_int_eq(pwrite(in, &e, sizeof(e), 0), (ssize_t)sizeof(e));
+		ck_assert_int_eq(pwrite(in, &ph, sizeof(ph), sizeof(e)), (ssize_t)sizeof(ph));
+		ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
+		ck_assert_int_eq(ftruncate(z, 0), 0);
+		ck_assert_int_eq(lseek(z, 0, SEEK_SET), 0);
+		ck_assert_int_eq(engine_copy(in, z, &o, &st), 0);
+		ck_assert_uint_eq(st.expected, 4096 + claims[i]);
+		ck_assert_uint_eq(st.input, 8 * MIB);
+		ck_assert(!st.truncated);
+		ck_assert(st.compressed == (i == 1));
+		if (i == 1) {
+			ck_assert_uint_lt(st.bytes, 8 * MIB);
+			ck_assert_int_eq(unzstd(z, back), 0);
+			ck_assert_int_eq(lseek(back, 0, SEEK_END), 8 * MIB);
+		}
+	}
+	close(in), close(z), close(back);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -527,6 +577,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_compress);
 	tcase_add_test(tc, test_min_hole);
 	tcase_add_test(tc, test_compress_cut_is_not_whole);
+	tcase_add_test(tc, test_compress_when_short);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -166,6 +166,9 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->max_use = cr->c.max_use;
 	o->max_core = cr->c.max_core_size;
 	o->rlimit = cr->k.rlimit;
+	/* A file core that would be cut for want of room is compressed as it comes: it may then be kept whole. */
+	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && cr->c.core == CORE_FULL)
+		o->compress_short = COMPRESS_LEVEL;
 	if (cr->have_session) {
 		session_hooks(&cr->q, h);
 		o->hooks = h;
@@ -232,7 +235,7 @@ static int publish(struct crash *cr, struct store_file *f, bool compressed)
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
 	/* A compressed core's raw one, read by the analysis, is on disk until then: the others count it. */
 	if (cr->have_session)
-		(void) session_publish(&cr->q, cr->o.disk, compressed ? cr->o.st.allocated : 0);
+		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0);
 	return 0;
 }
 
@@ -284,6 +287,14 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode)
 	struct store_file z;
 	int r;
 
+	if (cr->o.st.compressed) {
+		/* Compressed as it came, as the raw core did not fit: there is no raw core for the analysis to read. */
+		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core was compressed as it came, as it "
+				"did not fit the room uncompressed");
+		r = publish(cr, raw, true);
+		crash_release(cr);
+		return r;
+	}
 	cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
 	if (cr->c.storage == STORAGE_JOURNAL && cr->o.st.bytes > cr->c.journal_size_max)
 		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "%llu bytes, more than JournalSizeMax",
@@ -350,6 +361,11 @@ int crash_copy(struct crash *cr, struct store_file *f)
 		eo.minicore = minimal_core(cr);
 	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
 	r = engine_copy(cr->in, f->fd, &eo, &cr->o.st);
+	if (cr->o.st.compressed) {
+		/* As after a compression of the raw core: st counts the core's bytes, zst the file's. */
+		cr->o.zst = cr->o.st;
+		cr->o.st.bytes = cr->o.st.input;
+	}
 	if (eo.minicore)
 		cr->o.mini = cr->mc.st;
 	if (cr->o.st.truncated)

@@ -1,8 +1,9 @@
 /*
- * elfcore.c: what the first bytes of a core say about the signal. The kernel writes an ELF core as the ELF header,
- * the program headers, then the PT_NOTE segment, whose first notes are the crashing thread's: NT_PRSTATUS,
- * NT_PRPSINFO, NT_SIGINFO. The bytes come from the crashing process's memory and the kernel's view of it, so every
- * offset is checked against the bytes at hand; anything out of place is -EBADMSG, never a guess.
+ * elfcore.c: what the first bytes of a core say: the signal, and how large the core will be. The kernel writes an
+ * ELF core as the ELF header, the program headers, then the PT_NOTE segment, whose first notes are the crashing
+ * thread's: NT_PRSTATUS, NT_PRPSINFO, NT_SIGINFO. The bytes come from the crashing process's memory and the
+ * kernel's view of it, so every offset is checked against the bytes at hand; anything out of place is -EBADMSG,
+ * never a guess.
  */
 #include <elf.h>
 #include <endian.h>
@@ -35,30 +36,41 @@ static int within(uint64_t off, uint64_t n, size_t len)
 	return off <= len && n <= len - off;
 }
 
-/* Whether the program header at p is the PT_NOTE segment; *notes says where it lies then. */
-static int is_note(const unsigned char *p, int is64, struct span *notes)
+/* A core's program headers, as its ELF header says: num of them at off, 64- or 32-bit. */
+struct phdrs {
+	int is64;
+	uint64_t off, num, entsize;
+};
+
+/* Reads program header i into type and *seg (where its bytes lie in the core), checked to lie within len. */
+static int phdr_at(const unsigned char *h, size_t len, const struct phdrs *ph, uint64_t i, uint32_t *type,
+		   struct span *seg)
 {
-	if (is64) {
-		Elf64_Phdr ph;
+	uint64_t at = ph->off + i * ph->entsize;
 
-		memcpy(&ph, p, sizeof(ph));
-		*notes = (struct span) { ph.p_offset, ph.p_filesz };
-		return ph.p_type == PT_NOTE;
+	if (i >= ph->num || ph->off > len || !within(at, ph->entsize, len))
+		return -ERANGE;
+	if (ph->is64) {
+		Elf64_Phdr p;
+
+		memcpy(&p, h + at, sizeof(p));
+		*type = p.p_type;
+		*seg = (struct span) { p.p_offset, p.p_filesz };
 	} else {
-		Elf32_Phdr ph;
+		Elf32_Phdr p;
 
-		memcpy(&ph, p, sizeof(ph));
-		*notes = (struct span) { ph.p_offset, ph.p_filesz };
-		return ph.p_type == PT_NOTE;
+		memcpy(&p, h + at, sizeof(p));
+		*type = p.p_type;
+		*seg = (struct span) { p.p_offset, p.p_filesz };
 	}
+	return 0;
 }
 
-/* Finds the PT_NOTE segment of a 64-bit (or, for compat processes, 32-bit) ELF core of this machine's byte order. */
-static int find_notes(const unsigned char *h, size_t len, struct span *notes)
+/* Reads the ELF header of a 64-bit (or, for compat processes, 32-bit) core of this machine's byte order. */
+static int read_ehdr(const unsigned char *h, size_t len, struct phdrs *ph)
 {
 	int is64 = len > EI_CLASS && h[EI_CLASS] == ELFCLASS64;
 	size_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	uint64_t phoff, phnum, phentsize;
 
 	if (len < ehsize || memcmp(h, ELFMAG, SELFMAG) != 0 || h[EI_DATA] != (BYTE_ORDER == LITTLE_ENDIAN ?
 	    ELFDATA2LSB : ELFDATA2MSB))
@@ -67,20 +79,60 @@ static int find_notes(const unsigned char *h, size_t len, struct span *notes)
 		Elf64_Ehdr e;
 
 		memcpy(&e, h, sizeof(e));
-		phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize;
+		*ph = (struct phdrs) { 1, e.e_phoff, e.e_phnum, e.e_phentsize };
 	} else {
 		Elf32_Ehdr e;
 
 		memcpy(&e, h, sizeof(e));
-		phoff = e.e_phoff, phnum = e.e_phnum, phentsize = e.e_phentsize;
+		*ph = (struct phdrs) { 0, e.e_phoff, e.e_phnum, e.e_phentsize };
 	}
-	if (phentsize != (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
-		return -EBADMSG;
-	/* With PN_XNUM the count is elsewhere, but the notes still come first: the headers at hand are enough. */
-	for (uint64_t i = 0; i < phnum && phoff < len && within(phoff + i * phentsize, phentsize, len); i++)
-		if (is_note(h + phoff + i * phentsize, is64, notes))
+	return ph->entsize == (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ? 0 : -EBADMSG;
+}
+
+/* Finds the PT_NOTE segment. With PN_XNUM the count is elsewhere, but the notes still come first. */
+static int find_notes(const unsigned char *h, size_t len, struct span *notes)
+{
+	struct phdrs ph;
+	uint32_t type;
+	int r = read_ehdr(h, len, &ph);
+
+	for (uint64_t i = 0; r == 0; i++) {
+		r = phdr_at(h, len, &ph, i, &type, notes);
+		if (r == 0 && type == PT_NOTE)
 			return 0;
+	}
 	return -EBADMSG;
+}
+
+/*
+ * The size of the core the kernel is writing, from its program headers: where the segment that ends last ends.
+ * 0, -EBADMSG when this is not an ELF core, or -ERANGE when the headers are not all in the len bytes at hand (or
+ * their count is elsewhere: PN_XNUM).
+ */
+int elfcore_size(const void *head, size_t len, uint64_t *size)
+{
+	const unsigned char *h = head;
+	struct phdrs ph;
+	struct span seg;
+	uint32_t type;
+	uint64_t end = 0;
+	int r = read_ehdr(h, len, &ph);
+
+	if (r < 0)
+		return r;
+	if (ph.num == PN_XNUM || ph.num == 0)
+		return -ERANGE;
+	for (uint64_t i = 0; i < ph.num; i++) {
+		r = phdr_at(h, len, &ph, i, &type, &seg);
+		if (r < 0)
+			return r;
+		if (seg.off > UINT64_MAX - seg.len)
+			return -EBADMSG;
+		if (seg.off + seg.len > end)
+			end = seg.off + seg.len;
+	}
+	*size = end;
+	return 0;
 }
 
 static uint64_t align4(uint64_t n)

@@ -18,6 +18,7 @@
 
 #include "basics.h"
 #include "compress.h"
+#include "elfcore.h"
 #include "engine.h"
 #include "holes.h"
 #include "io.h"
@@ -38,6 +39,8 @@ struct copy {
 	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
 	uint64_t prev_off, prev_len;  /* the chunk under writeback */
 	bool eof;
+	bool head_read;           /* the head is in o->head (st->head_bytes of it); head_done of them are written */
+	size_t head_done;
 	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
 	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
 	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
@@ -300,23 +303,69 @@ static ssize_t move_strategy(struct copy *c, size_t want)
 	return r;
 }
 
-/*
- * Moves the first bytes of the stream through the caller's head buffer on their way to the file, whatever the
- * strategy: they are read once, and the caller learns what the core's notes say without reading the file back.
- */
-static ssize_t move_head(struct copy *c, size_t want)
+static size_t head_left(const struct copy *c)
 {
-	size_t n = want < c->o->head_len ? want : c->o->head_len;
-	ssize_t got = read_input(c, c->o->head, n);
-	int r;
+	return c->head_read ? c->st->head_bytes - c->head_done : 0;
+}
+
+/*
+ * Reads the first bytes of the stream into the caller's head buffer before any is written, whatever the strategy:
+ * they are read once, and the caller learns what the core's notes say without reading the file back.
+ */
+static int read_head(struct copy *c)
+{
+	ssize_t got = read_input(c, c->o->head, c->o->head_len);
 
 	if (got < 0)
-		return got;
-	if ((size_t)got < n)
+		return (int)got;
+	if ((size_t)got < c->o->head_len)
 		c->eof = true;
 	c->st->head_bytes = (size_t)got;
-	r = write_out(c, c->o->head, (size_t)got);
-	return r < 0 ? r : got;
+	c->head_read = true;
+	return 0;
+}
+
+/*
+ * Whether the core is compressed as it comes: when its program headers say it is larger than the room (KeepFree,
+ * MaxUse), where the raw core would be cut and the compressed one may be whole. Not for MaxCoreSize or
+ * RLIMIT_CORE, which count the core's own bytes. 0 or -errno.
+ */
+static int choose_compression(struct copy *c)
+{
+	enum limit which = LIMIT_NONE;
+	uint64_t size;
+	int r;
+
+	if (!c->o->compress_short || c->compress || elfcore_size(c->o->head, c->st->head_bytes, &size) < 0)
+		return 0;
+	c->st->expected = size;
+	r = room_lock(&c->room);
+	if (r < 0)
+		return r;
+	r = room_fits(&c->room, size, &which);
+	room_unlock(&c->room);
+	if (r != 0 || (which != LIMIT_KEEP_FREE && which != LIMIT_MAX_USE))
+		return r < 0 ? r : 0;
+	r = compressor_init(&c->z, c->o->compress_short);
+	if (r < 0)
+		return r;
+	c->compress = true;
+	c->strategy = STRATEGY_READWRITE;
+	c->sparse = c->reserve_runs = false;
+	c->room.unreserved = true;
+	return 0;
+}
+
+/* Writes what is left of the head, as far as want. Bytes written, or -errno. */
+static ssize_t move_head(struct copy *c, size_t want)
+{
+	size_t n = head_left(c) < want ? head_left(c) : want;
+	int r = write_out(c, (const char *)c->o->head + c->head_done, n);
+
+	if (r < 0)
+		return r;
+	c->head_done += n;
+	return (ssize_t)n;
 }
 
 /* Moves up to want bytes: the head first, then the current strategy. Bytes written, or -errno. */
@@ -324,9 +373,9 @@ static ssize_t move_chunk(struct copy *c, size_t want)
 {
 	ssize_t r, h = 0;
 
-	if (c->off == 0 && c->o->head && c->o->head_len > 0) {
+	if (head_left(c) > 0) {
 		h = move_head(c, want);
-		if (h < 0 || c->eof || (size_t)h == want)
+		if (h < 0 || head_left(c) > 0 || c->eof || (size_t)h == want)
 			return h;
 		want -= (size_t)h;
 	}
@@ -468,7 +517,7 @@ static void copy_teardown(struct copy *c)
  */
 static void stop_at_limit(struct copy *c, enum limit which)
 {
-	c->st->truncated = input_has_more(c);
+	c->st->truncated = head_left(c) > 0 || input_has_more(c);
 	if (c->st->truncated)
 		c->st->limit = which;
 }
@@ -519,6 +568,13 @@ static int copy_step(struct copy *c)
 	ssize_t n;
 	int r;
 
+	if (c->o->head && c->o->head_len > 0 && !c->head_read) {
+		r = read_head(c);
+		if (r == 0)
+			r = choose_compression(c);
+		if (r < 0)
+			return r;
+	}
 	/*
 	 * Page-cache hygiene around the preallocation (Linus Torvalds' pattern, reordered): no write may be in
 	 * flight while fallocate runs, as ext4 merges a new unwritten extent into one under I/O and warns when that
@@ -546,7 +602,7 @@ static int copy_step(struct copy *c)
 	c->off = c->compress ? c->z.written : c->off + (uint64_t)n;
 	c->pend_len = c->off - c->pend_off;
 	/* A move of nothing happens only at the end of the input; never spin on it. */
-	return c->eof || n == 0 ? 0 : 1;
+	return (c->eof && head_left(c) == 0) || n == 0 ? 0 : 1;
 }
 
 /* Leaves the file at exactly the bytes written, on disk, and out of the page cache. */
@@ -613,6 +669,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	}
 	f = copy_finish(&c);
 	st->bytes = c.off;
+	st->compressed = c.compress;
 	st->baseline = c.room.have_baseline ? c.room.baseline : 0;
 	copy_teardown(&c);
 	return r < 0 ? r : f;

@@ -44,6 +44,8 @@ struct engine_opts {
 	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
+	int compress_short;       /* a zstd level: compress as it comes when the core's headers (in head) say it is
+				     larger than the room (KeepFree, MaxUse); 0 never */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
 	uint64_t probe;           /* compressing: after this many input bytes, give up (-EDOM) when the output is */
 	unsigned probe_pct;       /* still more than probe_pct % of them; 0 never gives up */
@@ -59,6 +61,8 @@ struct engine_opts {
 struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
 	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
+	bool compressed;          /* the file is a zstd frame (compress, or compress_short chose it) */
+	uint64_t expected;        /* the core's size as its headers say (compress_short), 0 when not read */
 	bool truncated;           /* the input had more than was stored */
 	enum limit limit;         /* what stopped it, when truncated by a limit */
 	bool fell_back;           /* splice was refused and read/write took over */

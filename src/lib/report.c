@@ -104,7 +104,10 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
 	if (o->path[0])
 		fields_add(f, "CORESINK_DISK=%llu", (unsigned long long)o->disk);
-	if (o->path[0] && o->compress_us && !o->compress_error)
+	if (o->path[0] && o->st.compressed)
+		fields_add(f, "CORESINK_COMPRESSED=zstd as it came, %llu bytes: the core's headers said %llu bytes, more "
+			   "than the room", (unsigned long long)o->zst.bytes, (unsigned long long)o->st.expected);
+	else if (o->path[0] && o->compress_us && !o->compress_error)
 		fields_add(f, "CORESINK_COMPRESSED=zstd, %llu bytes in %llu us", (unsigned long long)o->zst.bytes,
 			   (unsigned long long)o->compress_us);
 	if (o->compress_error == EDOM)

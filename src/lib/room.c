@@ -183,6 +183,20 @@ int room_plan(struct room *c, size_t *want, enum limit *which)
 	return 0;
 }
 
+/*
+ * Whether size more bytes fit the room as it is now, old cores left alone: 1, 0 with *which saying what is short,
+ * or -errno. Asked under the lock, once, before the first chunk.
+ */
+int room_fits(struct room *c, uint64_t size, enum limit *which)
+{
+	struct space_in in;
+	int r = read_space(c, &in);
+
+	if (r < 0)
+		return r;
+	return space_budget(&in, size, which) >= size;
+}
+
 /* Takes the lock the hooks' owner provides, around a check and what it reserves. 0 or -errno. */
 int room_lock(struct room *c)
 {

@@ -1,0 +1,81 @@
+#!/bin/bash
+# A core that does not fit raw but fits compressed is stored whole: its program headers say its size before any of
+# its memory comes, and where that is more than the room (free space over KeepFree, MaxUse), the core is compressed
+# as it comes. Real crashes on a small tmpfs and a small ext4: 192 MiB of memory, nine pages in ten zero (the raw
+# core would take ~180 MB where 112 MB are free over the reserve), stored whole as .zst, with the reserve sampled
+# every 100 us throughout. A core that fits raw is still stored raw first and compressed after the release.
+. "$(dirname "$0")/lib.sh"
+need_root "it mounts file systems, sets kernel.core_pattern and starts systemd-journald"
+command -v zstd >/dev/null || skip "no zstd"
+scratch
+start_journald
+MIB=$((1024 * 1024))
+
+crash_z() { { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
+
+for fs in tmpfs ext4; do
+	m=$T/$fs
+	make_fs "$fs" "$m" 160
+	write_config "$T/c.conf" "Directory=$m/cores" "KeepFree=32M" "MaxUse=100%" "Compress=yes" \
+		"RateLimitBurst=0" "RateLimitGlobalBurst=0"
+	use_handler "$T/c.conf"
+	"$FREEWATCH" "$m" > "$T/low" &
+	watch=$!
+	at_exit "kill $watch 2>/dev/null"
+
+	crash_z 192 90
+	e=$(journal_entry "$CRASH_PID") || fail "$fs: no entry"
+	handlers_done "$T/c.conf"
+	core=$(field "$e" COREDUMP_FILENAME)
+	echo "     $fs: $(field "$e" CORESINK_RESULT), $(field "$e" CORESINK_SIZE) B: $(field "$e" CORESINK_COMPRESSED)"
+	check "$fs: stored whole, not truncated" has_line "$e" "CORESINK_RESULT=stored"
+	check "$fs: compressed as it came, the size its headers said" \
+		matches "$e" '^CORESINK_COMPRESSED=zstd as it came, [0-9]+ bytes: the core.s headers said [0-9]+ bytes, more than the room$'
+	check "$fs: as a .zst file, the only one in the directory" test "$(entries "$m/cores")" = "$(basename "$core")"
+	check "$fs: a valid zstd frame, checksum included" zstd -tq "$core"
+	zstd -dcq "$core" > "$T/raw" || fail "$fs: zstd -d"
+	check "$fs: which decompresses to the process's memory" "$PATCHECK" "$T/raw" 192 90
+	check "$fs: a complete ELF core" "$PATCHECK" --elf "$T/raw"
+	check "$fs: CORESINK_SIZE is the core's size" has_line "$e" "CORESINK_SIZE=$(file_size "$T/raw")"
+	check "$fs: the headers said that size" \
+		has "$(field "$e" CORESINK_COMPRESSED)" "headers said $(file_size "$T/raw") bytes"
+	check "$fs: the raw core would not have fit over KeepFree" \
+		test "$(file_size "$T/raw")" -gt $(( (160 - 32) * MIB ))
+	check "$fs: no stack trace, and why: $(field "$e" CORESINK_TRACE)" \
+		has "$(field "$e" CORESINK_TRACE)" "compressed as it came"
+	rm -f "$T/raw" "$m"/cores/core.*
+
+	# Room for the raw core: stored raw, the process let go, then compressed from the raw file.
+	crash_z 32 50
+	e=$(journal_entry "$CRASH_PID") || fail "$fs: no entry"
+	handlers_done "$T/c.conf"
+	check "$fs: a core that fits raw is compressed after: $(field "$e" CORESINK_COMPRESSED)" \
+		matches "$e" '^CORESINK_COMPRESSED=zstd, [0-9]+ bytes in [0-9]+ us$'
+	check "$fs: and has its stack trace" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
+	rm -f "$m"/cores/core.*
+
+	kill -TERM "$watch"; wait "$watch"
+	read -r low samples < "$T/low"
+	check "$fs: free space never under KeepFree: lowest $low B in $samples samples" test "$low" -ge $((32 * MIB))
+done
+
+# Socket mode: the same decision on the connection the kernel dumps into.
+if have_socket_mode; then
+	m=$T/sockfs
+	make_fs tmpfs "$m" 160
+	write_config "$T/sock.conf" "Directory=$m/cores" "KeepFree=32M" "MaxUse=100%" "Compress=yes" \
+		"RateLimitBurst=0" "RateLimitGlobalBurst=0" "Socket=$T/sock/kernel.socket"
+	start_server "$T/sock.conf"
+	use_socket "$T/sock.conf"
+	crash_z 192 90
+	e=$(journal_entry "$CRASH_PID") || fail "socket mode: no entry"
+	core=$(field "$e" COREDUMP_FILENAME)
+	check "socket mode: stored whole, compressed as it came" \
+		matches "$e" '^CORESINK_COMPRESSED=zstd as it came, [0-9]+ bytes'
+	check "socket mode: stored, not truncated" has_line "$e" "CORESINK_RESULT=stored"
+	zstd -dcq "$core" > "$T/raw" || fail "socket mode: zstd -d"
+	check "socket mode: which decompresses to the process's memory" "$PATCHECK" "$T/raw" 192 90
+	stop_server
+else
+	echo "SKIP $NAME: no socket mode here (Linux 6.17): socket mode not tried"
+fi
