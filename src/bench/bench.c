@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		   "       coresink-bench --drain\n"
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
-		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off, compress=LEVEL,\n"
+		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off, compress=LEVEL, workers=N,\n"
 		   "                    prealloc=keep-size|extend|ftruncate|none\n");
 }
 
@@ -74,6 +74,13 @@ static int knob(struct variant *v, const char *kv)
 		if (parse_u64(val, &n) < 0 || n > 19)
 			return -EINVAL;
 		v->o.compress = (int)n;
+		return 0;
+	}
+	if (strncmp(kv, "workers=", 8) == 0) {
+		/* zstd's own threads, as the handler uses one per CPU (at most 4). */
+		if (parse_u64(val, &n) < 0 || n > 64)
+			return -EINVAL;
+		v->o.compress_workers = (int)n;
 		return 0;
 	}
 	if (strncmp(kv, "prealloc=", 9) == 0) {

@@ -169,6 +169,7 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	/* A file core that would be cut for want of room is compressed as it comes: it may then be kept whole. */
 	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && cr->c.core == CORE_FULL)
 		o->compress_short = COMPRESS_LEVEL;
+	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->have_session) {
 		session_hooks(&cr->q, h);
 		o->hooks = h;

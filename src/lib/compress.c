@@ -10,8 +10,11 @@
 
 #include "compress.h"
 
-/* 0 or -ENOMEM/-EINVAL. */
-int compressor_init(struct compressor *z, int level)
+/*
+ * A compressor at level; with workers > 0, zstd compresses in that many threads of its own, a job of 2 MiB each at
+ * level 1 (the caller's thread then only feeds and writes). 0 or -ENOMEM/-EINVAL.
+ */
+int compressor_init(struct compressor *z, int level, int workers)
 {
 	ZSTD_CCtx *c = ZSTD_createCCtx();
 
@@ -26,7 +29,8 @@ int compressor_init(struct compressor *z, int level)
 		return -ENOMEM;
 	}
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1))) {
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)) ||
+	    (workers > 0 && ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, workers)))) {
 		compressor_free(z);
 		return -EINVAL;
 	}

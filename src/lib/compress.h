@@ -15,7 +15,7 @@ struct compressor {
 	uint64_t written;         /* bytes handed to emit */
 };
 
-int compressor_init(struct compressor *z, int level);
+int compressor_init(struct compressor *z, int level, int workers);
 int compressor_feed(struct compressor *z, const void *in, size_t n, bool end, emit_fn emit, void *ctx);
 void compressor_free(struct compressor *z);
 

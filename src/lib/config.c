@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,25 @@ static int parse_burst(const char *v, void *field)
 	return 0;
 }
 
+static int parse_threads(const char *v, void *field)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0 || n > 64)
+		return -EINVAL;
+	*(uint64_t *)field = n;
+	return 0;
+}
+
+/* One zstd thread per CPU the handler may run on, up to 4 (README: Benchmark, compression); none on one CPU. */
+static uint64_t default_compress_threads(void)
+{
+	cpu_set_t set;
+	int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+
+	return n <= 1 ? 0 : n < 4 ? (uint64_t)n : 4;
+}
+
 static int parse_bool(const char *v, void *field)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
@@ -318,6 +338,7 @@ static const struct key keys[] = {
 	KEY("RateLimitGlobalBurst", parse_burst, print_u64, rate_global_burst, false),
 	KEY("CaptureEnvironment", parse_bool, print_bool, capture_environment, true),
 	KEY("Compress", parse_bool, print_bool, compress, true),
+	KEY("CompressThreads", parse_threads, print_u64, compress_threads, true),
 	KEY("StackTrace", parse_bool, print_bool, stack_trace, true),
 	KEY("StackTraceMaxSize", parse_byte_count, print_u64, stack_trace_max, true),
 	KEY("StackTraceTimeoutSec", parse_timeout, print_timeout, stack_trace_ms, true),
@@ -351,6 +372,7 @@ void config_defaults(struct config *c)
 	c->rate_global_burst = 20;
 	/* systemd-coredump's default: cores several times smaller, which coredumpctl dump and debug read. */
 	c->compress = true;
+	c->compress_threads = default_compress_threads();
 	/* The trace is what an admin reads first; it is made after the process is released, in a sandbox. */
 	c->stack_trace = true;
 	c->stack_trace_max = 4ULL << 30;

@@ -56,6 +56,7 @@ struct config {
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 	bool sparse;               /* zero pages as holes */
 	bool compress;             /* store cores as zstd files, compressed after the process is released */
+	uint64_t compress_threads; /* zstd's own threads; 0 compresses in the handler's */
 	bool stack_trace;          /* analyse the stored core: the trace goes into the entry */
 	uint64_t stack_trace_max;  /* cores larger than this are not analysed */
 	uint64_t stack_trace_ms;   /* the analysis is stopped after this long */

@@ -346,7 +346,7 @@ static int choose_compression(struct copy *c)
 	room_unlock(&c->room);
 	if (r != 0 || (which != LIMIT_KEEP_FREE && which != LIMIT_MAX_USE))
 		return r < 0 ? r : 0;
-	r = compressor_init(&c->z, c->o->compress_short);
+	r = compressor_init(&c->z, c->o->compress_short, c->o->compress_workers);
 	if (r < 0)
 		return r;
 	c->compress = true;
@@ -461,7 +461,7 @@ static int copy_setup(struct copy *c)
 	if (c->o->minicore)
 		c->strategy = STRATEGY_READWRITE;
 	if (c->o->compress) {
-		r = compressor_init(&c->z, c->o->compress);
+		r = compressor_init(&c->z, c->o->compress, c->o->compress_workers);
 		if (r < 0)
 			return r;
 		c->compress = true;

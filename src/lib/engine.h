@@ -44,6 +44,7 @@ struct engine_opts {
 	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
+	int compress_workers;     /* zstd's own threads; 0 compresses in the caller's */
 	int compress_short;       /* a zstd level: compress as it comes when the core's headers (in head) say it is
 				     larger than the room (KeepFree, MaxUse); 0 never */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
