@@ -25,6 +25,7 @@
 #include "basics.h"
 #include "io.h"
 #include "measure.h"
+#include "nullsock.h"
 #include "parse.h"
 #include "producer.h"
 
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 		   "                      [--handlers LIST] [--coresink PATH] [--csv FILE] [--plot FILE]\n"
 		   "                      (real crashes, as root; coresink-bench --crash --help)\n"
 		   "       coresink-bench --drain\n"
+		   "       coresink-bench --drain-socket PATH [read]\n"
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
 		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off, compress=LEVEL, workers=N,\n"
@@ -362,6 +364,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--crash") == 0)
 		return crash_main(argc - 1, argv + 1);
+	if (argc > 2 && argc < 5 && strcmp(argv[1], "--drain-socket") == 0)
+		return drain_socket(argv[2], argc == 4 && strcmp(argv[3], "read") == 0);
 	if (parse_options(argc, argv, &opt, &list) < 0 || (nv = parse_variants(list, v)) < 0 ||
 	    nv * opt.runs > SAMPLES_MAX)
 		return usage(stderr), EXIT_USAGE;

@@ -56,7 +56,8 @@ static void crash_usage(FILE *f)
 		   "       W: dense, core, threads, sparse\n"
 		   "       LIST: comma-separated readwrite, splice, naive-splice (coresink, with :sparse=on|off,\n"
 		   "             :chunk=SIZE, :Key=Value of coresink.conf), socket (coresink --serve, with the same\n"
-		   "             knobs), kernel, cat, null, direct, systemd-coredump\n");
+		   "             knobs), kernel, cat, null, null-socket[:read], direct, systemd-coredump\n"
+		   "       BYTES: up to 16G (the victim holds them in memory)\n");
 }
 
 /* The stored file of the last crash: the one entry of the cores directory but the ledger, or systemd-coredump's. */
@@ -195,6 +196,14 @@ static void clear_cores(const struct bench_paths *p)
 		(void) closedir(d);
 }
 
+/* What the disk of the cores directory wrote since it had written w0 bytes; 0 when it cannot tell. */
+static uint64_t written_since(const struct bench_paths *p, uint64_t w0)
+{
+	uint64_t w1 = device_written(p->cores);
+
+	return w0 && w1 > w0 ? w1 - w0 : 0;
+}
+
 /* The disk's ceiling: as many bytes as the crash, written with O_DIRECT from one aligned block, then synced. */
 static int direct_run(const struct bench_paths *p, uint64_t size, struct crash_sample *s)
 {
@@ -202,6 +211,7 @@ static int direct_run(const struct bench_paths *p, uint64_t size, struct crash_s
 	struct stat st;
 	void *block;
 	double t0;
+	uint64_t w0;
 	int fd, r = 0;
 
 	if (posix_memalign(&block, PAGE_BYTES, DIRECT_BLOCK) != 0)
@@ -210,6 +220,7 @@ static int direct_run(const struct bench_paths *p, uint64_t size, struct crash_s
 		((uint64_t *)block)[i] = pattern_word(i);
 	(void) snprintf(path, sizeof(path), "%s/core.direct", p->cores);
 	drop_caches();
+	w0 = device_written(p->cores);
 	t0 = now(CLOCK_MONOTONIC);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -219,6 +230,7 @@ static int direct_run(const struct bench_paths *p, uint64_t size, struct crash_s
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	s->seconds = s->released = now(CLOCK_MONOTONIC) - t0;
+	s->written = written_since(p, w0);
 	if (r == 0 && fstat(fd, &st) == 0) {
 		s->bytes = (uint64_t)st.st_size;
 		s->disk = (uint64_t)st.st_blocks * 512;
@@ -237,7 +249,7 @@ static void measure_stored(const struct handler *h, const struct victim *v, cons
 {
 	struct stat st;
 
-	if (h->kind == HANDLER_NULL) {
+	if (h->kind == HANDLER_NULL || h->kind == HANDLER_NULL_SOCKET) {
 		s->verified = true;   /* nothing is stored: it shows how fast the kernel can emit */
 		return;
 	}
@@ -258,6 +270,7 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	struct victim v;
 	struct sampler smp;
 	double t0;
+	uint64_t w0;
 	pid_t pid;
 	int r, stored, ifd;
 
@@ -274,12 +287,14 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	if (r < 0)
 		return victim_reap(&v), r;
 	ifd = watch_stored(h, p);
+	w0 = device_written(p->cores);
 	r = victim_crash(&v, &t0);
 	/* The process is gone when the handler lets it go; the file may get its name later. */
 	s->released = now(CLOCK_MONOTONIC) - t0;
 	stored = r == 0 ? wait_stored(ifd, h, p, pid, path, sizeof(path)) : r;
 	s->seconds = late_dir(h, p) ? now(CLOCK_MONOTONIC) - t0 : s->released;
 	s->cache = sampler_stop(&smp);
+	s->written = written_since(p, w0);
 	if (ifd >= 0)
 		(void) close(ifd);
 	if (r < 0)
@@ -377,6 +392,9 @@ static int parse_handlers(const char *list, const struct bench_paths *p, struct 
 		if (n >= HANDLERS_MAX)
 			return -EINVAL;
 		r = handler_parse(tok, n, p, &h[n]);
+		if (r == -ENOENT && h[n].kind == HANDLER_CORESINK)
+			return fprintf(stderr, "coresink-bench: handler %s: no coresink at %s (--coresink PATH; make "
+				       "install puts it there)\n", tok, p->coresink), r;
 		if (r < 0)
 			return fprintf(stderr, "coresink-bench: handler %s: %s\n", tok, r == -EINVAL ?
 				       "unknown, or a knob coresink would not take" : strerror(-r)), r;

@@ -17,6 +17,7 @@ enum handler_kind {
 	HANDLER_NULL,        /* ceiling: the kernel emitting into a sink that stores nothing */
 	HANDLER_DIRECT,      /* ceiling: not a crash, the disk's O_DIRECT write rate for as many bytes */
 	HANDLER_SYSTEMD,     /* systemd-coredump, when installed */
+	HANDLER_NULL_SOCKET, /* socket mode's ceiling: the kernel sending into a server that stores nothing */
 	_HANDLER_KIND_MAX
 };
 
@@ -25,7 +26,8 @@ struct handler {
 	enum handler_kind kind;
 	char pattern[PATTERN_MAX];
 	char config[PATH_MAX];
-	bool socket;         /* coresink in socket mode: its server, started for the run, takes the crashes */
+	bool socket;         /* socket mode: a server (coresink's, or null-socket's), started for the run, takes them */
+	bool drain_read;     /* null-socket:read: the null server drains by read(2), not splice(2) */
 	pid_t server;
 };
 
@@ -34,6 +36,7 @@ struct crash_sample {
 	double released;            /* crash to the process's end: the handler has let it go */
 	double seconds;             /* crash to stored: the file under its final name */
 	uint64_t bytes, disk;       /* the stored file's size and what it takes on disk */
+	uint64_t written;           /* what the disk wrote meanwhile (a raw core and its compressed copy); 0 unknown */
 	uint64_t cache;             /* peak growth of Cached */
 	uint64_t rss;               /* the handler's peak RSS, from its journal entry; 0 when unknown */
 	bool verified;

@@ -1,7 +1,8 @@
 /*
- * crashtable.c: coresink-bench --crash's output: per handler, crash-to-stored time (min, median, max) and its ratio
- * to the larger ceiling of the same run, what the file takes, page-cache growth and the handler's peak RSS; the
- * CSV, a row per crash; the chart of median times.
+ * crashtable.c: coresink-bench --crash's output: per handler, crash-to-release and crash-to-stored times, each with
+ * its ratio to the larger ceiling of the same run and mode (pipe: null or direct; socket: null-socket or direct),
+ * what the file takes, what the disk wrote, page-cache growth and the handler's peak RSS; the CSV, a row per crash;
+ * the chart of median times.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,13 +16,13 @@
 
 struct crash_summary {
 	int handler, n, bad;
-	double min, median, max, released, bytes, disk, cache, rss;
+	double min, median, max, released, bytes, disk, written, cache, rss;
 };
 
 /* Sums up one handler's runs: medians of each measure. */
 static struct crash_summary summarize(int handler, const struct crash_sample *s, int ns)
 {
-	double t[RUNS_MAX], rel[RUNS_MAX], bytes[RUNS_MAX], disk[RUNS_MAX], cache[RUNS_MAX], rss[RUNS_MAX];
+	double t[RUNS_MAX], rel[RUNS_MAX], bytes[RUNS_MAX], disk[RUNS_MAX], wr[RUNS_MAX], cache[RUNS_MAX], rss[RUNS_MAX];
 	struct crash_summary r = { .handler = handler };
 
 	for (int i = 0; i < ns && r.n < RUNS_MAX; i++) {
@@ -31,6 +32,7 @@ static struct crash_summary summarize(int handler, const struct crash_sample *s,
 		rel[r.n] = s[i].released;
 		bytes[r.n] = (double)s[i].bytes / MIB;
 		disk[r.n] = (double)s[i].disk / MIB;
+		wr[r.n] = (double)s[i].written / MIB;
 		cache[r.n] = (double)s[i].cache / MIB;
 		rss[r.n] = (double)s[i].rss / 1024.0;
 		r.bad += !s[i].verified;
@@ -42,6 +44,7 @@ static struct crash_summary summarize(int handler, const struct crash_sample *s,
 	r.released = bench_median(rel, r.n);
 	r.bytes = bench_median(bytes, r.n);
 	r.disk = bench_median(disk, r.n);
+	r.written = bench_median(wr, r.n);
 	r.cache = bench_median(cache, r.n);
 	r.rss = bench_median(rss, r.n);
 	return r;
@@ -60,38 +63,71 @@ static int by_time(const void *a, const void *b)
 	return (x->median > y->median) - (x->median < y->median);
 }
 
+/*
+ * The ceiling a handler is judged against: the larger median of the ceilings of its mode. Socket mode's is
+ * null-socket's where the run has one, else pipe mode's.
+ */
+static double ceiling_of(const struct handler *h, int nh, const struct crash_summary *sum, bool socket)
+{
+	double pipe = 0, sock = 0;
+
+	for (int i = 0; i < nh; i++) {
+		const struct handler *c = &h[sum[i].handler];
+
+		if (c->kind == HANDLER_DIRECT || c->kind == HANDLER_NULL)
+			pipe = sum[i].median > pipe ? sum[i].median : pipe;
+		if (c->kind == HANDLER_DIRECT || c->kind == HANDLER_NULL_SOCKET)
+			sock = sum[i].median > sock ? sum[i].median : sock;
+	}
+	for (int i = 0; i < nh; i++)
+		if (h[sum[i].handler].kind == HANDLER_NULL_SOCKET)
+			return socket ? sock : pipe;
+	return pipe;
+}
+
+static void ratio(char *buf, size_t len, double t, double ceiling)
+{
+	if (ceiling > 0)
+		(void) snprintf(buf, len, "%.2fx", t / ceiling);
+	else
+		(void) snprintf(buf, len, "-");
+}
+
 void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sample *s, int ns)
 {
 	struct crash_summary sum[HANDLERS_MAX];
-	double ceiling = 0;
 	int w = 16;
 
 	for (int i = 0; i < nh; i++) {
 		sum[i] = summarize(i, s, ns);
-		if (handler_is_ceiling(&h[i]) && sum[i].median > ceiling)
-			ceiling = sum[i].median;
 		if ((int)strlen(h[i].name) > w)
 			w = (int)strlen(h[i].name);
 	}
 	sort_handlers = h;
 	qsort(sum, (size_t)nh, sizeof(*sum), by_time);
-	fprintf(f, "%-*s %8s %8s %8s %7s %9s %9s %9s %9s %8s  %s\n", w, "handler", "release_s", "min_s", "median_s",
-		"max_s", "ratio", "size_MiB", "disk_MiB", "cache_MiB", "rss_KiB", "stored");
+	fprintf(f, "%-*s %9s %7s %8s %7s %7s %7s %8s %8s %8s %9s %8s  %s\n", w, "handler", "release_s", "ratio",
+		"stored_s", "ratio", "min_s", "max_s", "size_MiB", "disk_MiB", "writ_MiB", "cache_MiB", "rss_KiB",
+		"stored");
 	for (int i = 0; i < nh; i++) {
 		const struct crash_summary *r = &sum[i];
-		char ratio[16] = "-", rss[16] = "-", stored[32] = "verified";
+		double ceiling = ceiling_of(h, nh, sum, h[r->handler].socket);
+		char rel[16], sto[16], wr[16] = "-", rss[16] = "-", stored[32] = "verified";
 
-		if (ceiling > 0)
-			(void) snprintf(ratio, sizeof(ratio), "%.2fx", r->median / ceiling);
+		ratio(rel, sizeof(rel), r->released, ceiling);
+		ratio(sto, sizeof(sto), r->median, ceiling);
+		if (r->written > 0)
+			(void) snprintf(wr, sizeof(wr), "%.0f", r->written);
 		if (r->rss > 0)
 			(void) snprintf(rss, sizeof(rss), "%.0f", r->rss);
 		if (r->bad)
 			(void) snprintf(stored, sizeof(stored), "FAILED %d of %d", r->bad, r->n);
-		fprintf(f, "%-*s %9.2f %8.2f %8.2f %8.2f %7s %9.0f %9.0f %9.0f %8s  %s\n", w, h[r->handler].name,
-			r->released, r->min, r->median, r->max, ratio, r->bytes, r->disk, r->cache, rss, stored);
+		fprintf(f, "%-*s %9.2f %7s %8.2f %7s %7.2f %7.2f %8.0f %8.0f %8s %9.0f %8s  %s\n", w, h[r->handler].name,
+			r->released, rel, r->median, sto, r->min, r->max, r->bytes, r->disk, wr, r->cache, rss, stored);
 	}
-	fprintf(f, "(release_s: median seconds from the fault until the process is let go; min/median/max: until the "
-		   "file has its final name;\n ratio: median over the larger ceiling's, null or direct; rss from "
+	fprintf(f, "(release_s: median seconds from the fault until the process is let go; stored_s, min, max: until the "
+		   "file has its final name;\n each ratio: that median over the larger ceiling's of the same mode (pipe: "
+		   "null or direct; socket: null-socket or direct);\n writ_MiB: what the disk wrote meanwhile, all "
+		   "writers (raw and compressed cores), - on a file system without a block device;\n rss from "
 		   "coresink's journal entry, - without a journald)\n");
 }
 
@@ -102,12 +138,12 @@ int crash_csv(const char *path, const struct handler *h, const struct crash_samp
 
 	if (!f)
 		return -errno;
-	fprintf(f, "handler,run,released_seconds,seconds,bytes,disk_bytes,cache_bytes,rss_bytes,verified\n");
+	fprintf(f, "handler,run,released_seconds,seconds,bytes,disk_bytes,written_bytes,cache_bytes,rss_bytes,verified\n");
 	for (int i = 0; i < ns; i++)
-		fprintf(f, "%s,%d,%.6f,%.6f,%llu,%llu,%llu,%llu,%s\n", h[s[i].handler].name, s[i].run, s[i].released,
-			s[i].seconds,
-			(unsigned long long)s[i].bytes, (unsigned long long)s[i].disk, (unsigned long long)s[i].cache,
-			(unsigned long long)s[i].rss, s[i].verified ? "yes" : "no");
+		fprintf(f, "%s,%d,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%s\n", h[s[i].handler].name, s[i].run,
+			s[i].released, s[i].seconds, (unsigned long long)s[i].bytes, (unsigned long long)s[i].disk,
+			(unsigned long long)s[i].written, (unsigned long long)s[i].cache, (unsigned long long)s[i].rss,
+			s[i].verified ? "yes" : "no");
 	return fclose(f) == 0 ? 0 : -errno;
 }
 

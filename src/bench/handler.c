@@ -31,13 +31,14 @@ static const char *const handler_kind_names[] = {
 	[HANDLER_NULL] = "null",
 	[HANDLER_DIRECT] = "direct",
 	[HANDLER_SYSTEMD] = "systemd-coredump",
+	[HANDLER_NULL_SOCKET] = "null-socket",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(handler_kind, enum handler_kind, handler_kind_names, _HANDLER_KIND_MAX)
 
 bool handler_is_ceiling(const struct handler *h)
 {
-	return h->kind == HANDLER_NULL || h->kind == HANDLER_DIRECT;
+	return h->kind == HANDLER_NULL || h->kind == HANDLER_DIRECT || h->kind == HANDLER_NULL_SOCKET;
 }
 
 bool systemd_coredump_installed(void)
@@ -124,7 +125,7 @@ static int ask_pattern(const char *coresink, const char *config, bool socket, ch
 }
 
 /* The pattern of one handler; a coresink variant asks the handler itself, with its config. 0 or -errno. */
-static int make_pattern(struct handler *h, const struct bench_paths *p)
+static int make_pattern(struct handler *h, const struct bench_paths *p, int index)
 {
 	int n;
 
@@ -134,6 +135,7 @@ static int make_pattern(struct handler *h, const struct bench_paths *p)
 	case HANDLER_CAT: n = snprintf(h->pattern, sizeof(h->pattern), "|/bin/sh -c cat>%s/core.cat", p->cores); break;
 	case HANDLER_KERNEL: n = snprintf(h->pattern, sizeof(h->pattern), "%s/core.%%p", p->cores); break;
 	case HANDLER_NULL: n = snprintf(h->pattern, sizeof(h->pattern), "|%s --drain", p->self); break;
+	case HANDLER_NULL_SOCKET: n = snprintf(h->pattern, sizeof(h->pattern), "@@%s/h%d.sock", p->dir, index); break;
 	/* Debian's 50-coredump.conf, word for word. */
 	case HANDLER_SYSTEMD:
 		n = snprintf(h->pattern, sizeof(h->pattern),
@@ -163,17 +165,25 @@ int handler_parse(const char *spec, int index, const struct bench_paths *p, stru
 	h->socket = strcmp(buf, "socket") == 0;
 	if (strategy_from_string(buf) >= 0 || h->socket) {
 		h->kind = HANDLER_CORESINK;
+		/* Without it, its --core-pattern would fail for want of a program, not of a short pattern. */
+		if (access(p->coresink, X_OK) < 0)
+			return -ENOENT;
 		k = write_config(h, p->dir, p->cores, index, h->socket ? "readwrite" : buf,
 				 colon ? colon : buf + strlen(buf));
-		return k < 0 ? k : make_pattern(h, p);
+		return k < 0 ? k : make_pattern(h, p, index);
 	}
 	k = handler_kind_from_string(buf);
-	if (k < 0 || k == HANDLER_CORESINK || colon)
+	if (k < 0 || k == HANDLER_CORESINK)
 		return -EINVAL;
 	h->kind = (enum handler_kind)k;
+	/* The null socket server's one knob: how it drains. */
+	h->socket = h->kind == HANDLER_NULL_SOCKET;
+	h->drain_read = h->socket && colon && strcmp(colon, "read") == 0;
+	if (colon && !h->drain_read)
+		return -EINVAL;
 	if (h->kind == HANDLER_SYSTEMD && !systemd_coredump_installed())
 		return -ENOENT;
-	return make_pattern(h, p);
+	return make_pattern(h, p, index);
 }
 
 /* Whether systemd-coredump's socket (SOCK_SEQPACKET) takes a connection. */
@@ -273,15 +283,19 @@ void sdc_stop(pid_t pid)
 	(void) unlink(SYSTEMD_COREDUMP_SOCKET);
 }
 
-/* Starts coresink --serve for a socket-mode handler, as its unit would, until it listens. 0 or -errno. */
+/*
+ * Starts a socket-mode handler's server until it listens: coresink --serve, as its unit would, or the null one
+ * (coresink-bench --drain-socket). 0 or -errno.
+ */
 int server_start(const struct bench_paths *p, struct handler *h, int index)
 {
 	char sock[PATH_MAX + 32];
-	const char *const argv[] = { p->coresink, "--config", h->config, "--serve", NULL };
+	const char *const serve[] = { p->coresink, "--config", h->config, "--serve", NULL };
+	const char *const drain[] = { p->self, "--drain-socket", sock, h->drain_read ? "read" : NULL, NULL };
 	pid_t pid;
 
 	(void) snprintf(sock, sizeof(sock), "%s/h%d.sock", p->dir, index);
-	pid = spawn_server(argv, is_socket, sock);
+	pid = spawn_server(h->kind == HANDLER_NULL_SOCKET ? drain : serve, is_socket, sock);
 	if (pid < 0)
 		return (int)pid;
 	h->server = pid;

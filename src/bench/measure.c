@@ -1,10 +1,13 @@
 /*
  * measure.c: the instruments of coresink-bench, for pipe and crash runs alike: wall and CPU clocks, the page
- * cache's Cached line sampled while a run goes on, and dropped caches so that each run starts cold.
+ * cache's Cached line sampled while a run goes on, dropped caches so that each run starts cold, and the bytes a
+ * block device has written.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "measure.h"
@@ -99,4 +102,28 @@ void drop_caches(void)
 		(void) !write(fd, "3\n", 2);
 		(void) close(fd);
 	}
+}
+
+/*
+ * Bytes written so far to the block device that holds path, from its sector count in sysfs (field 7 of
+ * /sys/dev/block/MAJ:MIN/stat, in 512-byte sectors, whatever the device's own). The whole device's: other
+ * writers count too. 0 where there is no such device (tmpfs, btrfs's anonymous device numbers).
+ */
+uint64_t device_written(const char *path)
+{
+	char sys[64];
+	unsigned long long f[7] = { 0 };
+	struct stat st;
+	FILE *fp;
+	int n;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	(void) snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
+	fp = fopen(sys, "re");
+	if (!fp)
+		return 0;
+	n = fscanf(fp, "%llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6]);
+	(void) fclose(fp);
+	return n == 7 ? f[6] * 512 : 0;
 }

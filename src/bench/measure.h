@@ -21,5 +21,6 @@ uint64_t cached_bytes(void);
 int sampler_start(struct sampler *s);
 uint64_t sampler_stop(struct sampler *s);
 void drop_caches(void);
+uint64_t device_written(const char *path);
 
 #endif

