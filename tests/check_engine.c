@@ -67,9 +67,12 @@ static void assert_complete(int out, const struct engine_stats *st, size_t size)
 	ck_assert_uint_eq((uint64_t)producer_prefix(out), size);
 }
 
+/* _i 3: read/write with a thread reading ahead (prefetch.c), the head taken through it as the handler does. */
 START_TEST(test_each_strategy_identical)
 {
-	static const enum strategy strategies[] = { STRATEGY_SPLICE, STRATEGY_READWRITE, STRATEGY_NAIVE_SPLICE };
+	static const enum strategy strategies[] = { STRATEGY_SPLICE, STRATEGY_READWRITE, STRATEGY_NAIVE_SPLICE,
+						    STRATEGY_READWRITE };
+	static unsigned char head[MIB + 3];
 	struct engine_opts o;
 	struct engine_stats st;
 	/* Not a multiple of a page, a chunk or the buffer, so every tail path runs. */
@@ -78,9 +81,16 @@ START_TEST(test_each_strategy_identical)
 
 	engine_defaults(&o);
 	o.strategy = strategies[_i];
+	if (_i == 3) {
+		o.read_ahead = 4;
+		o.head = head;
+		o.head_len = sizeof(head);
+	}
 	st = run(&o, size, out);
 	assert_complete(out, &st, size);
 	ck_assert(!st.fell_back);
+	if (_i == 3)
+		ck_assert_uint_eq(st.head_bytes, sizeof(head));
 	close(out);
 }
 END_TEST
@@ -189,6 +199,7 @@ START_TEST(test_empty_input)
 	int out = out_file("core", 0);
 
 	engine_defaults(&o);
+	o.read_ahead = _i ? 2 : 0;
 	st = run(&o, 0, out);
 	ck_assert_uint_eq(st.bytes, 0);
 	ck_assert(!st.truncated);
@@ -281,15 +292,16 @@ START_TEST(test_core_limits_cut_exactly)
 	size_t cut = 5 * MIB + 100;
 	int out = out_file("core", 0);
 
-	/* _i 0: MaxCoreSize, 1: RLIMIT_CORE. Cut at the byte, not at a block. */
+	/* _i 0: MaxCoreSize, 1: RLIMIT_CORE. Cut at the byte, not at a block. 2, 3: the same, read ahead. */
 	engine_defaults(&o);
-	if (_i == 0)
+	o.read_ahead = _i >= 2 ? 3 : 0;
+	if (_i % 2 == 0)
 		o.max_core = cut;
 	else
 		o.rlimit = cut;
 	st = run(&o, 20 * MIB, out);
 	ck_assert(st.truncated);
-	ck_assert_int_eq(st.limit, _i == 0 ? LIMIT_MAX_CORE : LIMIT_RLIMIT);
+	ck_assert_int_eq(st.limit, _i % 2 == 0 ? LIMIT_MAX_CORE : LIMIT_RLIMIT);
 	ck_assert_uint_eq(st.bytes, cut);
 	ck_assert_uint_eq((uint64_t)producer_prefix(out), cut);
 	close(out);
@@ -554,6 +566,37 @@ START_TEST(test_compress_when_short)
 }
 END_TEST
 
+/*
+ * The probe that gives up on data that does not shrink counts the raw file's data, not its holes: 64 MiB of hole
+ * (idle stacks) then random data is not worth compressing, though its input as a whole would halve.
+ */
+START_TEST(test_probe_counts_data_not_holes)
+{
+	static char buf[MIB];
+	struct engine_opts o;
+	struct engine_stats st;
+	int raw = out_file("raw", 0), z = out_file("raw.zst", 0), rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(rnd, 0);
+	for (off_t at = 64 * MIB; at < 112 * MIB; at += MIB) {
+		ck_assert_int_eq(read(rnd, buf, MIB), MIB);
+		ck_assert_int_eq(pwrite(raw, buf, MIB, at), MIB);
+	}
+	close(rnd);
+	engine_defaults(&o);
+	o.compress = 1;
+	o.probe = 16 * MIB;
+	o.probe_pct = 90;
+	ck_assert_int_eq(engine_copy(raw, z, &o, &st), -EDOM);
+	ck_assert_uint_ge(st.input, 64 * MIB + 16 * MIB);
+	ck_assert_uint_ge(st.input_data, 16 * MIB);
+	ck_assert_uint_le(st.input_data, st.input - 64 * MIB);
+	/* Counted as input, it would have passed: half of it compresses to nothing. */
+	ck_assert_uint_lt(st.bytes * 100, st.input * 90);
+	close(raw), close(z);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -561,16 +604,16 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_each_strategy_identical, 0, 3);
+	tcase_add_loop_test(tc, test_each_strategy_identical, 0, 4);
 	tcase_add_test(tc, test_staged_splice_moves_whole_chunks);
 	tcase_add_loop_test(tc, test_refused_from_start, 0, 2);
 	tcase_add_test(tc, test_refused_mid_stream);
 	tcase_add_test(tc, test_reserve_stops_capture);
-	tcase_add_test(tc, test_empty_input);
+	tcase_add_loop_test(tc, test_empty_input, 0, 2);
 	tcase_add_loop_test(tc, test_no_preallocation_left, PREALLOC_KEEP_SIZE, _PREALLOC_MAX);
 	tcase_add_loop_test(tc, test_sparse, PREALLOC_KEEP_SIZE, _PREALLOC_MAX);
 	tcase_add_loop_test(tc, test_dense, 0, 2);
-	tcase_add_loop_test(tc, test_core_limits_cut_exactly, 0, 2);
+	tcase_add_loop_test(tc, test_core_limits_cut_exactly, 0, 4);
 	tcase_add_loop_test(tc, test_max_use_asks_for_room, 0, 2);
 	tcase_add_test(tc, test_hook_error_reported);
 	tcase_add_test(tc, test_names);
@@ -578,6 +621,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_min_hole);
 	tcase_add_test(tc, test_compress_cut_is_not_whole);
 	tcase_add_test(tc, test_compress_when_short);
+	tcase_add_test(tc, test_probe_counts_data_not_holes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -53,6 +53,7 @@ static void usage(FILE *f)
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
 		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off, compress=LEVEL, workers=N,\n"
+		   "                    ahead=N (buffers read ahead by a thread),\n"
 		   "                    prealloc=keep-size|extend|ftruncate|none\n");
 }
 
@@ -76,6 +77,13 @@ static int knob(struct variant *v, const char *kv)
 		if (parse_u64(val, &n) < 0 || n > 19)
 			return -EINVAL;
 		v->o.compress = (int)n;
+		return 0;
+	}
+	if (strncmp(kv, "ahead=", 6) == 0) {
+		/* Buffers a thread reads ahead (ReadAhead= of coresink.conf, in buffers). */
+		if (parse_u64(val, &n) < 0 || n > 64)
+			return -EINVAL;
+		v->o.read_ahead = (unsigned)n;
 		return 0;
 	}
 	if (strncmp(kv, "workers=", 8) == 0) {

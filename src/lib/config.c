@@ -149,6 +149,20 @@ static int parse_stack_max(const char *v, void *field)
 	return 0;
 }
 
+/* ReadAhead=: 0, or whole MiB (the engine's buffers) up to 64 MiB. */
+static int parse_read_ahead(const char *v, void *field)
+{
+	uint64_t n;
+	int r = parse_bytes(v, &n);
+
+	if (r < 0)
+		return r;
+	if (n % (1 << 20) != 0 || n > (64 << 20))
+		return -ERANGE;
+	*(uint64_t *)field = n;
+	return 0;
+}
+
 /* ExecUpload=: a command whose words and specifiers upload.c can read, its program an absolute path; or empty. */
 static int parse_exec(const char *v, void *field)
 {
@@ -322,6 +336,7 @@ static void print_mode(FILE *f, const void *field)
 static const struct key keys[] = {
 	KEY("Directory", parse_directory, print_string, directory, false),
 	KEY("ChunkSize", parse_chunk, print_size, chunk_size, false),
+	KEY("ReadAhead", parse_read_ahead, print_u64, read_ahead, true),
 	KEY("KeepFree", parse_size_or_percent, print_size_spec, keep_free, false),
 	KEY("MaxUse", parse_size_or_percent, print_size_spec, max_use, false),
 	KEY("Storage", parse_storage, print_storage, storage, true),
@@ -356,6 +371,8 @@ void config_defaults(struct config *c)
 	memset(c, 0, sizeof(*c));
 	strcpy(c->directory, "/var/lib/coresink");
 	c->chunk_size = 16 << 20;
+	/* Socket mode: what the kernel would otherwise stop for while a chunk is flushed (README: read-ahead). */
+	c->read_ahead = 8 << 20;
 	/* systemd-coredump's default: 15% of the file system, at most 4 GiB. */
 	c->keep_free = (struct size_spec) { .value = 15, .percent = true, .cap = 4ULL << 30 };
 	/* And its MaxUse=: 10%, at most 4 GiB. */

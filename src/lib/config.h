@@ -44,6 +44,7 @@ enum on_limit {
 struct config {
 	char directory[PATH_MAX];
 	size_t chunk_size;
+	uint64_t read_ahead;       /* socket mode: bytes a thread reads of the core ahead of the writes; 0 for none */
 	struct size_spec keep_free;
 	struct size_spec max_use;
 	uint64_t max_core_size;

@@ -22,6 +22,7 @@
 #include "engine.h"
 #include "holes.h"
 #include "io.h"
+#include "prefetch.h"
 #include "room.h"
 #include "space.h"
 
@@ -48,8 +49,11 @@ struct copy {
 	struct compressor z;
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
+	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */
 	bool reserve_runs;        /* a sparse copy: fallocate each run of data before writing it (write_run) */
 	struct room room;         /* how much of each chunk may be written (room.c) */
+	struct prefetch pf;       /* the input read ahead (o->read_ahead), when ahead */
+	bool ahead;
 };
 
 
@@ -170,33 +174,63 @@ static void input_read(struct copy *c, int fd, ssize_t got)
 		(void) posix_fadvise(fd, 0, (off_t)c->in_off, POSIX_FADV_DONTNEED);
 }
 
-/* Reads up to n bytes of the input: through the minimal core's filter when there is one. As io_read_full(). */
+/*
+ * Reads up to n bytes of the input: from the read-ahead ring, or through the minimal core's filter when there is
+ * one. As io_read_full().
+ */
 static ssize_t read_input(struct copy *c, void *buf, size_t n)
 {
+	if (c->ahead)
+		return prefetch_read(&c->pf, buf, n);
 	if (c->o->minicore)
 		return minicore_read(c->o->minicore, buf, n, &c->st->in_calls);
 	return io_read_full(c->in, buf, n, &c->st->in_calls);
+}
+
+/*
+ * Up to n bytes from fd, for rw_copy(): in place in the read-ahead ring, where fewer than n is not the end; else
+ * read into the buffer. Bytes (*data points at them), 0 at the end, or -errno; c->eof says when the input ended.
+ */
+static ssize_t take_input(struct copy *c, int fd, const char **data, size_t n)
+{
+	ssize_t got;
+	int r;
+
+	if (fd == c->in && c->ahead) {
+		got = prefetch_take(&c->pf, data, n);
+		c->eof = got == 0;
+		return got;
+	}
+	r = ensure_buffer(c);
+	if (r < 0)
+		return r;
+	got = fd == c->in ? read_input(c, c->buf, n) : io_read_full(fd, c->buf, n, NULL);
+	if (got < 0)
+		return got;
+	input_read(c, fd, got);
+	/* io_read_full() comes back short only at the end of its input. */
+	if ((size_t)got < n && fd == c->in)
+		c->eof = true;
+	*data = c->buf;
+	return got;
 }
 
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
 static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 {
 	uint64_t done = 0;
-	int r = ensure_buffer(c);
+	int r = 0;
 
 	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
-		ssize_t got = fd == c->in ? read_input(c, c->buf, n) : io_read_full(fd, c->buf, n, NULL);
+		const char *data;
+		ssize_t got = take_input(c, fd, &data, n);
 
-		if (got < 0)
-			return got;
-		input_read(c, fd, got);
-		/* io_read_full() comes back short only at the end of its input. */
-		if ((size_t)got < n && fd == c->in)
-			c->eof = true;
-		if (got == 0)
-			break;
-		r = write_out(c, c->buf, (size_t)got);
+		if (got <= 0)
+			return got < 0 ? got : (ssize_t)done;
+		r = write_out(c, data, (size_t)got);
+		if (fd == c->in && c->ahead)
+			prefetch_release(&c->pf, (size_t)got);
 		if (r == 0)
 			done += (uint64_t)got;
 	}
@@ -486,6 +520,9 @@ static int copy_setup(struct copy *c)
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
+	/* Best effort too: without a thread, the copy reads in its own. */
+	if (c->o->read_ahead > 0 && c->strategy == STRATEGY_READWRITE && !c->o->minicore && !c->in_regular)
+		c->ahead = prefetch_start(&c->pf, c->in, c->o->buffer, c->o->read_ahead) == 0;
 	if (c->strategy != STRATEGY_SPLICE)
 		return 0;
 	if (pipe2(c->stage, O_CLOEXEC) < 0)
@@ -501,6 +538,11 @@ static void copy_teardown(struct copy *c)
 {
 	int saved = errno;
 
+	if (c->ahead) {
+		prefetch_stop(&c->pf);
+		c->st->in_calls += c->pf.calls;
+		c->ahead = false;
+	}
 	if (c->stage[0] >= 0)
 		(void) close(c->stage[0]);
 	if (c->stage[1] >= 0)
@@ -549,15 +591,46 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 }
 
 /*
- * Compressing, whether the data so far shrinks too little to be worth writing twice (the raw core is there, whole):
- * a probe's worth of input came out at more than probe_pct % of its size.
+ * The bytes of data read so far: the input less its holes, where the input is a file (the raw core, whose runs of
+ * zeros are holes already and cost nothing on disk). The holes are counted with SEEK_HOLE as the reads go, and the
+ * read position is put back.
  */
-static bool not_worth_it(const struct copy *c)
+static uint64_t input_data(struct copy *c)
+{
+	off_t pos = (off_t)c->in_scanned, end = (off_t)c->in_off;
+
+	if (!c->in_regular)
+		return c->st->input;
+	while (pos < end) {
+		off_t hole = lseek(c->in, pos, SEEK_HOLE), data;
+
+		if (hole < 0 || hole >= end)
+			break;
+		data = lseek(c->in, hole, SEEK_DATA);
+		if (data < 0 || data > end)
+			data = end;
+		c->in_holes += (uint64_t)(data - hole);
+		pos = data;
+	}
+	c->in_scanned = c->in_off;
+	(void) lseek(c->in, end, SEEK_SET);
+	return c->in_off - c->in_holes;
+}
+
+/*
+ * Compressing, whether the data so far shrinks too little to be worth writing twice (the raw core is there, whole):
+ * a probe's worth of data came out at more than probe_pct % of its size. Data, not input: a raw core's holes (idle
+ * threads' stacks, say) take nothing on disk, and compressing them to nothing saves nothing.
+ */
+static bool not_worth_it(struct copy *c)
 {
 	const struct engine_opts *o = c->o;
+	uint64_t data;
 
-	return c->compress && o->probe_pct && c->st->input >= o->probe && o->probe &&
-	       c->z.written * 100 > c->st->input * o->probe_pct;
+	if (!c->compress || !o->probe_pct || !o->probe || c->st->input < o->probe)
+		return false;
+	data = c->st->input_data = input_data(c);
+	return data >= o->probe && c->z.written * 100 > data * o->probe_pct;
 }
 
 /* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */

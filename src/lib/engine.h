@@ -36,6 +36,8 @@ struct engine_opts {
 	size_t chunk;             /* bytes per chunk, a multiple of PAGE_BYTES */
 	size_t buffer;            /* read/write buffer, a multiple of PAGE_BYTES */
 	size_t in_pipe;           /* F_SETPIPE_SZ for the input when it is a pipe; 0 leaves it */
+	unsigned read_ahead;      /* buffers (of buffer bytes) a thread reads ahead of the writes (prefetch.c), with
+				     read/write from a pipe or socket; 0 reads in the copy's own thread */
 	struct size_spec keep_free;
 	struct size_spec max_use; /* only with hooks */
 	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
@@ -63,6 +65,7 @@ struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
 	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
 	bool compressed;          /* the file is a zstd frame (compress, or compress_short chose it) */
+	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
 	uint64_t expected;        /* the core's size as its headers say (compress_short), 0 when not read */
 	bool truncated;           /* the input had more than was stored */
 	enum limit limit;         /* what stopped it, when truncated by a limit */

@@ -111,8 +111,9 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_COMPRESSED=zstd, %llu bytes in %llu us", (unsigned long long)o->zst.bytes,
 			   (unsigned long long)o->compress_us);
 	if (o->compress_error == EDOM)
-		fields_add(f, "CORESINK_COMPRESS=not worth it, stored uncompressed: its first %llu bytes came to %llu",
-			   (unsigned long long)o->zst.input, (unsigned long long)o->zst.bytes);
+		fields_add(f, "CORESINK_COMPRESS=not worth it, stored uncompressed: its first %llu bytes, %llu of them "
+			   "data (not holes), came to %llu", (unsigned long long)o->zst.input,
+			   (unsigned long long)o->zst.input_data, (unsigned long long)o->zst.bytes);
 	else if (o->compress_error)
 		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
 	if (o->st.holes)

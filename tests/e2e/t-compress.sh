@@ -23,7 +23,7 @@ crash_z 96 0
 e=$(journal_entry "$CRASH_PID") || fail "no entry"
 handlers_done "$T/c.conf"
 check "incompressible: kept raw: $(field "$e" CORESINK_COMPRESS)" \
-	matches "$e" '^CORESINK_COMPRESS=not worth it, stored uncompressed: its first [0-9]+ bytes came to [0-9]+$'
+	matches "$e" '^CORESINK_COMPRESS=not worth it, stored uncompressed: its first [0-9]+ bytes, [0-9]+ of them data \(not holes\), came to [0-9]+$'
 check "incompressible: the raw core, whole, and nothing else" \
 	test "$(entries "$T/cores")" = "$(basename "$(field "$e" COREDUMP_FILENAME)")"
 "$PATCHECK" "$(field "$e" COREDUMP_FILENAME)" 96 >/dev/null || fail "incompressible: the raw core is not whole"
