@@ -292,6 +292,30 @@ START_TEST(test_bad_rules)
 }
 END_TEST
 
+/* The speed keys: read-ahead in whole MiB up to 64M, zstd's threads up to 64; anything else keeps the default. */
+START_TEST(test_speed_keys)
+{
+	struct config c, def;
+	struct diag d = { 0 };
+
+	config_defaults(&def);
+	ck_assert_uint_eq(def.read_ahead, 8 << 20);
+	ck_assert_uint_le(def.compress_threads, 4);
+	write_conf("[Coresink]\nReadAhead=3M\nCompressThreads=0\n");
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_uint_eq(c.read_ahead, 3 << 20);
+	ck_assert_uint_eq(c.compress_threads, 0);
+	write_conf("[Coresink]\nReadAhead=1500K\nReadAhead=65M\nCompressThreads=65\nCompressThreads=-1\n");
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 4);
+	ck_assert_uint_eq(c.read_ahead, def.read_ahead);
+	ck_assert_uint_eq(c.compress_threads, def.compress_threads);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("config");
@@ -300,6 +324,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_every_key);
+	tcase_add_test(tc, test_speed_keys);
 	tcase_add_test(tc, test_bad_values_keep_defaults);
 	tcase_add_test(tc, test_other_section_ignored);
 	tcase_add_test(tc, test_missing_file);

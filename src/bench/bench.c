@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,21 @@ static void usage(FILE *f)
 		   "                    prealloc=keep-size|extend|ftruncate|none\n");
 }
 
+/*
+ * The numeric knobs, ints of the engine's options: a zstd level (compression while receiving, to compare with
+ * compressing after the process is gone), zstd's threads (the handler's CompressThreads=), and buffers a thread
+ * reads ahead (the handler's ReadAhead=, in buffers).
+ */
+static const struct {
+	const char *name;
+	uint64_t max;
+	size_t field;
+} numeric_knobs[] = {
+	{ "compress", 19, offsetof(struct engine_opts, compress) },
+	{ "workers", 64, offsetof(struct engine_opts, compress_workers) },
+	{ "ahead", 64, offsetof(struct engine_opts, read_ahead) },
+};
+
 /* One knob of a variant, "key=value". 0 or -EINVAL. */
 static int knob(struct variant *v, const char *kv)
 {
@@ -72,25 +88,13 @@ static int knob(struct variant *v, const char *kv)
 		*(kv[0] == 'h' ? &v->o.hygiene : &v->o.sparse) = strcmp(val, "on") == 0;
 		return 0;
 	}
-	if (strncmp(kv, "compress=", 9) == 0) {
-		/* A zstd level: compression while receiving, to compare with compressing after the process is gone. */
-		if (parse_u64(val, &n) < 0 || n > 19)
+	for (size_t i = 0; i < ELEMENTSOF(numeric_knobs); i++) {
+		if (strncmp(kv, numeric_knobs[i].name, (size_t)(val - 1 - kv)) != 0 ||
+		    numeric_knobs[i].name[val - 1 - kv] != '\0')
+			continue;
+		if (parse_u64(val, &n) < 0 || n > numeric_knobs[i].max)
 			return -EINVAL;
-		v->o.compress = (int)n;
-		return 0;
-	}
-	if (strncmp(kv, "ahead=", 6) == 0) {
-		/* Buffers a thread reads ahead (ReadAhead= of coresink.conf, in buffers). */
-		if (parse_u64(val, &n) < 0 || n > 64)
-			return -EINVAL;
-		v->o.read_ahead = (unsigned)n;
-		return 0;
-	}
-	if (strncmp(kv, "workers=", 8) == 0) {
-		/* zstd's own threads, as the handler uses one per CPU (at most 4). */
-		if (parse_u64(val, &n) < 0 || n > 64)
-			return -EINVAL;
-		v->o.compress_workers = (int)n;
+		*(int *)((char *)&v->o + numeric_knobs[i].field) = (int)n;
 		return 0;
 	}
 	if (strncmp(kv, "prealloc=", 9) == 0) {

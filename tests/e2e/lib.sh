@@ -150,6 +150,9 @@ crash() {
 	KMSG_SEQ=${KMSG_SEQ:-0} crash_log "$CRASH_PID" >/dev/null
 }
 
+# crash_z MIB PCT: a real crash holding MIB of the pattern with PCT% zero pages; sets CRASH_PID.
+crash_z() { { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
+
 # The kernel log from here on: kmsg_mark, then kmsg_since prints the messages that came after. Records are told
 # apart by their sequence numbers ("prio,seq,usec,flags;message"), which hold when the ring buffer wraps.
 _kmsg() { dd if=/dev/kmsg iflag=nonblock bs=8192 2>/dev/null | grep -a '^[0-9]*,[0-9]*,'; }

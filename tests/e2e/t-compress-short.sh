@@ -11,8 +11,6 @@ scratch
 start_journald
 MIB=$((1024 * 1024))
 
-crash_z() { { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
-
 for fs in tmpfs ext4; do
 	m=$T/$fs
 	make_fs "$fs" "$m" 160

@@ -14,9 +14,6 @@ write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" 
 	"Compress=yes"
 use_handler "$T/c.conf"
 
-# crash_z MIB PCT: a real crash holding MIB of the pattern with PCT% zero pages; sets CRASH_PID.
-crash_z() { { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
-
 # Incompressible memory (the pattern, no zero page): not worth a second copy, the raw core stays; the same memory
 # with half its pages zero is compressed.
 crash_z 96 0
