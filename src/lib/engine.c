@@ -390,6 +390,17 @@ static int choose_compression(struct copy *c)
 	return 0;
 }
 
+/* Once, before the first chunk: the head read, and whether the core is compressed as it comes. 0 or -errno. */
+static int copy_begin(struct copy *c)
+{
+	int r;
+
+	if (!c->o->head || c->o->head_len == 0)
+		return 0;
+	r = read_head(c);
+	return r < 0 ? r : choose_compression(c);
+}
+
 /* Writes what is left of the head, as far as want. Bytes written, or -errno. */
 static ssize_t move_head(struct copy *c, size_t want)
 {
@@ -641,13 +652,6 @@ static int copy_step(struct copy *c)
 	ssize_t n;
 	int r;
 
-	if (c->o->head && c->o->head_len > 0 && !c->head_read) {
-		r = read_head(c);
-		if (r == 0)
-			r = choose_compression(c);
-		if (r < 0)
-			return r;
-	}
 	/*
 	 * Page-cache hygiene around the preallocation (Linus Torvalds' pattern, reordered): no write may be in
 	 * flight while fallocate runs, as ext4 merges a new unwritten extent into one under I/O and warns when that
@@ -719,6 +723,8 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 
 	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
 	r = copy_setup(&c);
+	if (r == 0)
+		r = copy_begin(&c);
 	while (r == 0 && (r = copy_step(&c)) > 0)
 		r = 0;
 	/* A complete input closes the frame; a cut one leaves it open, which no reader takes for whole. */
