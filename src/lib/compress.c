@@ -46,13 +46,17 @@ int compressor_init(struct compressor *z, int level, int workers)
 }
 
 /*
- * Compresses n bytes of in; with end, also closes the frame. Every output buffer that fills goes to emit, which
- * returns 0 or -errno. 0 or -errno (-EIO for an error of zstd's own).
+ * Compresses n bytes of in; FEED_FLUSH also writes out all zstd holds (its threads' jobs included), FEED_END
+ * closes the frame. Every output buffer that fills goes to emit, which returns 0 or -errno. 0 or -errno (-EIO for an
+ * error of zstd's own).
  */
-int compressor_feed(struct compressor *z, const void *in, size_t n, bool end, emit_fn emit, void *ctx)
+int compressor_feed(struct compressor *z, const void *in, size_t n, enum feed how, emit_fn emit, void *ctx)
 {
+	static const ZSTD_EndDirective modes[] = {
+		[FEED_MORE] = ZSTD_e_continue, [FEED_FLUSH] = ZSTD_e_flush, [FEED_END] = ZSTD_e_end,
+	};
 	ZSTD_inBuffer ib = { in, n, 0 };
-	ZSTD_EndDirective mode = end ? ZSTD_e_end : ZSTD_e_continue;
+	ZSTD_EndDirective mode = modes[how];
 	size_t left;
 
 	do {
@@ -68,7 +72,7 @@ int compressor_feed(struct compressor *z, const void *in, size_t n, bool end, em
 				return r;
 			z->written += ob.pos;
 		}
-	} while (end ? left > 0 : ib.pos < ib.size);
+	} while (how != FEED_MORE ? left > 0 : ib.pos < ib.size);
 	return 0;
 }
 

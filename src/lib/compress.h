@@ -2,11 +2,13 @@
 #ifndef CORESINK_COMPRESS_H
 #define CORESINK_COMPRESS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef int (*emit_fn)(void *ctx, const char *buf, size_t n);
+
+/* What compressor_feed does besides taking its input. */
+enum feed { FEED_MORE, FEED_FLUSH, FEED_END };
 
 struct compressor {
 	void *cctx;               /* ZSTD_CCtx */
@@ -16,7 +18,7 @@ struct compressor {
 };
 
 int compressor_init(struct compressor *z, int level, int workers);
-int compressor_feed(struct compressor *z, const void *in, size_t n, bool end, emit_fn emit, void *ctx);
+int compressor_feed(struct compressor *z, const void *in, size_t n, enum feed how, emit_fn emit, void *ctx);
 void compressor_free(struct compressor *z);
 
 #endif
