@@ -2,8 +2,13 @@
  * check_sockproto.c: the exchange on the coredump socket, with the test playing the kernel on a socketpair: its
  * request read whole (a longer, newer one too), refused when it is short, long or lacks what every answer needs;
  * the ack sent as written and the kernel's mark read back, accepted or not. And peer.c refusing a peer that is not
- * a crashing task (this test itself).
+ * a crashing task (this test itself), and learning a task's killing signal only once its parent has reaped it.
  */
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include "unit.h"
@@ -106,6 +111,45 @@ START_TEST(test_peer_not_a_crash)
 }
 END_TEST
 
+/*
+ * The signal that killed a task, learned from its pidfd: the task dies at once, but its parent reaps it only 200 ms
+ * later, and pidfs has no exit status until then (ESRCH). That wait is the one a crash refused before its dump
+ * waits (sockmode.c); the signal comes after it, not a guess of none in between.
+ */
+START_TEST(test_exit_signal_after_reap)
+{
+	int pp[2], status;
+	pid_t parent, pid = 0;
+	struct peer p = { .pidfd = -1 };
+
+	ck_assert_int_eq(pipe(pp), 0);
+	parent = fork();
+	ck_assert_int_ge(parent, 0);
+	if (parent == 0) {
+		const struct timespec later = { 0, 200000000 };
+		pid_t child = fork();
+
+		if (child == 0) {
+			(void) raise(SIGUSR1);
+			_exit(0);
+		}
+		(void) write(pp[1], &child, sizeof(child));
+		nanosleep(&later, NULL);
+		(void) waitpid(child, NULL, 0);
+		_exit(0);
+	}
+	ck_assert_int_eq(read(pp[0], &pid, sizeof(pid)), (ssize_t)sizeof(pid));
+	p.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* Gone and reaped already would make this test prove nothing: it has 200 ms to get here. */
+	ck_assert_int_ge(p.pidfd, 0);
+	ck_assert_int_eq(peer_exit_signal(&p, 1000), SIGUSR1);
+	peer_close(&p);
+	ck_assert_int_eq(waitpid(parent, &status, 0), parent);
+	close(pp[0]);
+	close(pp[1]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sockproto");
@@ -116,6 +160,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_bad_requests);
 	tcase_add_test(t, test_ack);
 	tcase_add_test(t, test_peer_not_a_crash);
+	tcase_add_test(t, test_exit_signal_after_reap);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -59,6 +59,7 @@ struct outcome {
 	bool socket;                /* came through the coredump socket (coresink --serve), not the pipe */
 	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
+	int signal_error;           /* socket mode, no core to read it from: why the signal is not known (errno) */
 	struct core_signal siginfo;
 	char rule[RULE_NAME_MAX];   /* the [Rule] that applied, "" for none */
 	bool minimal_wanted;        /* Core=minimal: mini says what came of it */

@@ -144,12 +144,16 @@ int peer_exit_signal(const struct peer *p, int timeout_ms)
 	while (r < 0 && errno == EINTR);
 	if (r <= 0)
 		return r < 0 ? -errno : -ETIMEDOUT;
-	/* Exited now; reaped a moment later, as a rule. */
+	/*
+	 * Exited now; reaped a moment later, as a rule. Until then pidfs has no exit status, and the ioctl either
+	 * succeeds without it or says ESRCH: either way the request's own mask is no answer.
+	 */
 	for (int waited = 0; waited <= timeout_ms; waited += 5) {
 		info = (struct pidfd_info) { .mask = PIDFD_INFO_EXIT };
-		if (ioctl(p->pidfd, PIDFD_GET_INFO, &info) < 0 && errno != ESRCH)
+		r = ioctl(p->pidfd, PIDFD_GET_INFO, &info);
+		if (r < 0 && errno != ESRCH)
 			return -errno;
-		if (info.mask & PIDFD_INFO_EXIT)
+		if (r == 0 && (info.mask & PIDFD_INFO_EXIT))
 			return WIFSIGNALED(info.exit_code) ? WTERMSIG(info.exit_code) : -ENODATA;
 		(void) usleep(5000);
 	}

@@ -128,6 +128,8 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_MODE=%s", o->socket ? "socket" : "pipe");
 	if (o->rejected)
 		fields_add(f, "CORESINK_REJECTED=1");
+	if (o->signal_error)
+		fields_add(f, "CORESINK_SIGNAL_UNKNOWN=its exit status was not seen: %s", strerror(o->signal_error));
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */

@@ -54,6 +54,8 @@ static void learn_signal(struct crash *cr, struct peer *p)
 	sig = peer_exit_signal(p, 1000);
 	if (sig > 0)
 		cr->k.signal = sig;
+	else
+		cr->o.signal_error = -sig;
 }
 
 /*

@@ -79,7 +79,9 @@ rm -f "$T"/cores/core.*
 crash 16
 crash 16
 e=$(journal_entry "$CRASH_PID") || fail "no entry for $CRASH_PID"
-check "rate limit: suppressed before the dump, journaled" all_of "$e" "CORESINK_RESULT=suppressed" \
+why=$(field "$e" CORESINK_SIGNAL_UNKNOWN)
+check "rate limit: suppressed before the dump, journaled, signal $(field "$e" COREDUMP_SIGNAL)${why:+ ($why)}" \
+	all_of "$e" "CORESINK_RESULT=suppressed" \
 	"CORESINK_REJECTED=1" "COREDUMP_SIGNAL=11"
 check "rate limit: only the allowed crash was stored" test "$(entries "$T/cores" | wc -l)" -eq 1
 stop_server
