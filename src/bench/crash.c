@@ -56,7 +56,8 @@ static void crash_usage(FILE *f)
 		   "       W: dense, core, threads, sparse\n"
 		   "       LIST: comma-separated readwrite, splice, naive-splice (coresink, with :sparse=on|off,\n"
 		   "             :chunk=SIZE, :Key=Value of coresink.conf), socket (coresink --serve, with the same\n"
-		   "             knobs), kernel, cat, null, null-socket[:read], direct, systemd-coredump\n"
+		   "             knobs), kernel, cat, exec:PATH (PATH FILE stores the core it reads from stdin),\n"
+		   "             null, null-socket[:read], direct, systemd-coredump\n"
 		   "       BYTES: up to 16G (the victim holds them in memory)\n");
 }
 

@@ -18,6 +18,7 @@ enum handler_kind {
 	HANDLER_DIRECT,      /* ceiling: not a crash, the disk's O_DIRECT write rate for as many bytes */
 	HANDLER_SYSTEMD,     /* systemd-coredump, when installed */
 	HANDLER_NULL_SOCKET, /* socket mode's ceiling: the kernel sending into a server that stores nothing */
+	HANDLER_EXEC,        /* any program, given the file to write as its one argument: '|program file' */
 	_HANDLER_KIND_MAX
 };
 
@@ -26,6 +27,7 @@ struct handler {
 	enum handler_kind kind;
 	char pattern[PATTERN_MAX];
 	char config[PATH_MAX];
+	char program[PATH_MAX]; /* exec:PATH */
 	bool socket;         /* socket mode: a server (coresink's, or null-socket's), started for the run, takes them */
 	bool drain_read;     /* null-socket:read: the null server drains by read(2), not splice(2) */
 	pid_t server;

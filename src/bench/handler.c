@@ -32,6 +32,7 @@ static const char *const handler_kind_names[] = {
 	[HANDLER_DIRECT] = "direct",
 	[HANDLER_SYSTEMD] = "systemd-coredump",
 	[HANDLER_NULL_SOCKET] = "null-socket",
+	[HANDLER_EXEC] = "exec",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(handler_kind, enum handler_kind, handler_kind_names, _HANDLER_KIND_MAX)
@@ -136,6 +137,7 @@ static int make_pattern(struct handler *h, const struct bench_paths *p, int inde
 	case HANDLER_KERNEL: n = snprintf(h->pattern, sizeof(h->pattern), "%s/core.%%p", p->cores); break;
 	case HANDLER_NULL: n = snprintf(h->pattern, sizeof(h->pattern), "|%s --drain", p->self); break;
 	case HANDLER_NULL_SOCKET: n = snprintf(h->pattern, sizeof(h->pattern), "@@%s/h%d.sock", p->dir, index); break;
+	case HANDLER_EXEC: n = snprintf(h->pattern, sizeof(h->pattern), "|%s %s/core.exec", h->program, p->cores); break;
 	/* Debian's 50-coredump.conf, word for word. */
 	case HANDLER_SYSTEMD:
 		n = snprintf(h->pattern, sizeof(h->pattern),
@@ -144,6 +146,19 @@ static int make_pattern(struct handler *h, const struct bench_paths *p, int inde
 	default: return 0;
 	}
 	return n > 0 && (size_t)n < sizeof(h->pattern) ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * exec:PATH's program: an absolute path to an executable, with no blank (the kernel splits core_pattern at blanks)
+ * and no % (it would expand it). 0 or -EINVAL.
+ */
+static int exec_program(const char *path, struct handler *h)
+{
+	if (!path || path[0] != '/' || strpbrk(path, " \t\n%") || strlen(path) >= sizeof(h->program) ||
+	    access(path, X_OK) < 0)
+		return -EINVAL;
+	strcpy(h->program, path);
+	return 0;
 }
 
 /*
@@ -176,6 +191,8 @@ int handler_parse(const char *spec, int index, const struct bench_paths *p, stru
 	if (k < 0 || k == HANDLER_CORESINK)
 		return -EINVAL;
 	h->kind = (enum handler_kind)k;
+	if (h->kind == HANDLER_EXEC)
+		return exec_program(colon, h) < 0 ? -EINVAL : make_pattern(h, p, index);
 	/* The null socket server's one knob: how it drains. */
 	h->socket = h->kind == HANDLER_NULL_SOCKET;
 	h->drain_read = h->socket && colon && strcmp(colon, "read") == 0;

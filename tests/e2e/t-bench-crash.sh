@@ -68,6 +68,17 @@ rc=$?
 check "a core cut short is reported as FAILED" has "$out" "FAILED 1 of 1"
 check "and the bench exits 1" test "$rc" -eq 1
 
+# A handler of one's own: given the file, it stores what it reads; one that stores nothing is FAILED.
+mine=$(mktemp /tmp/coresink-handler.XXXXXX) && chmod 0755 "$mine" && at_exit "rm -f '$mine'"
+printf '#!/bin/sh\nexec cat > "$1"\n' > "$mine"
+out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --handlers "exec:$mine,null")
+check "exec:PATH: its core is the victim's memory" has "$(printf '%s\n' "$out" | grep "^exec:")" " verified"
+printf '#!/bin/sh\nexec cat > /dev/null\n' > "$mine"
+out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --handlers "exec:$mine,null")
+check "exec:PATH that stores nothing: FAILED" has "$out" "FAILED 1 of 1"
+"$BENCH" --crash --handlers exec:relative/path --dir "$T" > /dev/null 2>&1
+check "exec: with a path that is not absolute is a usage error (100)" test $? -eq 100
+
 "$BENCH" --crash --handlers readwrite:NoSuchKey=1 --dir "$T" --coresink "$CORESINK" > /dev/null 2>&1
 check "a knob coresink would not take is a usage error (100)" test $? -eq 100
 "$BENCH" --crash --handlers nonsense --dir "$T" > /dev/null 2>&1
