@@ -140,10 +140,15 @@ START_TEST(test_exit_signal_after_reap)
 	}
 	ck_assert_int_eq(read(pp[0], &pid, sizeof(pid)), (ssize_t)sizeof(pid));
 	p.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	/* Gone and reaped already would make this test prove nothing: it has 200 ms to get here. */
-	ck_assert_int_ge(p.pidfd, 0);
-	ck_assert_int_eq(peer_exit_signal(&p, 1000), SIGUSR1);
-	peer_close(&p);
+	if (p.pidfd < 0 && errno == ENOSYS) {
+		/* valgrind 3.19 does not know pidfd_open. */
+		fprintf(stderr, "check_sockproto: pidfd_open not available here (valgrind?): exit signal case skipped\n");
+	} else {
+		/* Gone and reaped already would make this test prove nothing: it has 200 ms to get here. */
+		ck_assert_int_ge(p.pidfd, 0);
+		ck_assert_int_eq(peer_exit_signal(&p, 1000), SIGUSR1);
+		peer_close(&p);
+	}
 	ck_assert_int_eq(waitpid(parent, &status, 0), parent);
 	close(pp[0]);
 	close(pp[1]);
