@@ -1,0 +1,55 @@
+/*
+ * copy.h: the state of one engine copy, shared by engine.c (the chunk loop: room, preallocation, hygiene, the
+ * head and the compression decision) and move.c (how its bytes move). Not for the rest of the library.
+ */
+#ifndef CORESINK_COPY_H
+#define CORESINK_COPY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "compress.h"
+#include "engine.h"
+#include "prefetch.h"
+#include "room.h"
+
+/* The state of one copy. */
+struct copy {
+	int in, out;
+	const struct engine_opts *o;
+	struct engine_stats *st;
+	enum strategy strategy;
+	int stage[2];             /* the private pipe of the staged splice */
+	char *buf;                /* the read/write buffer, allocated on first use */
+	uint64_t off;             /* bytes written so far: the file position */
+	uint64_t pend_off, pend_len;  /* the chunk written last, whose writeback has not started */
+	uint64_t prev_off, prev_len;  /* the chunk under writeback */
+	bool eof;
+	bool head_read;           /* the head is in o->head (st->head_bytes of it); head_done of them are written */
+	size_t head_done;
+	bool regular;             /* the output is a regular file: there is a size to trim and data to sync */
+	bool no_fallocate;        /* the file system said EOPNOTSUPP once; ftruncate from then on */
+	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
+	bool compress;            /* the output is a zstd frame (o->compress) */
+	struct compressor z;
+	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
+	uint64_t in_off;          /* bytes read from the input */
+	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */
+	bool reserve_runs;        /* fallocate each run of data before writing it (write_run): plan_reserve() */
+	bool btrfs;
+	struct room room;         /* how much of each chunk may be written (room.c) */
+	struct prefetch pf;       /* the input read ahead (o->read_ahead), when ahead */
+	bool ahead;
+};
+
+bool copy_out_of_space(int r);
+int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len);
+int copy_write(struct copy *c, const char *buf, size_t n);
+int copy_write_packed(void *ctx, const char *buf, size_t n);
+ssize_t copy_read(struct copy *c, void *buf, size_t n);
+ssize_t copy_move(struct copy *c, size_t want);
+uint64_t copy_input_data(struct copy *c);
+
+#endif
