@@ -1,9 +1,10 @@
 #!/bin/bash
 # The reserve while a core is compressed, on every file system, sampled every 100 us during the captures (not only
 # once all is synced): three 900 MiB crashes in a row on a 1 GiB file system, KeepFree=256M, the defaults otherwise
-# (compression on) but MaxUse=100%, as the report that found btrfs 33 MB under the reserve. Raw core and compressed
-# copy are on disk side by side; the copy that does not fit is given up. Free space never falls under KeepFree, and
-# every crash has an entry with a core.
+# (compression on) but MaxUse=100%, as the report that found btrfs 33 MB under the reserve. The raw core would not
+# fit over KeepFree, so it is compressed as it comes (zstd's threads, xfs's speculative preallocation of a growing
+# file: both once took it under), and cut at the reserve. Free space never falls under KeepFree, and every crash
+# has an entry with a core.
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems and sets kernel.core_pattern"
 scratch
