@@ -5,17 +5,9 @@
 #include "unit.h"
 #include "procinfo.h"
 
-/* A pidfd of pid, or -1 where pidfd_open is unknown (valgrind 3.19 does not know it). */
 static int pidfd_of(pid_t pid)
 {
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-	if (fd < 0 && errno == ENOSYS) {
-		fprintf(stderr, "check_procinfo: pidfd_open not available here (valgrind?): pidfd case skipped\n");
-		return -1;
-	}
-	ck_assert_int_ge(fd, 0);
-	return fd;
+	return unit_pidfd(pid, "check_procinfo");
 }
 
 /* Everything, as a stored crash gets it: the brief part, then the rest. */

@@ -10,9 +10,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include "basics.h"
 #include "copy.h"
@@ -76,7 +74,7 @@ static void plan_reserve(struct copy *c)
 {
 	bool kind = c->sparse || (c->compress && !c->room.ext4);
 
-	c->reserve_runs = kind && c->regular && !c->btrfs &&
+	c->reserve_runs = kind && c->regular && !c->room.btrfs &&
 			  (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
 }
 
@@ -217,7 +215,6 @@ static bool input_has_more(struct copy *c)
 
 static int copy_setup(struct copy *c)
 {
-	struct statfs sfs;
 	struct stat st;
 	int r;
 
@@ -240,10 +237,7 @@ static int copy_setup(struct copy *c)
 	 */
 	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE && !c->compress &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
-	if (fstatfs(c->out, &sfs) < 0)
-		sfs.f_type = 0;
 	room_init(&c->room, c->out, c->o, c->st, c->sparse || c->compress);
-	c->btrfs = (unsigned long)sfs.f_type == BTRFS_SUPER_MAGIC;
 	plan_reserve(c);
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)

@@ -30,7 +30,10 @@ void room_init(struct room *c, int out, const struct engine_opts *o, struct engi
 
 	*c = (struct room) { .out = out, .o = o, .st = st, .hooks = o->hooks, .locker = o->hooks,
 			     .unreserved = unreserved };
-	c->ext4 = fstatfs(out, &sfs) == 0 && (unsigned long)sfs.f_type == EXT4_SUPER_MAGIC;
+	if (fstatfs(out, &sfs) < 0)
+		sfs.f_type = 0;
+	c->ext4 = (unsigned long)sfs.f_type == EXT4_SUPER_MAGIC;
+	c->btrfs = (unsigned long)sfs.f_type == BTRFS_SUPER_MAGIC;
 }
 
 /* Takes a hook's result: after its first error the hooks are off for the rest of the copy. */

@@ -17,6 +17,7 @@ struct room {
 	const struct engine_hooks *locker; /* o->hooks, whose lock is taken even after a failure */
 	bool unreserved;          /* the capture preallocates nothing ahead: its chunk is pending for the others */
 	bool ext4;                /* the output is on ext4 (or ext2/3): it may take EXT4_SLACK past what is written */
+	bool btrfs;               /* the output is on btrfs: copy on write, statfs late */
 	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
 	uint64_t baseline;
 	uint64_t raw_avail;       /* what statfs said at the last check */
