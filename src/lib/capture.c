@@ -657,11 +657,3 @@ int crash_status(const struct crash *cr, int r)
 {
 	return cr->o.result == RESULT_FAILED && r < 0 ? r : 0;
 }
-
-static const char *const result_names[] = {
-	[RESULT_STORED] = "stored", [RESULT_TRUNCATED] = "truncated", [RESULT_DISCARDED] = "discarded",
-	[RESULT_SUPPRESSED] = "suppressed", [RESULT_SKIPPED] = "skipped", [RESULT_FAILED] = "failed",
-	[RESULT_RECORDED] = "recorded",
-};
-
-DEFINE_STRING_TABLE_LOOKUP(result, enum result, result_names, _RESULT_MAX)

@@ -7,11 +7,11 @@
 #include <stdint.h>
 
 #include "analysis.h"
-#include "capture.h"
 #include "diag.h"
 #include "escape.h"
 #include "kargs.h"
 #include "kskip.h"
+#include "outcome.h"
 #include "journal.h"
 #include "procinfo.h"
 #include "sandbox.h"

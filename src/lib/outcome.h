@@ -1,0 +1,67 @@
+/*
+ * outcome.h: what became of one crash, the facts its journal entry is made of: the result, the file, the copy's and
+ * the compression's figures, the limits that applied. Filled in by the capture (capture.c), read by the report.
+ */
+#ifndef CORESINK_OUTCOME_H
+#define CORESINK_OUTCOME_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "elfcore.h"
+#include "engine.h"
+#include "minicore.h"
+#include "rules.h"
+
+enum result {
+	RESULT_STORED,
+	RESULT_TRUNCATED,    /* stored up to a limit */
+	RESULT_DISCARDED,    /* a limit was reached and OnLimit=discard */
+	RESULT_SUPPRESSED,   /* over the crash-rate limit */
+	RESULT_SKIPPED,      /* RLIMIT_CORE below a page */
+	RESULT_FAILED,
+	RESULT_RECORDED,     /* Storage=none: the entry (and its stack trace) only */
+	_RESULT_MAX
+};
+
+/* What became of one capture. */
+struct outcome {
+	enum result result;
+	const char *exe;            /* "" when unknown */
+	char path[PATH_MAX + 256];  /* the stored file, "" when nothing was stored */
+	struct engine_stats st;     /* the core as it came */
+	uint64_t disk;              /* what the published file takes on disk */
+	struct engine_stats zst;    /* its compression, when Compress= */
+	uint64_t compress_us;
+	int compress_error;         /* positive errno when it could not be compressed (the raw core was kept) */
+	enum strategy strategy;
+	int error;                  /* positive errno of the step that failed, 0 if none */
+	const char *step;           /* what failed, for the message */
+	const char *suppressed_by;  /* the rate limit that suppressed it: "executable" or "global" */
+	uint32_t suppressed_exe;    /* crashes of this executable not stored since its last stored one */
+	uint32_t suppressed_all;    /* crashes the global limit did not store since the last stored one */
+	unsigned vacuumed;          /* old cores removed to make room */
+	unsigned vacuumed_unsent;   /* of them, cores still to be uploaded (ExecUpload=), now lost */
+	uint64_t vacuumed_bytes;
+	bool owner_entry;           /* the entry is its owner's to read: sent with the owner's credentials */
+	bool acl;                   /* the crashing user was granted read access */
+	int acl_error;              /* positive errno when granting it failed */
+	const char *acl_none;       /* why the owner, who may see the entry, was not given the core */
+	bool socket;                /* came through the coredump socket (coresink --serve), not the pipe */
+	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
+	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
+	int signal_error;           /* socket mode, no core to read it from: why the signal is not known (errno) */
+	struct core_signal siginfo;
+	char rule[RULE_NAME_MAX];   /* the [Rule] that applied, "" for none */
+	bool minimal_wanted;        /* Core=minimal: mini says what came of it */
+	bool in_journal;            /* Storage=journal: the core goes into the entry (COREDUMP=) */
+	char storage_note[160];     /* why a core for the journal was stored as a file instead */
+	char entry_id[33];          /* Storage=journal: CORESINK_ENTRY=, to find the entry once written */
+	struct minicore_stats mini;
+};
+
+const char *result_to_string(enum result r);
+int result_from_string(const char *s);
+
+#endif
