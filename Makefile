@@ -36,9 +36,10 @@ FUZZ_SECONDS = 30
 
 # The tree shows the programs: src/lib is the handler's library (libcoresink.a), src/coresink the handler's main,
 # src/bench coresink-bench, tests/helpers what the end-to-end tests crash and measure with.
-LIB_SRC = $(wildcard src/lib/*.c)
+LIB_SRC = $(wildcard src/lib/*/*.c)
 LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
-LIB_HDR = $(wildcard src/lib/*.h)
+LIB_HDR = $(wildcard src/lib/*.h src/lib/*/*.h)
+LIB_INC = $(patsubst %/,-I%,$(wildcard src/lib/*/))
 BENCH_SRC = $(wildcard src/bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 # One Check suite per tests/check_*.c, one fuzzer per tests/fuzz/fuzz_*.c: found, not listed.
@@ -72,15 +73,15 @@ $(B)/.deps-test:
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
 $(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
 $(B)/obj/bench/%.o: src/bench/%.c src/bench/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) -Isrc/lib -c -o $@ $<
+	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
 $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
@@ -100,7 +101,7 @@ bench: all
 
 # The suites link the production objects; the engine's is fed by the bench's producer.
 $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/producer.o | $(B)/.deps-test
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) -Isrc/lib -Isrc/bench -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) $(LIB_INC) -Isrc/bench -o $@ $< \
 		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(DEP_LIBS) $(CHECK_LIBS)
 
 $(B)/crasher: tests/helpers/crasher.c src/bench/pattern.h
@@ -147,11 +148,11 @@ FUZZ_BIN = $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 .SECONDARY: $(FUZZ_OBJ)
 
 $(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
-	@mkdir -p $(B)/fuzz
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Isrc/lib -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
 
 fuzz-run: $(FUZZ_BIN)
 	for f in $(FUZZERS); do \
