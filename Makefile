@@ -39,7 +39,9 @@ FUZZ_SECONDS = 30
 LIB_SRC = $(wildcard src/lib/*/*.c)
 LIB_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/obj/lib/%.o)
 LIB_HDR = $(wildcard src/lib/*.h src/lib/*/*.h)
-LIB_INC = $(patsubst %/,-I%,$(wildcard src/lib/*/))
+# Each stage of src/lib is a folder with one header beside it (src/lib/write.h for src/lib/write/), the only thing the
+# other stages, the programs and the tests include of it: scripts/check-layout.sh checks that every arrow runs down.
+LIB_INC = -Isrc/lib
 BENCH_SRC = $(wildcard src/bench/*.c)
 BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 # One Check suite per tests/check_*.c, one fuzzer per tests/fuzz/fuzz_*.c: found, not listed.
@@ -128,9 +130,10 @@ $(B)/withpidfd: tests/helpers/withpidfd.c
 $(B)/deadsock: tests/helpers/deadsock.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/deadsock.c
 
-# The tests: Check suites, the same under valgrind and under ASan+UBSan, a short run of each fuzzer, then end to
+# The tests: every include running down the stages (scripts/check-layout.sh), Check suites, the same under valgrind and under ASan+UBSan, a short run of each fuzzer, then end to
 # end against the kernel (with the ASan+UBSan handler too).
 check: $(B)/.deps-test
+	sh scripts/check-layout.sh
 	$(MAKE) all $(UNIT_BIN) $(HELPERS)
 	sh tests/run-units.sh $(B) $(UNITS)
 	sh tests/run-units.sh --valgrind $(B) $(UNITS)

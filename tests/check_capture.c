@@ -10,10 +10,10 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "unit.h"
-#include "capture.h"
-#include "journal.h"
+#include "flow.h"
 #include "producer.h"
+#include "report.h"
+#include "unit.h"
 
 #define MIB (1024 * 1024)
 

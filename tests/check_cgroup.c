@@ -1,6 +1,6 @@
 /* check_cgroup.c: systemd units from cgroup paths, and the path from /proc/PID/cgroup text. */
+#include "intake.h"
 #include "unit.h"
-#include "cgroup.h"
 
 static const struct {
 	const char *path, *unit, *user_unit, *slice;

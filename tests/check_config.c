@@ -1,6 +1,6 @@
 /* check_config.c: the config file: defaults, every key, and bad input that must never cost a core. */
+#include "policy.h"
 #include "unit.h"
-#include "config.h"
 
 static char dir[256], path[512];
 

@@ -1,6 +1,6 @@
 /* check_corename.c: stored file names from hostile comm values. */
+#include "store.h"
 #include "unit.h"
-#include "corename.h"
 
 static const struct {
 	const char *in, *out;

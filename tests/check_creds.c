@@ -1,8 +1,8 @@
 /* check_creds.c: whether a crashed process kept its credentials, from its status and auxiliary vector. */
 #include <elf.h>
 
+#include "intake.h"
 #include "unit.h"
-#include "creds.h"
 
 static const char plain[] = "Name:\tcat\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nGroups:\n";
 static const char setuid_status[] = "Name:\tsu\nUid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\n";

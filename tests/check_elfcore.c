@@ -6,8 +6,8 @@
  */
 #include <elf.h>
 
+#include "minicore.h"
 #include "unit.h"
-#include "elfcore.h"
 
 #define PHNUM 3
 

@@ -5,9 +5,9 @@
 #include <elf.h>
 #include <zstd.h>
 
-#include "unit.h"
-#include "engine.h"
 #include "producer.h"
+#include "unit.h"
+#include "write.h"
 
 #define MIB (1024 * 1024)
 

@@ -1,6 +1,6 @@
 /* check_escape.c: text from a crashing process, escaped for the journal: the cases, and the cut at a buffer's end. */
+#include "base.h"
 #include "unit.h"
-#include "escape.h"
 
 static const struct {
 	const char *in;

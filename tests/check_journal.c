@@ -8,8 +8,8 @@
 #include <sys/un.h>
 #include <syslog.h>
 
+#include "report.h"
 #include "unit.h"
-#include "journal.h"
 
 static char dir[256], kmsg[512];
 

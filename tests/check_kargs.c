@@ -1,6 +1,6 @@
 /* check_kargs.c: the kernel's expanded core_pattern arguments, good and hostile. */
+#include "intake.h"
 #include "unit.h"
-#include "kargs.h"
 
 START_TEST(test_full)
 {

@@ -1,6 +1,6 @@
 /* check_kskip.c: the kernel's lines for crashes it dropped over core_pipe_limit, both forms, and other records. */
+#include "policy.h"
 #include "unit.h"
-#include "kskip.h"
 
 static const struct {
 	const char *rec;

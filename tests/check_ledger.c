@@ -1,6 +1,6 @@
 /* check_ledger.c: the shared state's text form, damaged input, full tables, and a real file. */
+#include "policy/ledger.h"
 #include "unit.h"
-#include "ledger.h"
 
 static struct ledger l, back;
 static char text[65536];

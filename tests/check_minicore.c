@@ -9,11 +9,11 @@
 #include <sys/procfs.h>
 #include <sys/user.h>
 
-#include "unit.h"
-#include "basics.h"
-#include "coreplan.h"
-#include "linkmap.h"
+#include "base.h"
 #include "minicore.h"
+#include "minicore/coreplan.h"
+#include "minicore/linkmap.h"
+#include "unit.h"
 
 #define PG 4096ULL
 #define EXE 0x400000ULL

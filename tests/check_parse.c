@@ -1,6 +1,6 @@
 /* check_parse.c: the strict parsers for numbers, sizes and modes. */
+#include "base.h"
 #include "unit.h"
-#include "parse.h"
 
 START_TEST(test_u64)
 {

@@ -1,6 +1,6 @@
 /* check_pkgnote.c: the ELF package note's JSON: what is taken, what is refused, and how it is written back. */
+#include "analyse/pkgnote.h"
 #include "unit.h"
-#include "pkgnote.h"
 
 START_TEST(test_fedora_note)
 {

@@ -2,8 +2,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "intake.h"
 #include "unit.h"
-#include "procinfo.h"
 
 static int pidfd_of(pid_t pid)
 {

@@ -1,6 +1,6 @@
 /* check_ratelimit.c: the crash-rate window. */
+#include "policy/ratelimit.h"
 #include "unit.h"
-#include "ratelimit.h"
 
 START_TEST(test_window)
 {

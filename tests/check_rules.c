@@ -2,9 +2,9 @@
  * check_rules.c: which rule a crash gets: each Match key on its own, words ORed, keys ANDed, the first match of
  * several, a bad rule never taken, unknown facts matched by nothing. Real crashes: t-rules.
  */
+#include "base.h"
+#include "policy.h"
 #include "unit.h"
-#include "basics.h"
-#include "rules.h"
 
 static struct rule r;
 

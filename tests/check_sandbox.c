@@ -12,8 +12,8 @@
 #include <time.h>
 #include <valgrind/valgrind.h>
 
-#include "unit.h"
 #include "sandbox.h"
+#include "unit.h"
 
 static const struct sandbox_limits base = {
 	.uid = 65534, .gid = 65534, .address_space = 4ULL << 30, .data = 256ULL << 20, .cpu_seconds = 10,

@@ -5,9 +5,9 @@
  * other's vacuum; the crash-rate windows are shared; the lock excludes the other while held (tried from a child,
  * whose open file is the other capture's), and is free once released. Needs root: the ledger must be root's.
  */
+#include "intake.h"
+#include "policy.h"
 #include "unit.h"
-#include "procfs.h"
-#include "session.h"
 
 static char dir[256];
 static int dirfd_;

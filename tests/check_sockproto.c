@@ -10,9 +10,8 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "intake.h"
 #include "unit.h"
-#include "peer.h"
-#include "sockproto.h"
 
 #define ALL (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 

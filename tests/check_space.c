@@ -1,6 +1,6 @@
 /* check_space.c: the storage policy, on a table of plain numbers. */
 #include "unit.h"
-#include "space.h"
+#include "write/space.h"
 
 #define K 1024ULL
 #define M (1024ULL * K)

@@ -1,8 +1,8 @@
 /* check_store.c: the core directory and atomic publication, on the real file system. */
 #include <dirent.h>
 
-#include "unit.h"
 #include "store.h"
+#include "unit.h"
 
 static char dir[256], cores[512];
 

@@ -2,9 +2,9 @@
  * check_upload.c: ExecUpload='s words and specifiers: quotes and escapes, every specifier, a hostile comm that must
  * stay one safe word, bad commands refused; the retry backoff. Real uploads: t-upload (rclone to a WebDAV server).
  */
+#include "report.h"
+#include "sandbox.h"
 #include "unit.h"
-#include "crashjson.h"
-#include "upload.h"
 
 static const struct upload_names names = {
 	.file = "core.x.42.20261123T000000Z", .dir = "/var/lib/coresink", .comm = "a b;$(id)\"'/..",

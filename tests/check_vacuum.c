@@ -4,9 +4,9 @@
 
 #include <sys/xattr.h>
 
+#include "policy/vacuum.h"
+#include "sandbox.h"
 #include "unit.h"
-#include "upload.h"
-#include "vacuum.h"
 
 static const struct {
 	const char *name;

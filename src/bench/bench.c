@@ -21,13 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "bench.h"
 #include "crash.h"
-#include "basics.h"
-#include "io.h"
 #include "measure.h"
 #include "nullsock.h"
-#include "parse.h"
 #include "producer.h"
 
 #define SAMPLES_MAX 1024

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine.h"
+#include "write.h"
 
 #define VARIANTS_MAX 16
 

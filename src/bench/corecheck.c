@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base.h"
 #include "corecheck.h"
-#include "io.h"
 #include "pattern.h"
 
 #define BLOCK (1u << 20)   /* the program headers must lie in the first block, as the kernel writes them */

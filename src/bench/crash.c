@@ -22,13 +22,11 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "corecheck.h"
 #include "crash.h"
 #include "handler.h"
-#include "io.h"
 #include "measure.h"
-#include "parse.h"
 #include "pattern.h"
 #include "sysctl.h"
 #include "victim.h"

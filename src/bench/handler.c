@@ -18,11 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "basics.h"
-#include "config.h"
+#include "base.h"
 #include "crash.h"
 #include "handler.h"
-#include "io.h"
+#include "policy.h"
 
 static const char *const handler_kind_names[] = {
 	[HANDLER_CORESINK] = "coresink",

@@ -14,10 +14,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "basics.h"
-#include "engine.h"
+#include "base.h"
+#include "intake.h"
 #include "nullsock.h"
-#include "sockproto.h"
+#include "write.h"
 
 /* A listening socket at path, for the kernel (root) alone. fd or -errno. */
 static int listen_at(const char *path)

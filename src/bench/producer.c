@@ -13,8 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "basics.h"
-#include "io.h"
+#include "base.h"
 #include "producer.h"
 
 #define PAGE PAGE_BYTES

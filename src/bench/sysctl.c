@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "base.h"
 #include "sysctl.h"
 
 #define CORE_PATTERN "/proc/sys/kernel/core_pattern"

@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "basics.h"
-#include "io.h"
+#include "base.h"
 #include "pattern.h"
 #include "victim.h"
 

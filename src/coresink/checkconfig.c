@@ -10,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "basics.h"
+#include "base.h"
 #include "checkconfig.h"
-#include "config.h"
-#include "parse.h"
-#include "rules.h"
+#include "policy.h"
 
 /* A user as a name or a number. 0 or -EINVAL. */
 static int parse_user(const char *v, uid_t *uid)

@@ -17,13 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "basics.h"
-#include "capture.h"
+#include "base.h"
 #include "checkconfig.h"
-#include "config.h"
-#include "kargs.h"
+#include "flow.h"
+#include "intake.h"
+#include "policy.h"
 #include "serve.h"
-#include "ship.h"
 
 #define CORE_PATTERN_MAX 127   /* the kernel keeps 128 bytes with the NUL */
 

@@ -25,10 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "basics.h"
-#include "capture.h"
-#include "config.h"
-#include "journal.h"
+#include "base.h"
+#include "flow.h"
+#include "policy.h"
 #include "report.h"
 #include "serve.h"
 

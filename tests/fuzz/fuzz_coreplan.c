@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coreplan.h"
+#include "minicore/coreplan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfcore.h"
-#include "escape.h"
+#include "base.h"
+#include "minicore.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

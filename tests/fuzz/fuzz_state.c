@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
-#include "ledger.h"
-#include "vacuum.h"
+#include "intake.h"
+#include "policy/ledger.h"
+#include "policy/vacuum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,9 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "escape.h"
-#include "pkgnote.h"
+#include "analyse.h"
+#include "analyse/pkgnote.h"
+#include "base.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

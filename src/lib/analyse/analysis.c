@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "creds.h"
-#include "io.h"
+#include "base.h"
+#include "intake.h"
 #include "stacktrace.h"
 
 /* What the analysis may take: the core is mapped whole, and libdw's own memory beside it is bounded. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "escape.h"
+#include "base.h"
 #include "pkgnote.h"
 
 struct cursor {

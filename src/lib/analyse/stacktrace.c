@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
+#include "base.h"
 #include "pkgnote.h"
 #include "stacktrace.h"
 

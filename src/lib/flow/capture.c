@@ -13,24 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis.h"
-#include "basics.h"
+#include "analyse.h"
+#include "base.h"
 #include "capture.h"
-#include "config.h"
-#include "creds.h"
-#include "elfcore.h"
-#include "cgroup.h"
-#include "journal.h"
-#include "kargs.h"
-#include "corename.h"
-#include "owner.h"
-#include "procinfo.h"
-#include "session.h"
-#include "ship.h"
+#include "intake.h"
+#include "minicore.h"
+#include "policy.h"
 #include "report.h"
-#include "room.h"
+#include "ship.h"
 #include "store.h"
-#include "xattr.h"
+#include "write.h"
 
 /* The shortest run of zero pages a core to be compressed leaves as a hole (see engine_options). */
 #define RAW_MIN_HOLE (64 * 1024)

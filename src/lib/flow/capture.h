@@ -11,17 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis.h"
-#include "config.h"
-#include "diag.h"
-#include "elfcore.h"
-#include "engine.h"
-#include "kargs.h"
+#include "analyse.h"
+#include "base.h"
+#include "intake.h"
 #include "minicore.h"
-#include "outcome.h"
-#include "procinfo.h"
-#include "session.h"
+#include "policy.h"
+#include "report.h"
 #include "store.h"
+#include "write.h"
 
 /* One crash in hand: what the kernel said of it, the config, the storage, and what came of it. */
 struct crash {

@@ -17,8 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "corename.h"
-#include "crashjson.h"
 #include "report.h"
 #include "ship.h"
 #include "store.h"

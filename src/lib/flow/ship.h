@@ -5,9 +5,9 @@
 #include <stdbool.h>
 
 #include "capture.h"
-#include "config.h"
-#include "journal.h"
-#include "upload.h"
+#include "policy.h"
+#include "report.h"
+#include "sandbox.h"
 
 int ship(const struct config *c, int dirfd, const char *name, int fd, const struct fields *f,
 	 const struct upload_names *n, unsigned attempt);

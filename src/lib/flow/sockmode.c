@@ -8,9 +8,8 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "peer.h"
+#include "intake.h"
 #include "report.h"
-#include "sockproto.h"
 
 /*
  * The exchange with the kernel on the connection: its request, the decision (pipe mode's admission, and room for a

@@ -5,9 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "basics.h"
+#include "base.h"
 #include "kargs.h"
-#include "parse.h"
 
 /*
  * Each numeric slot: its specifier, its largest valid value, and what it keeps when it cannot be read: unknown

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "diag.h"
+#include "base.h"
 
 /* The specifiers, in the order coresink --core-pattern writes them: one slot each, named below. */
 #define KARGS_SPECIFIERS "%P %u %g %s %t %c %h %e %d %F %I"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "base.h"
 #include "peer.h"
 #include "procfs.h"
 

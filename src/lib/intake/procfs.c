@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "base.h"
 #include "procfs.h"
 
 /* Opens /proc/PID (pid 0: /proc/self) as a directory fd. The fd, or -errno. */

@@ -21,8 +21,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "creds.h"
-#include "io.h"
 #include "procfs.h"
 #include "procinfo.h"
 

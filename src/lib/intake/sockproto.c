@@ -7,8 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "basics.h"
-#include "io.h"
+#include "base.h"
 #include "sockproto.h"
 
 /* systemd's bound on a request: a kernel that sends more is not one this server knows. */

@@ -20,7 +20,7 @@
 #include <sys/procfs.h>
 #include <sys/user.h>
 
-#include "basics.h"
+#include "base.h"
 #include "coreplan.h"
 
 #ifndef NT_FILE

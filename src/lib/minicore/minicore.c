@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "coreplan.h"
-#include "io.h"
 #include "minicore.h"
 
 #define SCRATCH_BYTES (256 * 1024)

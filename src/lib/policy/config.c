@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "config.h"
-#include "kargs.h"
-#include "upload.h"
+#include "intake.h"
+#include "sandbox.h"
 
 #define MIN_CHUNK (64 * 1024)
 #define MAX_CHUNK (1024 * 1024 * 1024)

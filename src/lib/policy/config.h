@@ -7,10 +7,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "diag.h"
-#include "strategy.h"
-#include "parse.h"
+#include "base.h"
 #include "rules.h"
+#include "write.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"

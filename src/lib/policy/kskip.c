@@ -14,8 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "io.h"
+#include "base.h"
 #include "kskip.h"
 
 #define KMSG "/dev/kmsg"

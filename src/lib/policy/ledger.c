@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "base.h"
 #include "ledger.h"
 
 #define LEDGER_MAX_BYTES (64 * 1024)

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "basics.h"
-#include "parse.h"
+#include "base.h"
 #include "rules.h"
 
 static const char *const match_names[] = {

@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "intake.h"
 #include "kskip.h"
-#include "procfs.h"
 #include "session.h"
 #include "vacuum.h"
 

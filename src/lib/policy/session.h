@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "engine.h"
 #include "kskip.h"
 #include "ledger.h"
+#include "write.h"
 
 struct session {
 	int dirfd;

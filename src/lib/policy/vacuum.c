@@ -16,8 +16,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "corename.h"
-#include "upload.h"
+#include "sandbox.h"
+#include "store.h"
 #include "vacuum.h"
 
 struct core {

@@ -21,8 +21,7 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 
-#include "escape.h"
-#include "io.h"
+#include "base.h"
 #include "journal.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"

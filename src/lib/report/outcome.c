@@ -1,5 +1,5 @@
 /* outcome.c: the names of a crash's results, as its entry gives them (CORESINK_RESULT=). */
-#include "basics.h"
+#include "base.h"
 #include "outcome.h"
 
 static const char *const result_names[] = {

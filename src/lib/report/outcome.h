@@ -9,10 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "elfcore.h"
-#include "engine.h"
 #include "minicore.h"
-#include "rules.h"
+#include "policy.h"
+#include "write.h"
 
 enum result {
 	RESULT_STORED,

@@ -11,8 +11,7 @@
 #include <sys/resource.h>
 #include <syslog.h>
 
-#include "basics.h"
-#include "escape.h"
+#include "base.h"
 #include "journal.h"
 #include "report.h"
 

@@ -6,14 +6,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis.h"
-#include "diag.h"
-#include "escape.h"
-#include "kargs.h"
-#include "kskip.h"
-#include "outcome.h"
+#include "analyse.h"
+#include "base.h"
+#include "intake.h"
 #include "journal.h"
-#include "procinfo.h"
+#include "outcome.h"
+#include "policy.h"
 #include "sandbox.h"
 
 #define CORESINK_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"

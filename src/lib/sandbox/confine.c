@@ -31,7 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "confine.h"
 
 /* The fds the child may write: its stdout and stderr (/dev/null) and the pipe to its parent (sandbox.c). */

@@ -18,9 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "confine.h"
-#include "io.h"
 #include "sandbox.h"
 
 #define CHILD_NOFILE 512   /* libdwfl keeps a file open per module */

@@ -15,8 +15,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "corename.h"
-#include "io.h"
+#include "base.h"
+#include "store.h"
 #include "upload.h"
 
 #define BACKOFF_FIRST 60

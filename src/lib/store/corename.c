@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base.h"
 #include "corename.h"
-#include "parse.h"
 
 #define STAMP_FORMAT "%Y%m%dT%H%M%SZ"
 #define STAMP_LEN 16   /* YYYYmmddTHHMMSSZ */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/xattr.h>
 
-#include "escape.h"
+#include "base.h"
 #include "xattr.h"
 
 static int set(int fd, const char *name, const char *value)

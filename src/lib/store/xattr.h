@@ -2,7 +2,7 @@
 #ifndef CORESINK_XATTR_H
 #define CORESINK_XATTR_H
 
-#include "kargs.h"
+#include "intake.h"
 
 int xattr_describe(int fd, const struct kargs *k, const char *exe);
 

@@ -12,11 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "copy.h"
-#include "elfcore.h"
 #include "engine.h"
-#include "io.h"
+#include "minicore.h"
 #include "space.h"
 
 #define PIPE_FLOOR (64 * 1024)

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base.h"
 #include "minicore.h"
-#include "parse.h"
 #include "space.h"
 #include "strategy.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "holes.h"
 
 /* Whether the n bytes at p (8-byte aligned) are all zero: the first word, then the rest against itself shifted. */

@@ -10,10 +10,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "copy.h"
 #include "holes.h"
-#include "io.h"
 #include "minicore.h"
 
 /* Errors that mean "splice cannot do this pair of files", after which read/write does the rest. */

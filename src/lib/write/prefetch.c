@@ -13,7 +13,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "prefetch.h"
 
 /* Waits for the input, or for the consumer to stop the reader. 0, 1 when stopped, or -errno. */

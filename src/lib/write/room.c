@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "basics.h"
+#include "base.h"
 #include "room.h"
 
 /* statfs showing this much more than the capture can account for: the file system reports its bytes late. */

@@ -3,7 +3,7 @@
  * MaxUse, MaxCoreSize, the process's RLIMIT_CORE and what was written so far (its size, and what of it takes disk
  * space: a sparse core's holes count against neither KeepFree nor MaxUse). Numbers in, a number out.
  */
-#include "basics.h"
+#include "base.h"
 #include "space.h"
 
 /*

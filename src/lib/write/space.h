@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "parse.h"
+#include "base.h"
 
 /* What stops a capture. */
 enum limit {

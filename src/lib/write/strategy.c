@@ -1,5 +1,5 @@
 /* strategy.c: the names of the engine's strategies and preallocation modes, both ways. */
-#include "basics.h"
+#include "base.h"
 #include "strategy.h"
 
 static const char *const strategy_names[] = {

@@ -1,0 +1,79 @@
+#!/bin/sh
+# Checks that every include in src/lib runs down the stages: a file in src/lib/STAGE/ includes files of its own
+# folder, or the one header (src/lib/OTHER.h) of a stage listed after its own below; a stage header includes its own
+# folder only. The programs include stage headers; the tests may also name a stage's inner header (STAGE/x.h) to
+# test it. Prints the arrows between stages; exit 1 on the first wrong include, with the file and line.
+# usage: check-layout.sh [TOP]    (TOP: the source tree, . by default)
+set -eu
+cd "${1:-.}"
+
+# From the flow down to what every stage uses; the order the Makefile, the README and docs/design.md give.
+STAGES="flow report policy analyse sandbox store intake write minicore base"
+
+rank() {
+	i=0
+	for s in $STAGES; do
+		[ "$s" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo -1
+}
+
+bad=0
+arrows=$(mktemp)
+trap 'rm -f "$arrows"' EXIT
+
+# includes FILE: each quoted include of FILE as "LINE NAME".
+includes() {
+	grep -n '^#include "' "$1" | sed 's/^\([0-9]*\):#include "\(.*\)"$/\1 \2/'
+}
+
+wrong() {
+	echo "check-layout: $1:$2: #include \"$3\": $4" >&2
+	bad=1
+}
+
+for s in $STAGES; do
+	[ -d "src/lib/$s" ] && [ -f "src/lib/$s.h" ] || { echo "check-layout: no src/lib/$s/ or src/lib/$s.h" >&2; exit 1; }
+	r=$(rank "$s")
+	includes "src/lib/$s.h" > "$arrows.inc"
+	while read -r line name; do
+		case $name in "$s"/*) [ -f "src/lib/$name" ] && continue ;; esac
+		wrong "src/lib/$s.h" "$line" "$name" "a stage header names its own folder's headers only"
+	done < "$arrows.inc"
+	for f in src/lib/"$s"/*.[ch]; do
+		includes "$f" > "$arrows.inc"
+		while read -r line name; do
+			[ -f "src/lib/$s/$name" ] && continue
+			t=${name%.h}
+			tr=$(rank "$t")
+			if [ "$tr" -lt 0 ] || [ "$name" != "$t.h" ]; then
+				wrong "$f" "$line" "$name" "neither in $s/ nor a stage header"
+			elif [ "$tr" -le "$r" ]; then
+				wrong "$f" "$line" "$name" "runs up, from $s to $t"
+			else
+				echo "$s -> $t" >> "$arrows"
+			fi
+		done < "$arrows.inc"
+	done
+done
+
+# The programs and the tests: their own files, a stage header, or (tests only) a stage's inner header.
+for f in src/coresink/*.[ch] src/bench/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
+	d=$(dirname "$f")
+	includes "$f" > "$arrows.inc"
+	while read -r line name; do
+		[ -f "$d/$name" ] && continue
+		case $f:$name in
+		src/bench/*:pattern.h|tests/*:producer.h|tests/*:pattern.h|tests/fuzz/*:unit.h) continue ;;
+		tests/*:*/*) [ -f "src/lib/$name" ] && continue ;;
+		esac
+		[ "$(rank "${name%.h}")" -ge 0 ] && [ "$name" = "${name%.h}.h" ] && continue
+		wrong "$f" "$line" "$name" "not a stage header"
+	done < "$arrows.inc"
+done
+rm -f "$arrows.inc"
+
+[ "$bad" -eq 0 ] || exit 1
+echo "check-layout: $(sort -u "$arrows" | wc -l) arrows between the $(echo $STAGES | wc -w) stages, all down:"
+sort "$arrows" | uniq -c | awk '{ printf "  %s %s %s (%d)\n", $2, $3, $4, $1 }'

@@ -1,0 +1,13 @@
+/*
+ * flow.h: the flow stage, one crash's way through the stages, as pipe mode and socket mode bring it (capture.c lists
+ * the steps), and the upload of a stored core (ship.c).
+ * The one header the other stages include of it; it uses report, policy, analyse, sandbox, store, intake, write,
+ * minicore, base.
+ */
+#ifndef CORESINK_STAGE_FLOW_H
+#define CORESINK_STAGE_FLOW_H
+
+#include "flow/capture.h"
+#include "flow/ship.h"
+
+#endif
