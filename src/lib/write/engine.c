@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "copy.h"
+#include "engine-internal.h"
 #include "engine.h"
 #include "minicore.h"
 #include "space.h"

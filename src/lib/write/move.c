@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "copy.h"
+#include "engine-internal.h"
 #include "holes.h"
 #include "minicore.h"
 

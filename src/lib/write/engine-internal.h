@@ -1,5 +1,5 @@
 /*
- * copy.h: the state of one engine copy, shared by engine.c (the chunk loop: room, preallocation, hygiene, the
+ * engine-internal.h: the state of one engine copy, shared by engine.c (the chunk loop: room, preallocation, hygiene, the
  * head and the compression decision) and move.c (how its bytes move). Not for the rest of the library.
  */
 #ifndef CORESINK_COPY_H
