@@ -1,8 +1,8 @@
 /*
- * capture.h: one crash's way from its admission to its one journal entry (capture.c), shared by the two ways a crash
- * comes in: pipe mode (pipemode.c, the kernel's arguments and its pipe) and socket mode (sockmode.c, a connection to
- * the coredump socket). Each builds a crash with its input fd and hands it to the same steps: admit, copy, keep,
- * publish, finish.
+ * capture.h: one crash's way from its admission to its one journal entry (capture.c lists the steps; admit.c,
+ * keep.c and entry.c hold them), shared by the two ways a crash comes in: pipe mode (pipemode.c, the kernel's
+ * arguments and its pipe) and socket mode (sockmode.c, a connection to the coredump socket). Each builds a crash with
+ * its input fd and hands it to the same steps: admit, copy, keep, publish, finish.
  */
 #ifndef CORESINK_CAPTURE_H
 #define CORESINK_CAPTURE_H
@@ -42,12 +42,13 @@ struct crash {
 	bool have_unpublished;
 };
 
+/* The stages of one crash, in the order they run (capture.c). */
 void crash_init(struct crash *c, int in, const char *config, bool named);
 void crash_read_process(struct crash *c);
 int crash_admit(struct crash *c);
 int crash_room(struct crash *c, struct store_file *f);
-int crash_copy(struct crash *c, struct store_file *f);
 int crash_store(struct crash *c);
+int crash_copy(struct crash *c, struct store_file *f);
 void crash_release(struct crash *c);
 void crash_finish(struct crash *c);
 int crash_fail(struct crash *c, const char *step, int r);

@@ -428,7 +428,7 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	int r;
 
 	report_fields(k, o, pi, a, &f);
-	/* The owner may read the entry only when the crash is theirs to see (capture.c: owner_sees()). */
+	/* The owner may read the entry only when the crash is theirs to see (flow/capture.c: crash_owner_sees()). */
 	if (o->in_journal)
 		r = journal_send_file(&f, "COREDUMP", corefd, o->st.bytes, o->owner_entry ? k->uid : 0,
 				      o->owner_entry ? k->gid : 0);

@@ -1,7 +1,7 @@
 /*
  * owner.c: gives the crashing user read access to their own core with a POSIX ACL entry (user:UID:r--), as
  * systemd-coredump does, so that coredumpctl debug works without sudo. The file stays root's and its mode stays
- * FileMode=; whether granting is safe is the caller's decision (capture.c: dump mode 1, credentials unchanged).
+ * FileMode=; whether granting is safe is the caller's decision (flow/keep.c: dump mode 1, credentials unchanged).
  */
 #include <acl/libacl.h>
 #include <errno.h>

@@ -1,0 +1,144 @@
+/*
+ * admit.c: the admission of a crash, the same in both modes and taken before a byte of the core is read: the [Rule]
+ * that applies, RLIMIT_CORE, the directory and its ledger, the crash-rate limits.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "capture-internal.h"
+#include "capture.h"
+#include "intake.h"
+#include "policy.h"
+#include "report.h"
+#include "store.h"
+
+/* Below a page no core is worth storing: the kernel itself writes none. */
+#define RLIMIT_MIN PAGE_BYTES
+
+/* The ledger failed with r: MaxUse, vacuum and the rate limits are off for this crash, and its entry says so. */
+static void without_ledger(struct crash *cr, int r)
+{
+	diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
+	if (cr->have_session)
+		session_close(&cr->q);
+	cr->have_session = false;
+}
+
+/* Opens the directory and the shared ledger. Without the ledger, MaxUse and rate limits are off for this crash. */
+static int open_storage(struct crash *cr)
+{
+	int r;
+
+	cr->dirfd = store_open_dir(cr->c.directory);
+	if (cr->dirfd == -EPERM || cr->dirfd == -ENOTDIR)
+		return crash_fail(cr, "refusing Directory= (a symlink or not a directory, not root's, or writable by "
+				  "others)", cr->dirfd);
+	if (cr->dirfd < 0)
+		return crash_fail(cr, "opening the directory", cr->dirfd);
+	r = session_open(&cr->q, cr->dirfd);
+	cr->have_session = r == 0;
+	if (r < 0)
+		without_ledger(cr, r);
+	return 0;
+}
+
+/*
+ * For a crash about to be stored: the early log line (a handler killed mid-capture still leaves it), the stored
+ * cores counted afresh in the ledger, and the rest of what /proc tells, while the kernel still holds the process.
+ */
+static void begin_capture(struct crash *cr)
+{
+	const struct procinfo_id id = crash_process_id(cr);
+	int r;
+
+	(void) report_start(&cr->k);
+	r = cr->have_session ? session_begin(&cr->q) : 0;
+	if (r < 0)
+		without_ledger(cr, r);
+	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
+}
+
+static bool rate_limited(struct crash *cr)
+{
+	const struct rate_config rc = { cr->c.rate_interval, (uint32_t)cr->c.rate_burst,
+					(uint32_t)cr->c.rate_global_burst };
+	const char *key = cr->pi.exe[0] ? cr->pi.exe : cr->k.comm;
+	struct rate_verdict v;
+
+	if (!cr->have_session || session_rate(&cr->q, key, cr->k.time, &rc, &v) < 0)
+		return false;
+	cr->o.suppressed_exe = v.suppressed_exe;
+	cr->o.suppressed_all = v.suppressed_all;
+	if (v.allowed)
+		return false;
+	cr->o.result = RESULT_SUPPRESSED;
+	cr->o.suppressed_by = v.by;
+	return true;
+}
+
+/* What the rules match a crash on: the kernel's facts, and /proc's where it proved to be the crashed process. */
+static void rule_facts(const struct crash *cr, struct container *ct, struct rule_facts *f)
+{
+	cgroup_container(cr->pi.cgroup ? cr->pi.cgroup : "", ct);
+	*f = (struct rule_facts) {
+		.exe = cr->pi.exe, .comm = cr->k.comm, .unit = cr->pi.units.unit, .user_unit = cr->pi.units.user_unit,
+		.slice = cr->pi.units.slice, .hostname = cr->k.hostname, .uid = cr->k.uid, .signal = cr->k.signal,
+		.container = cr->pi.container || ct->machine[0] || ct->runtime[0], .machine = ct->machine,
+		.container_id = ct->id,
+	};
+}
+
+/*
+ * The first [Rule] that matches the crash sets its keys over the config. Storage=none reads the core for the stack
+ * trace only, and the trace needs no more than a minimal core.
+ */
+static void apply_rule(struct crash *cr)
+{
+	struct container ct;
+	struct rule_facts f;
+	int i;
+
+	rule_facts(cr, &ct, &f);
+	i = rules_pick(cr->c.rules, cr->c.n_rules, &f);
+	if (i >= 0) {
+		config_apply_rule(&cr->c, &cr->c.rules[i]);
+		(void) snprintf(cr->o.rule, sizeof(cr->o.rule), "%s", cr->c.rules[i].name);
+	}
+	if (cr->c.storage == STORAGE_NONE)
+		cr->c.core = CORE_MINIMAL;
+	/* A core has no kernel-log form: without journald, Storage=journal keeps it as a file. */
+	if (cr->c.storage == STORAGE_JOURNAL && !journal_listening()) {
+		cr->c.storage = STORAGE_EXTERNAL;
+		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "journald is not running");
+	}
+}
+
+/*
+ * The admission decision, the same in both modes, taken before a byte of the core is read: RLIMIT_CORE, the
+ * storage, the crash-rate limits. A crash refused here has cost the kernel's wait (core_pipe_limit) little: its
+ * brief /proc, the directory, one pass through the ledger. 1 to store it (begin_capture() done), 0 when decided
+ * otherwise (cr->o says what), or -errno.
+ */
+int crash_admit(struct crash *cr)
+{
+	int r;
+
+	apply_rule(cr);
+	if (cr->k.rlimit < RLIMIT_MIN) {
+		cr->o.result = RESULT_SKIPPED;
+		return 0;
+	}
+	/* Nothing of the core is wanted: not even read (socket mode tells the kernel not to dump it). */
+	if (cr->c.storage == STORAGE_NONE && !cr->c.stack_trace) {
+		cr->o.result = RESULT_RECORDED;
+		return 0;
+	}
+	r = open_storage(cr);
+	if (r < 0)
+		return r;
+	if (rate_limited(cr))
+		return 0;
+	begin_capture(cr);
+	return 1;
+}

@@ -1,0 +1,19 @@
+/*
+ * capture-internal.h: what the files of one crash's way (capture.c, admit.c, keep.c, entry.c) share and nothing else
+ * includes: the crashed process as /proc is asked of it, whose the crash is, publication, and the steps of the end.
+ */
+#ifndef CORESINK_CAPTURE_INTERNAL_H
+#define CORESINK_CAPTURE_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "capture.h"
+
+struct procinfo_id crash_process_id(const struct crash *cr);
+bool crash_owner_sees(const struct crash *cr);
+int crash_publish(struct crash *cr, struct store_file *f, bool compressed);
+void crash_analyse(struct crash *cr);
+void crash_log(struct crash *cr);
+void crash_report_dropped(struct crash *cr);
+
+#endif

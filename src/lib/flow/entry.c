@@ -1,0 +1,111 @@
+/*
+ * entry.c: what a crash leaves behind once its process is let go: its stack trace (made in the sandbox), its one
+ * journal entry (with the core in it for Storage=journal, or the core published after all when journald does not
+ * take it), and pipe mode's report of the crashes the kernel dropped meanwhile.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analyse.h"
+#include "capture-internal.h"
+#include "capture.h"
+#include "policy.h"
+#include "report.h"
+
+/*
+ * The stack trace of the stored core, in the sandbox: as the crashing user when the crash is theirs to see, as the
+ * dedicated analysis user otherwise (root's, a system user's, a setuid program's crash): never as root, never as
+ * another system user, never as nobody, whose other processes could then reach it.
+ */
+void crash_analyse(struct crash *cr)
+{
+	struct analysis_opts ao = { .exe = cr->pi.exe, .core_size = cr->o.st.bytes,
+				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
+				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1 };
+	int r;
+
+	if (!cr->c.stack_trace || cr->corefd < 0 || (cr->o.path[0] == '\0' && !cr->have_unpublished))
+		return;
+	if (cr->o.st.bytes > cr->c.stack_trace_max) {
+		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core is larger than StackTraceMaxSize");
+		return;
+	}
+	if (crash_owner_sees(cr)) {
+		ao.uid = cr->k.uid;
+		ao.gid = cr->k.gid;
+	} else if ((r = analysis_user(&ao.uid, &ao.gid)) < 0) {
+		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: no user %s to run it as (%s)", ANALYSIS_USER,
+				r == -ENOENT ? "make install creates it" : strerror(-r));
+		return;
+	}
+	r = analysis_run(cr->corefd, &ao, &cr->a);
+	if (r < 0)
+		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: %s", strerror(-r));
+}
+
+/*
+ * Pipe mode: what the kernel dropped over kernel.core_pipe_limit since the last look, in one entry of its own. One
+ * handler a second looks (session_kernel_skips), after its own crash was let go and logged. A new ledger looks from
+ * a second before this crash (%t has whole seconds): the storm that brought this handler may have made it.
+ */
+void crash_report_dropped(struct crash *cr)
+{
+	struct timespec now, up;
+	uint64_t now_ms, up_usec, ago_usec;
+	struct kskip ks;
+
+	if (cr->o.socket || !cr->have_session)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_MONOTONIC, &up);
+	now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	up_usec = (uint64_t)up.tv_sec * 1000000 + (uint64_t)up.tv_nsec / 1000;
+	ago_usec = ((uint64_t)now.tv_sec > cr->k.time ? (uint64_t)now.tv_sec - cr->k.time : 0) * 1000000 + 1000000;
+	if (session_kernel_skips(&cr->q, now_ms, up_usec > ago_usec ? up_usec - ago_usec : 0, &ks) == 1)
+		(void) report_kernel_skips(&ks, kskip_pipe_limit());
+}
+
+/* How long journald may take to write an entry with a core in it, before the core is stored as a file instead. */
+#define JOURNAL_WRITE_MS 5000
+
+/* A random 128-bit id in hex, to find one entry by. */
+static void entry_id(char *buf, size_t len)
+{
+	unsigned char b[16] = { 0 };
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		(void) snprintf((char *)b, sizeof(b), "%x%lx", (unsigned)getpid(), (unsigned long)time(NULL));
+	for (size_t i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
+		(void) snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
+}
+
+/*
+ * The crash's entry. A core for the journal goes in it; when journald does not take it (gone, or refusing so large
+ * an entry), the core is published as a file after all and the entry sent without it, saying why.
+ */
+void crash_log(struct crash *cr)
+{
+	char match[64];
+	int r;
+
+	if (cr->o.in_journal)
+		entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
+	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);
+	if (!cr->o.in_journal)
+		return;
+	/* Taken is not written: journald drops an entry larger than its journal files may grow, and says nothing. */
+	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", cr->o.entry_id);
+	if (r == 0 && (r = journal_find(match, JOURNAL_WRITE_MS)) == 0)
+		return;
+	cr->o.in_journal = false;
+	(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "journald did not %s the core: %s",
+			r == -ETIMEDOUT ? "write" : "take", r == -ETIMEDOUT ? "the entry is not in the journal (larger "
+			"than its files may grow?)" : strerror(-r));
+	cr->have_unpublished = false;
+	(void) crash_publish(cr, &cr->unpublished, false);
+	(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, -1);
+}

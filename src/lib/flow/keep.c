@@ -1,0 +1,313 @@
+/*
+ * keep.c: the core into a hidden file within the limits (the write stage's engine), then kept as the config says:
+ * published raw, compressed first, or held unpublished for the analysis and the journal; and socket mode's room for a
+ * first chunk, decided before the kernel dumps a byte.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "capture-internal.h"
+#include "capture.h"
+#include "intake.h"
+#include "minicore.h"
+#include "policy.h"
+#include "store.h"
+#include "write.h"
+
+/* The shortest run of zero pages a core to be compressed leaves as a hole (see engine_options). */
+#define RAW_MIN_HOLE (64 * 1024)
+
+/* zstd's level for stored cores (README: Benchmark, compression), and the read buffer that feeds it. */
+#define COMPRESS_LEVEL 1
+#define COMPRESS_BUFFER (256 * 1024)
+#define COMPRESS_PROBE (64ULL << 20)
+#define COMPRESS_PROBE_PCT 90
+
+static void engine_options(struct crash *cr, struct engine_opts *o, struct engine_hooks *h)
+{
+	/* The core's first bytes, kept as they pass: its notes say the signal's si_code. */
+	static unsigned char head[ELFCORE_HEAD_MAX];
+
+	engine_defaults(o);
+	o->head = head;
+	o->head_len = sizeof(head);
+	o->strategy = cr->c.strategy;
+	o->sparse = cr->c.sparse;
+	/*
+	 * A core to be compressed is stored for a moment only: single zero pages between data, which cost ext4 an
+	 * extent each (1 GiB with a zero page in three: 2.2 s sparse against 0.8 s dense, measured), are written;
+	 * the long runs that make most of a real core's zeros (idle stacks, untouched heap) stay holes.
+	 */
+	o->min_hole = cr->c.compress ? RAW_MIN_HOLE : PAGE_BYTES;
+	o->chunk = cr->c.chunk_size;
+	/*
+	 * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits
+	 * for the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (README: read-ahead).
+	 */
+	o->read_ahead = cr->o.socket ? (unsigned)(cr->c.read_ahead / o->buffer) : 0;
+	o->keep_free = cr->c.keep_free;
+	o->max_use = cr->c.max_use;
+	o->max_core = cr->c.max_core_size;
+	o->rlimit = cr->k.rlimit;
+	/* A file core that would be cut for want of room is compressed as it comes: it may then be kept whole. */
+	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && cr->c.core == CORE_FULL)
+		o->compress_short = COMPRESS_LEVEL;
+	o->compress_workers = (int)cr->c.compress_threads;
+	if (cr->have_session) {
+		session_hooks(&cr->q, h);
+		o->hooks = h;
+	}
+}
+
+/* What the copy came to: stored, truncated, or discarded (OnLimit=discard, or nothing at all to keep). */
+static enum result verdict(const struct crash *cr, int r)
+{
+	if (r < 0)
+		return RESULT_TRUNCATED;   /* an I/O error after some bytes: keep them */
+	if (!cr->o.st.truncated)
+		return RESULT_STORED;
+	return cr->c.on_limit == ON_LIMIT_DISCARD || cr->o.st.bytes == 0 ? RESULT_DISCARDED : RESULT_TRUNCATED;
+}
+
+/* Whether the owner may also read the core itself: only where the kernel's pidfd (%F) proved who crashed. */
+static bool owner_may_read(struct crash *cr)
+{
+	if (!crash_owner_sees(cr))
+		return false;
+	if (!cr->pi.by_pidfd)
+		cr->o.acl_none = "the kernel gave no pidfd (%F) to prove whose crash it was";
+	return cr->pi.by_pidfd;
+}
+
+/*
+ * Publishes f, the raw core or its compressed copy, with its attributes and the owner's access; the raw core stays
+ * open (corefd) for the analysis. 0 or -errno.
+ */
+int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
+{
+	char name[NAME_MAX_LEN];
+	struct stat st;
+	int r;
+
+	(void) xattr_describe(f->fd, &cr->k, cr->pi.exe);
+	if (owner_may_read(cr)) {
+		r = owner_grant(f->fd, cr->k.uid);
+		cr->o.acl_error = r < 0 ? -r : 0;
+		cr->o.acl = r == 0;
+	}
+	/* What the file takes with its attributes (ext4 may give them a block of their own), for MaxUse. */
+	if (fstat(f->fd, &st) < 0)
+		st = (struct stat) { .st_ino = 0 };
+	cr->o.disk = (uint64_t)st.st_blocks * 512;
+	/* The analysis reads the raw core once it has its name: no vacuum may take it before it is done. */
+	if (!compressed && cr->have_session && st.st_ino)
+		(void) session_hold(&cr->q, (uint64_t)st.st_ino);
+	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, name, sizeof(name));
+	if (r < 0)
+		return crash_fail(cr, "publishing the file", r);
+	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
+	/* A compressed core's raw one, read by the analysis, is on disk until then: the others count it. */
+	if (cr->have_session)
+		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0);
+	return 0;
+}
+
+/*
+ * Compresses the stored raw core into a second hidden file with the same engine and limits: it counts what both
+ * take while they are side by side (held_base). 0, or -errno with the compressed file gone, when it could not be
+ * made whole (a limit, an error): the raw core is then published instead, as it is complete.
+ */
+static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struct store_file *z)
+{
+	struct engine_opts eo;
+	struct engine_hooks h;
+	struct timespec t0, t1;
+	int r;
+
+	r = store_create(cr->dirfd, mode, z);
+	if (r < 0)
+		return r;
+	engine_options(cr, &eo, &h);
+	eo.head = NULL;
+	eo.compress = COMPRESS_LEVEL;
+	/* zstd keeps its own window: a smaller read buffer keeps the handler within its memory bound (README). */
+	eo.buffer = COMPRESS_BUFFER;
+	/*
+	 * In the handler's own thread: reading the raw core back from the disk is what this copy waits for (3.27 s
+	 * for 1 GiB core-like with two zstd threads or none, README), and zstd's threads would take 28 MiB of RSS.
+	 */
+	eo.compress_workers = 0;
+	eo.held_base = cr->o.st.allocated;
+	/* Data that shrinks by less than a tenth in its first 64 MiB is not worth a second copy: the raw core stays. */
+	eo.probe = COMPRESS_PROBE;
+	eo.probe_pct = COMPRESS_PROBE_PCT;
+	eo.baseline = cr->o.st.baseline;
+	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
+	eo.max_core = eo.rlimit = UINT64_MAX;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = lseek(raw->fd, 0, SEEK_SET) < 0 ? -errno : engine_copy(raw->fd, z->fd, &eo, &cr->o.zst);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	cr->o.compress_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000);
+	if (r == 0 && cr->o.zst.truncated)
+		r = -ENOSPC;
+	if (r < 0)
+		store_discard(z);
+	return r;
+}
+
+/*
+ * Publishes the core, and lets the crashed process go: uncompressed, once the file has its name (a moment later);
+ * compressed, before the compression, which may take seconds. The raw core stays open for the analysis, marked as
+ * held in the ledger (crash_publish()) so that no vacuum removes it meanwhile. 0 or -errno.
+ */
+static int keep(struct crash *cr, struct store_file *raw, mode_t mode)
+{
+	struct store_file z;
+	int r;
+
+	if (cr->o.st.compressed) {
+		/* Compressed as it came, as the raw core did not fit: there is no raw core for the analysis to read. */
+		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core was compressed as it came, as it "
+				"did not fit the room uncompressed");
+		r = crash_publish(cr, raw, true);
+		crash_release(cr);
+		return r;
+	}
+	cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	if (cr->c.storage == STORAGE_JOURNAL && cr->o.st.bytes > cr->c.journal_size_max)
+		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "%llu bytes, more than JournalSizeMax",
+				(unsigned long long)cr->o.st.bytes);
+	else if (cr->c.storage != STORAGE_EXTERNAL) {
+		/*
+		 * Read by the analysis through corefd, then dropped with it: never published (crash_finish); for the
+		 * journal, sent in the entry first.
+		 */
+		crash_release(cr);
+		cr->unpublished = *raw;
+		cr->have_unpublished = true;
+		cr->o.in_journal = cr->c.storage == STORAGE_JOURNAL;
+		if (cr->c.storage == STORAGE_NONE)
+			cr->o.result = RESULT_RECORDED;
+		return 0;
+	}
+	if (!cr->c.compress) {
+		r = crash_publish(cr, raw, false);
+		crash_release(cr);
+		return r;
+	}
+	crash_release(cr);
+	r = compress(cr, raw, mode, &z);
+	cr->o.compress_error = r < 0 ? -r : 0;
+	if (r < 0)
+		return crash_publish(cr, raw, false);
+	store_discard(raw);
+	return crash_publish(cr, &z, true);
+}
+
+/* Who may read the core: the crashing user's FileMode, or root alone for a process not dumpable by its owner. */
+static mode_t core_mode(const struct crash *cr)
+{
+	return cr->k.dumpmode == SUID_DUMP_USER ? cr->c.file_mode : 0600;
+}
+
+/*
+ * The filter that makes the core a minimal one as it comes in, reading the module list from the process's memory
+ * while the kernel still holds it for the dump.
+ */
+static struct minicore *minimal_core(struct crash *cr)
+{
+	const struct procinfo_id id = crash_process_id(cr);
+
+	cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
+	minicore_init(&cr->mc, cr->in, cr->memfd, cr->c.minimal_stack_max);
+	cr->o.minimal_wanted = true;
+	return &cr->mc;
+}
+
+/*
+ * Copies the input into f, a new hidden file, within the limits, then publishes or discards it. At a limit the
+ * input is released at once: the kernel stops dumping. 0 or -errno.
+ */
+int crash_copy(struct crash *cr, struct store_file *f)
+{
+	struct engine_opts eo;
+	struct engine_hooks h;
+	int r;
+
+	engine_options(cr, &eo, &h);
+	if (cr->c.core == CORE_MINIMAL)
+		eo.minicore = minimal_core(cr);
+	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
+	r = engine_copy(cr->in, f->fd, &eo, &cr->o.st);
+	if (cr->o.st.compressed) {
+		/* As after a compression of the raw core: st counts the core's bytes, zst the file's. */
+		cr->o.zst = cr->o.st;
+		cr->o.st.bytes = cr->o.st.input;
+	}
+	if (eo.minicore)
+		cr->o.mini = cr->mc.st;
+	if (cr->o.st.truncated)
+		crash_release(cr);
+	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
+	cr->o.vacuumed = cr->q.removed;
+	cr->o.vacuumed_unsent = cr->q.unsent;
+	cr->o.vacuumed_bytes = cr->q.freed;
+	if (cr->o.st.bytes == 0 && (r < 0 || !cr->o.st.truncated)) {
+		crash_release(cr);
+		store_discard(f);
+		return crash_fail(cr, "copying", r < 0 ? r : -ENODATA);
+	}
+	if (r < 0)
+		(void) crash_fail(cr, "copying", r);
+	cr->o.result = verdict(cr, r);
+	if (cr->o.result == RESULT_DISCARDED) {
+		crash_release(cr);
+		store_discard(f);
+		return 0;
+	}
+	return keep(cr, f, core_mode(cr));
+}
+
+/* Creates the file and copies the core into it: crash_copy(). 0 or -errno. */
+int crash_store(struct crash *cr)
+{
+	struct store_file f;
+	int r = store_create(cr->dirfd, core_mode(cr), &f);
+
+	if (r < 0)
+		return crash_fail(cr, "creating the file", r);
+	return crash_copy(cr, &f);
+}
+
+/*
+ * Socket mode's decision, made before the kernel dumps a byte, after crash_admit(): room for a first chunk, old
+ * cores removed to make it as the copy would. 1 to take the core into *f, 0 when there is none (cr->o says what), or
+ * -errno.
+ */
+int crash_room(struct crash *cr, struct store_file *f)
+{
+	struct engine_opts eo;
+	struct engine_hooks h;
+	int r = store_create(cr->dirfd, core_mode(cr), f);
+
+	if (r < 0)
+		return crash_fail(cr, "creating the file", r);
+	engine_options(cr, &eo, &h);
+	r = room_for_core(f->fd, &eo, &cr->o.st);
+	cr->o.vacuumed = cr->q.removed;
+	cr->o.vacuumed_unsent = cr->q.unsent;
+	cr->o.vacuumed_bytes = cr->q.freed;
+	if (r > 0)
+		return 1;
+	store_discard(f);
+	if (r < 0)
+		return crash_fail(cr, "checking for room", r);
+	cr->o.result = RESULT_DISCARDED;
+	cr->o.st.truncated = true;
+	return 0;
+}
