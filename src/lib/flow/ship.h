@@ -1,4 +1,7 @@
-/* ship.h: ExecUpload= for a core just stored (capture.c: crash_finish), and for the cores still to be sent (--retry-uploads). */
+/*
+ * ship.h: ExecUpload= for a core just stored (capture.c: crash_finish), and for the cores still to be sent
+ * (--retry-uploads).
+ */
 #ifndef CORESINK_SHIP_H
 #define CORESINK_SHIP_H
 
