@@ -1,14 +1,9 @@
 /*
- * config.c: the configuration file, systemd style: a [Coresink] section of Key=Value lines, then the drop-ins of
- * FILE.d/ in lexical order, and [Rule] sections (rules.c) that set the per-crash keys for the crashes they match.
- * Every key is a row of one table (name, parser, field, whether a rule may set it). A bad line is reported and
- * skipped, so the field keeps its default: a typo must never cost a core. A rule with a bad line is skipped whole:
- * half a rule could match, or set, what its author never meant.
+ * config.c: the configuration's keys: every key is a row of one table (name, parser, printer, field, whether a
+ * [Rule] may set it), with the defaults and the printer that makes --check-config. The file and its drop-ins are
+ * read by config-file.c, the [Rule] sections by config-rule.c.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,6 +12,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "config-internal.h"
 #include "config.h"
 #include "intake.h"
 #include "sandbox.h"
@@ -24,16 +20,6 @@
 #define MIN_CHUNK (64 * 1024)
 #define MAX_CHUNK (1024 * 1024 * 1024)
 
-typedef int (*parser_fn)(const char *value, void *field);
-typedef void (*printer_fn)(FILE *f, const void *field);
-
-struct key {
-	const char *name;
-	parser_fn parse;
-	printer_fn print;
-	size_t offset;
-	bool per_crash;    /* a [Rule] may set it: it decides about one crash, not about the machine's disk */
-};
 
 static int parse_directory(const char *v, void *field)
 {
@@ -412,317 +398,12 @@ void config_defaults(struct config *c)
 	c->minimal_stack_max = 8ULL << 20;
 }
 
-static char *strip(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static const struct key *find_key(const char *name)
+const struct key *config_key_find(const char *name)
 {
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (strcmp(keys[i].name, name) == 0)
 			return &keys[i];
 	return NULL;
-}
-
-/* A rule's name: letters, digits and "-_.@:", as a unit name's; it goes into CORESINK_RULE= and the output. */
-static bool rule_name_ok(const char *v)
-{
-	size_t n = strlen(v);
-
-	return n > 0 && n < RULE_NAME_MAX && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						    "0123456789-_.@:") == n;
-}
-
-/* Starts a [Rule] section of file at line: a rule named after where it is until Name= says otherwise. */
-static int begin_rule(struct config *c, const char *file, unsigned line, struct diag *d)
-{
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	struct rule *v, *r;
-
-	if (c->n_rules >= RULES_MAX) {
-		diag_add(d, "%s:%u: more than %d rules, this one and the rest are ignored", file, line, RULES_MAX);
-		return -E2BIG;
-	}
-	v = realloc(c->rules, (c->n_rules + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	c->rules = v;
-	r = &v[c->n_rules++];
-	memset(r, 0, sizeof(*r));
-	(void) snprintf(r->name, sizeof(r->name), "%.40s:%u", base, line);
-	(void) snprintf(r->where, sizeof(r->where), "%.80s:%u", file, line);
-	return 0;
-}
-
-/* The value a per-crash key would take, checked now (on a scratch config) so that a rule never holds a bad one. */
-static int rule_setting(struct rule *r, const struct key *k, const char *val)
-{
-	struct config scratch;
-
-	if (!k->per_crash)
-		return -EPERM;
-	if (strlen(val) >= RULE_VALUE_MAX)
-		return -ENAMETOOLONG;
-	config_defaults(&scratch);
-	if (k->parse(val, (char *)&scratch + k->offset) < 0)
-		return -EINVAL;
-	for (unsigned i = 0; i < r->n_set; i++)
-		if (r->set[i].key == k)
-			return -EEXIST;
-	if (r->n_set >= RULE_SETTINGS_MAX)
-		return -E2BIG;
-	r->set[r->n_set].key = k;
-	strcpy(r->set[r->n_set++].value, val);
-	return 0;
-}
-
-/* One Key=Value line of a [Rule]: Name=, a Match line, or a per-crash key. 0 or -errno (the rule is then bad). */
-static int rule_line(struct rule *r, const char *name, const char *val)
-{
-	int m = rule_match_key(name);
-	const struct key *k;
-
-	if (strcmp(name, "Name") == 0) {
-		if (!rule_name_ok(val))
-			return -EINVAL;
-		strcpy(r->name, val);
-		return 0;
-	}
-	if (m >= 0)
-		return rule_set_match(r, (enum rule_match)m, val);
-	k = find_key(name);
-	return k ? rule_setting(r, k, val) : -ENOENT;
-}
-
-static const char *rule_problem(int r)
-{
-	switch (r) {
-	case -ENOENT: return "unknown key";
-	case -EPERM: return "not a per-crash key (it holds for the whole machine)";
-	case -EEXIST: return "given twice";
-	case -E2BIG: return "too many keys";
-	case -ENAMETOOLONG: return "value too long";
-	default: return "bad value";
-	}
-}
-
-/* A section header: [Coresink], [Rule], or one that is not known (its keys are ignored). */
-static int section_line(struct config *c, const char *file, unsigned line, const char *s, enum section *in,
-			struct diag *d)
-{
-	if (strcmp(s, "[Coresink]") == 0) {
-		*in = SECTION_MAIN;
-		return 0;
-	}
-	if (strcmp(s, "[Rule]") == 0) {
-		*in = begin_rule(c, file, line, d) == 0 ? SECTION_RULE : SECTION_NONE;
-		return 0;
-	}
-	*in = SECTION_NONE;
-	diag_add(d, "%s:%u: unknown section %.64s, its keys are ignored", file, line, s);
-	return -EINVAL;
-}
-
-/* A Key=Value line of the current [Rule]; a bad one makes the whole rule be skipped. */
-static int rule_key_line(struct config *c, const char *file, unsigned line, const char *name, const char *val,
-			 struct diag *d)
-{
-	struct rule *r = &c->rules[c->n_rules - 1];
-	int e = rule_line(r, name, val);
-
-	if (e == 0)
-		return 0;
-	diag_add(d, "%s:%u: %.64s: %s in rule %s, the rule is skipped", file, line, name, rule_problem(e), r->name);
-	r->bad = true;
-	return -EINVAL;
-}
-
-/* Applies one line. Returns 0, or -EINVAL when the line was reported in d and ignored. */
-int config_parse_line(struct config *c, const char *file, unsigned line, char *text, enum section *in,
-		      struct diag *d)
-{
-	char *s = strip(text), *eq, *val, *name;
-	const struct key *k;
-
-	if (*s == '\0' || *s == '#' || *s == ';')
-		return 0;
-	if (*s == '[')
-		return section_line(c, file, line, s, in, d);
-	if (*in == SECTION_NONE)
-		return 0;
-	eq = strchr(s, '=');
-	if (!eq) {
-		diag_add(d, "%s:%u: not Key=Value, ignored", file, line);
-		if (*in == SECTION_RULE)
-			c->rules[c->n_rules - 1].bad = true;
-		return -EINVAL;
-	}
-	*eq = '\0';
-	val = strip(eq + 1);
-	name = strip(s);
-	if (*in == SECTION_RULE)
-		return rule_key_line(c, file, line, name, val, d);
-	k = find_key(name);
-	if (!k) {
-		diag_add(d, "%s:%u: unknown key '%.64s', ignored", file, line, name);
-		return -EINVAL;
-	}
-	if (k->parse(val, (char *)c + k->offset) < 0) {
-		diag_add(d, "%s:%u: bad value '%.64s' for %s, default kept", file, line, val, k->name);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Reads the file open as f, named path, into c. Returns 0, or -errno when it cannot be read. */
-static int load_stream(struct config *c, FILE *f, const char *path, struct diag *d)
-{
-	enum section in = SECTION_NONE;
-	char *text = NULL;
-	size_t cap = 0;
-	unsigned line = 0;
-	int r = 0;
-
-	errno = 0;
-	while (getline(&text, &cap, f) >= 0)
-		(void) config_parse_line(c, path, ++line, text, &in, d);
-	/* A directory opens, then fails to read: that is no config file either. */
-	if (ferror(f))
-		r = errno ? -errno : -EIO;
-	free(text);
-	return r;
-}
-
-/* Reads path into c (which holds the defaults). Returns 0, or -errno when the file cannot be read. */
-int config_load(struct config *c, const char *path, struct diag *d)
-{
-	FILE *f = fopen(path, "re");
-	int r;
-
-	if (!f)
-		return -errno;
-	r = load_stream(c, f, path, d);
-	(void) fclose(f);
-	return r;
-}
-
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-static int is_dropin(const struct dirent *e)
-{
-	size_t n = strlen(e->d_name);
-
-	return e->d_name[0] != '.' && n > 5 && strcmp(e->d_name + n - 5, ".conf") == 0;
-}
-
-/* One drop-in, opened without following a symlink planted in its place and read only if it is a regular file. */
-static void load_dropin(struct config *c, int dirfd, const char *dir, const char *name, struct diag *d)
-{
-	char path[PATH_MAX + NAME_MAX + 2];
-	struct stat st;
-	FILE *f;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-
-	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		diag_add(d, "%.200s: %s, ignored", path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			(void) close(fd);
-		return;
-	}
-	f = fdopen(fd, "re");
-	if (!f) {
-		(void) close(fd);
-		return;
-	}
-	if (load_stream(c, f, path, d) < 0)
-		diag_add(d, "cannot read %.200s", path);
-	(void) fclose(f);
-}
-
-/*
- * The drop-ins of path: the .conf files of path.d in the C locale's order, each over what came before, as systemd reads its own
- * (/etc/coresink.conf.d/ for the default file). Returns the number read, or 0 when there is no such directory.
- */
-int config_load_dropins(struct config *c, const char *path, struct diag *d)
-{
-	char dir[PATH_MAX];
-	struct dirent **list = NULL;
-	int dirfd, n;
-
-	if (snprintf(dir, sizeof(dir), "%s.d", path) >= (int)sizeof(dir))
-		return 0;
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0) {
-		if (errno != ENOENT)
-			diag_add(d, "cannot read %.200s: %s", dir, strerror(errno));
-		return 0;
-	}
-	n = scandirat(dirfd, ".", &list, is_dropin, by_name);
-	for (int i = 0; i < n; i++) {
-		load_dropin(c, dirfd, dir, list[i]->d_name, d);
-		free(list[i]);
-	}
-	free(list);
-	(void) close(dirfd);
-	return n > 0 ? n : 0;
-}
-
-/*
- * The defaults, then path over them. A missing default file is no problem (defaults are a valid configuration);
- * a missing file the user named, or one that cannot be read, is reported in d.
- */
-void config_read(struct config *c, const char *path, bool named, struct diag *d)
-{
-	int r;
-
-	config_defaults(c);
-	r = config_load(c, path, d);
-	if (r < 0 && (named || r != -ENOENT))
-		diag_add(d, "cannot read %s: %s", path, strerror(-r));
-	(void) config_load_dropins(c, path, d);
-}
-
-/* Sets the keys rule r sets, over c. Their values were checked when the rule was read. */
-void config_apply_rule(struct config *c, const struct rule *r)
-{
-	for (unsigned i = 0; i < r->n_set; i++) {
-		const struct key *k = r->set[i].key;
-
-		(void) k->parse(r->set[i].value, (char *)c + k->offset);
-	}
-}
-
-/* Prints a rule as its section would say it; a skipped one commented out, with where it came from. */
-void config_print_rule(const struct rule *r, FILE *f)
-{
-	const char *pre = r->bad ? "# " : "";
-
-	fprintf(f, "\n%s[Rule]\n# %s%s\n%sName=%s\n", pre, r->where, r->bad ? ": skipped, a line is bad" : "",
-		pre, r->name);
-	for (int m = 0; m < _MATCH_MAX; m++)
-		if (r->match[m][0])
-			fprintf(f, "%s%s=%s\n", pre, rule_match_name((enum rule_match)m), r->match[m]);
-	for (unsigned i = 0; i < r->n_set; i++)
-		fprintf(f, "%s%s=%s\n", pre, ((const struct key *)r->set[i].key)->name, r->set[i].value);
-}
-
-void config_free(struct config *c)
-{
-	free(c->rules);
-	c->rules = NULL;
-	c->n_rules = 0;
 }
 
 /* Prints the effective configuration as a config file would say it: every key of the table, in its order. */
@@ -740,4 +421,11 @@ void config_print(const struct config *c, FILE *f)
 		fprintf(f, "# MaxUse is the default, capped at %llu bytes\n", (unsigned long long)c->max_use.cap);
 	for (unsigned i = 0; i < c->n_rules; i++)
 		config_print_rule(&c->rules[i], f);
+}
+
+void config_free(struct config *c)
+{
+	free(c->rules);
+	c->rules = NULL;
+	c->n_rules = 0;
 }
