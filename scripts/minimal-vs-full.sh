@@ -3,7 +3,7 @@
 # of RUNS (5) of the time from the crash to the process being let go, and the core's bytes on disk. Crashes a C
 # program with 16 threads, Python and Node with threads (where installed), and a process holding 1 GiB. Needs root
 # and a build (make); sets kernel.core_pattern and puts it back at exit. Compress=no, so that the bytes are the
-# core's own. README: Rules and minimal cores.
+# core's own. docs/rules.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 RUNS=${1:-5}

@@ -6,7 +6,7 @@
 # total memory (RSS), the machine's lowest MemAvailable, and how long a probe (fork and exec of /bin/true, every
 # 50 ms) took during the storm: the machine's responsiveness. The crashing processes touch a tenth of their memory
 # (crasher -z 90), so that hundreds fit at once: their cores are MIB MiB all the same.
-# Developer measurement for the README, as root, from the top of the tree after 'make check'.
+# Developer measurement for docs/storms.md, as root, from the top of the tree after 'make check'.
 # usage: scripts/pipe-storm.sh [LIMIT [MIB [N [SECONDS]]]]
 set -u
 LIMIT=${1:-16} MIB=${2:-4} N=${3:-1000} SECONDS_=${4:-10}

@@ -7,7 +7,7 @@
 # a refused crash costs: 5 crashes of REJECT_MIB MiB under ulimit -c 0 (skipped by the pipe helper after the kernel started
 # it and began dumping; refused before the dump in socket mode; and, for the floor, no handler at all, the
 # kernel skipping the dump), released min, median and max.
-# Developer measurement for the README, as root, from the top of the tree after 'make check'.
+# Developer measurement for docs/socket-mode.md, as root, from the top of the tree after 'make check'.
 # usage: scripts/socket-bench.sh [N [MIB [REJECT_MIB [DIR]]]]
 set -u
 N=${1:-40} MIB=${2:-64} REJECT_MIB=${3:-512} DIR=${4:-/var/tmp}

@@ -3,7 +3,7 @@
 # on 127.0.0.1: the median of RUNS (5) crashes holding 64 MiB, stored compressed (the default), of the upload's wall
 # time after the entry (CORESINK_UPLOAD_USEC) and of the CPU it took (the upload user's processes, user + system,
 # from their cgroup-free accounting: times of a replay of the same command on the same file). Needs root, a build,
-# rclone, jq, a journald (the tests' own is started when none runs) and the coresink-upload user. README: Fleet.
+# rclone, jq, a journald (the tests' own is started when none runs) and the coresink-upload user. docs/fleet.md.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 NAME=upload-cost

@@ -2,7 +2,7 @@
 # uring-bench.sh: io_uring against coresink's read/write loop on real crashes. Builds scripts/uring-handler.c
 # (liburing from Debian's liburing-dev, installed when missing) and runs coresink-bench --crash with it as an
 # exec: handler beside coresink's pipe mode and the ceilings, for each workload.
-# Developer measurement for the README, as root, from the top of the tree after 'make'.
+# Developer measurement for docs/benchmark.md, as root, from the top of the tree after 'make'.
 # usage: scripts/uring-bench.sh [SIZE [RUNS [DIR]]]
 set -eu
 SIZE=${1:-1G} RUNS=${2:-5} DIR=${3:-/var/tmp}

@@ -431,7 +431,7 @@ static int run_all(const struct handler *h, int nh, const struct bench_paths *p,
 	return ns;
 }
 
-/* The file systems the README's tables name; others by their magic number. */
+/* The file systems the benchmark's tables (docs/benchmark.md) name; others by their magic number. */
 static void fs_name(const char *dir, char *name, size_t size)
 {
 	static const struct { unsigned long magic; const char *name; } known[] = {

@@ -22,7 +22,7 @@
 /* The shortest run of zero pages a core to be compressed leaves as a hole (see engine_options). */
 #define RAW_MIN_HOLE (64 * 1024)
 
-/* zstd's level for stored cores (README: Benchmark, compression), and the read buffer that feeds it. */
+/* zstd's level for stored cores (docs/benchmark.md: compression), and the read buffer that feeds it. */
 #define COMPRESS_LEVEL 1
 #define COMPRESS_BUFFER (256 * 1024)
 #define COMPRESS_PROBE (64ULL << 20)
@@ -47,7 +47,7 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->chunk = cr->c.chunk_size;
 	/*
 	 * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits
-	 * for the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (README: read-ahead).
+	 * for the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (docs/benchmark.md: read-ahead).
 	 */
 	o->read_ahead = cr->o.socket ? (unsigned)(cr->c.read_ahead / o->buffer) : 0;
 	o->keep_free = cr->c.keep_free;
@@ -135,11 +135,11 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 	engine_options(cr, &eo, &h);
 	eo.head = NULL;
 	eo.compress = COMPRESS_LEVEL;
-	/* zstd keeps its own window: a smaller read buffer keeps the handler within its memory bound (README). */
+	/* zstd keeps its own window: a smaller read buffer keeps the handler within its memory bound (docs/benchmark.md). */
 	eo.buffer = COMPRESS_BUFFER;
 	/*
 	 * In the handler's own thread: reading the raw core back from the disk is what this copy waits for (3.27 s
-	 * for 1 GiB core-like with two zstd threads or none, README), and zstd's threads would take 28 MiB of RSS.
+	 * for 1 GiB core-like with two zstd threads or none, docs/benchmark.md), and zstd's threads would take 28 MiB of RSS.
 	 */
 	eo.compress_workers = 0;
 	eo.held_base = cr->o.st.allocated;

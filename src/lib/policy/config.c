@@ -232,7 +232,7 @@ static int parse_threads(const char *v, void *field)
 	return 0;
 }
 
-/* One zstd thread per CPU the handler may run on, up to 4 (README: Benchmark, compression); none on one CPU. */
+/* One zstd thread per CPU the handler may run on, up to 4 (docs/benchmark.md: compression); none on one CPU. */
 static uint64_t default_compress_threads(void)
 {
 	cpu_set_t set;
@@ -357,7 +357,7 @@ void config_defaults(struct config *c)
 	memset(c, 0, sizeof(*c));
 	strcpy(c->directory, "/var/lib/coresink");
 	c->chunk_size = 16 << 20;
-	/* Socket mode: what the kernel would otherwise stop for while a chunk is flushed (README: read-ahead). */
+	/* Socket mode: what the kernel would otherwise stop for while a chunk is flushed (docs/benchmark.md: read-ahead). */
 	c->read_ahead = 8 << 20;
 	/* systemd-coredump's default: 15% of the file system, at most 4 GiB. */
 	c->keep_free = (struct size_spec) { .value = 15, .percent = true, .cap = 4ULL << 30 };
@@ -365,7 +365,7 @@ void config_defaults(struct config *c)
 	c->max_use = (struct size_spec) { .value = 10, .percent = true, .cap = 4ULL << 30 };
 	c->max_core_size = 32ULL << 30;
 	c->on_limit = ON_LIMIT_TRUNCATE;
-	/* What stored real crashes fastest here, and can leave holes (README: Benchmark). */
+	/* What stored real crashes fastest here, and can leave holes (docs/benchmark.md). */
 	c->strategy = STRATEGY_READWRITE;
 	c->sparse = true;
 	c->file_mode = 0640;
