@@ -140,9 +140,21 @@ make_fs() {
 # avail DIR: the bytes an unprivileged writer may still use there (f_bavail * f_frsize), as coresink sees it.
 avail() { stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'; }
 
+# crash_begin: marks the moment before a crash whose pid goes into CRASH_PID, so that its lookups (since_pid) see
+# nothing older: pids are reused, and a journal that has lived holds older crashes of the same pid.
+crash_begin() { CRASH_SINCE="@$(date +%s.%N)"; }
+
+# since_pid PID: the earliest time an entry of PID's crash can have: the moment before it for the last crash
+# (CRASH_PID, marked by crash_begin), this test's start for any other.
+since_pid() { if [ "$1" = "${CRASH_PID:-}" ]; then echo "${CRASH_SINCE:-$TEST_SINCE}"; else echo "$TEST_SINCE"; fi; }
+
+# cdctl VERB PID ARGS...: coredumpctl VERB on PID's crash, never an older one of the same pid (since_pid).
+cdctl() { local verb=$1 pid=$2; shift 2; coredumpctl --no-pager --since "$(since_pid "$pid")" "$verb" "$pid" "$@"; }
+
 # crash MIB: a real process holding MIB of the pattern dies of SIGSEGV, and its handler is done (its entry is
 # written: the process is let go before, and a compressed core appears after). Sets CRASH_PID and CRASH_STATUS.
 crash() {
+	crash_begin
 	( ulimit -c unlimited; exec "$CRASHER" "$1" ) 2>/dev/null &
 	CRASH_PID=$!
 	# The shell's own "Segmentation fault" notice is expected; keep it out of the test output.
@@ -151,7 +163,7 @@ crash() {
 }
 
 # crash_z MIB PCT: a real crash holding MIB of the pattern with PCT% zero pages; sets CRASH_PID.
-crash_z() { { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
+crash_z() { crash_begin; { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
 
 # The kernel log from here on: kmsg_mark, then kmsg_since prints the messages that came after. Records are told
 # apart by their sequence numbers ("prio,seq,usec,flags;message"), which hold when the ring buffer wraps.
@@ -211,11 +223,14 @@ jctl() { journalctl --no-pager --since "$TEST_SINCE" "$@"; }
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
 journal_entry() { entry_where "COREDUMP_PID=$1"; }
 
-# entry_where FIELD=VALUE: the crash entry that has it (the first), as journal_entry.
+# entry_where FIELD=VALUE: the crash entry that has it (the first), as journal_entry; for COREDUMP_PID=, since
+# that crash (since_pid).
 entry_where() {
+	local since=$TEST_SINCE
+	case $1 in COREDUMP_PID=*) since=$(since_pid "${1#COREDUMP_PID=}") ;; esac
 	for _ in $(seq 50); do
 		# Multi-line fields come in binary form, with NULs in their length: drop those.
-		e=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" "$1" 2>/dev/null | tr -d '\0')
+		e=$(journalctl --no-pager --since "$since" -o export "MESSAGE_ID=$MESSAGE_ID" "$1" 2>/dev/null | tr -d '\0')
 		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
 		sleep 0.1
 	done
@@ -226,7 +241,8 @@ entry_where() {
 # multi-line field as binary), waiting up to 5 s for journald to write it.
 entry_message() {
 	for _ in $(seq 50); do
-		m=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
+		m=$(journalctl --no-pager --since "$(since_pid "$1")" -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" \
+			2>/dev/null)
 		[ -n "$m" ] && { printf '%s\n' "$m"; return 0; }
 		sleep 0.1
 	done

@@ -48,10 +48,10 @@ check "CORESINK_COMPRESSED says how small: $(field "$e" CORESINK_COMPRESSED)" \
 check "the zero half compressed away: $(file_size "$core") B for 16 MiB of data" test "$(file_size "$core")" -lt $((18 * MIB))
 check "the stack trace was made from the raw core" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
 if command -v coredumpctl >/dev/null; then
-	coredumpctl dump --no-pager "$CRASH_PID" -o "$T/dumped" >/dev/null 2>&1
+	cdctl dump "$CRASH_PID" -o "$T/dumped" >/dev/null 2>&1
 	check "coredumpctl dump returns the core's bytes" cmp -s "$T/dumped" "$T/raw"
 	if command -v gdb >/dev/null; then
-		bt=$(coredumpctl debug --no-pager "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
+		bt=$(cdctl debug "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
 		check "coredumpctl debug opens it: the crashing frame" has "$bt" "crash_here"
 	fi
 fi

@@ -21,6 +21,7 @@ run() {
 	shift
 	use_handler "$T/$conf.conf"
 	t0=$(date +%s%N)
+	crash_begin
 	{ ( ulimit -c unlimited; exec "$@" > "$T/out" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
 	t1=$(date +%s%N)
 	out=$(grep -m1 -oE '^[0-9]{19}$' "$T/out")
@@ -102,6 +103,7 @@ if have_socket_mode; then
 	write_config "$T/sock.conf" "Directory=$T/sockmin" "${base[@]}" "Core=minimal" "Socket=$T/sock/kernel.socket"
 	start_server "$T/sock.conf"
 	use_socket "$T/sock.conf"
+	crash_begin
 	{ ( ulimit -c unlimited; exec "$CRASHER" -T 16 64 ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
 	entry_message "$CRASH_PID" > "$T/sock.msg" || fail "socket mode: no entry"
 	# (journal_entry sets e itself: the socket crash's entry is kept in se.)
@@ -159,7 +161,7 @@ check "Storage=none: no COREDUMP_FILENAME" lacks "$e" "COREDUMP_FILENAME="
 check "Storage=none: the stack trace is there, made from a minimal core" has "$(cat "$T/min.msg")" "#0  0x"
 check "Storage=none: nothing left in the directory" test -z "$(entries "$T/none")"
 check "Storage=none: the message says so" has "$(cat "$T/min.msg")" "not stored (Storage=none, read for the stack trace)"
-info=$(coredumpctl --no-pager info "$CRASH_PID" 2>&1)
+info=$(cdctl info "$CRASH_PID" 2>&1)
 check "Storage=none: coredumpctl info shows the crash with no storage" has "$info" "Storage: none"
 write_config "$T/min.conf" "Directory=$T/none" "${base[@]}" "Storage=none" "StackTrace=no"
 run min "$CRASHER" 32

@@ -19,6 +19,7 @@ as() { local id=$1; shift; HOME=$T setpriv --reuid="$id" --regid="$id" --clear-g
 # as_crash UID ARGS...: the crasher, run as UID, crashes; sets CRASH_PID.
 as_crash() {
 	local id=$1; shift
+	crash_begin
 	{ ( HOME=$T exec setpriv --reuid="$id" --regid="$id" --clear-groups \
 		bash -c 'ulimit -c unlimited; exec "$0" "$@"' "$@" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
 }
@@ -34,7 +35,7 @@ check "the user reads it" as "$USER_ID" cmp -s "$core" "$core"
 cannot_read() { ! as "$1" cat "$2" >/dev/null 2>&1; }
 check "another user does not" cannot_read "$OTHER_ID" "$core"
 if command -v gdb >/dev/null; then
-	bt=$(coredumpctl debug --no-pager "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
+	bt=$(cdctl debug "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
 	check "coredumpctl debug, as root, shows the frame" has "$bt" "crash_here"
 fi
 
@@ -55,10 +56,10 @@ gcore -o "$T/g" \$p >/dev/null 2>&1 || fail "gcore"
 "$WITHPIDFD" \$p "$CORESINK" --config "$T/c.conf" \$p $USER_ID $USER_ID 11 "\$(date +%s)" "$UNLIMITED" \
 	"\$(hostname)" crasher 1 3 < "$T/g.\$p"
 journal_entry \$p >/dev/null || fail "no entry"
-info=\$(HOME=$T setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups coredumpctl info --no-pager \$p 2>&1)
+info=\$(HOME=$T setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups coredumpctl info --no-pager --since "$TEST_SINCE" \$p 2>&1)
 check "coredumpctl info, as the user: its crash, with the trace" has "\$info" "Stack trace of thread \$p:"
 bt=\$(HOME=$T setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups \
-	coredumpctl debug --no-pager \$p --debugger-arguments="-batch -ex bt" 2>&1)
+	coredumpctl debug --no-pager --since "$TEST_SINCE" \$p --debugger-arguments="-batch -ex bt" 2>&1)
 check "coredumpctl debug, as the user: gdb shows the frame" matches "\$bt" "^#[0-9]+ .* in main \\("
 EOS
 	in_private_ns "$T/ns.sh" || fail "the private namespace's checks"

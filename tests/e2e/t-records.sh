@@ -15,11 +15,11 @@ use_handler "$T/c.conf"
 cd "$T" && crash 8 && cd - >/dev/null
 e=$(journal_entry "$CRASH_PID") || fail "no entry"
 core=$(only_file "$T/cores") || exit 1
-info=$(coredumpctl --no-pager info "$CRASH_PID" 2>&1)
+info=$(cdctl info "$CRASH_PID" 2>&1)
 check "coredumpctl info: the executable" has "$info" "Executable: $CRASHER"
 check "coredumpctl info: the command line" has "$info" "Command Line: $CRASHER 8"
 check "coredumpctl info: the file, present" has "$info" "Storage: $core (present)"
-dbg=$(coredumpctl --no-pager debug "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
+dbg=$(cdctl debug "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
 check "coredumpctl debug: gdb shows the crashing frame" has "$dbg" "#0  crash_here"
 check "COREDUMP_CMDLINE" has_line "$e" "COREDUMP_CMDLINE=$CRASHER 8"
 check "COREDUMP_CWD" has_line "$e" "COREDUMP_CWD=$T"

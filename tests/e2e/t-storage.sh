@@ -19,13 +19,13 @@ check "no COREDUMP_FILENAME" lacks "$e" "COREDUMP_FILENAME="
 handlers_done "$T/c.conf"
 check "no file left in the directory: $(entries "$T/cores" | tr '\n' ' ')" test -z "$(entries "$T/cores")"
 check "the message says where" has "$(entry_message "$CRASH_PID")" "bytes stored in the journal"
-info=$(coredumpctl --no-pager info "$CRASH_PID" 2>&1)
+info=$(cdctl info "$CRASH_PID" 2>&1)
 check "coredumpctl info: Storage: journal" has "$info" "Storage: journal"
 check "coredumpctl info: the stack trace" has "$info" "crash_here"
-coredumpctl --no-pager dump "$CRASH_PID" -o "$T/dumped" >/dev/null 2>&1 || fail "coredumpctl dump"
+cdctl dump "$CRASH_PID" -o "$T/dumped" >/dev/null 2>&1 || fail "coredumpctl dump"
 check "coredumpctl dump: the core's own bytes, the process's memory in it" "$PATCHECK" "$T/dumped" 2
 check "coredumpctl dump: as many bytes as the entry says" test "$(file_size "$T/dumped")" -eq "$(field "$e" CORESINK_SIZE)"
-dbg=$(coredumpctl --no-pager debug "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
+dbg=$(cdctl debug "$CRASH_PID" --debugger-arguments="-batch -ex bt" 2>&1)
 check "coredumpctl debug: gdb shows the crashing frame" has "$dbg" "#0  crash_here"
 
 # A core larger than the journal's files may grow (this test's journald keeps them under 12.8 MB on its 1 GiB tmpfs):
@@ -46,7 +46,7 @@ fi
 # A minimal core in the journal.
 write_config "$T/c.conf" "${base[@]}" "Core=minimal"
 crash 64
-coredumpctl --no-pager dump "$CRASH_PID" -o "$T/mini" >/dev/null 2>&1 || fail "coredumpctl dump (minimal)"
+cdctl dump "$CRASH_PID" -o "$T/mini" >/dev/null 2>&1 || fail "coredumpctl dump (minimal)"
 check "Core=minimal: a minimal core in the journal ($(file_size "$T/mini") bytes)" test "$(file_size "$T/mini")" -lt 4194304
 check "Core=minimal: gdb finds the crashing frame in it" \
 	has "$(gdb -q -batch -ex bt "$CRASHER" "$T/mini" 2>&1)" "#0  crash_here"
@@ -95,11 +95,11 @@ if [ -x "$REMOTE" ] && [ -x "$UPLOAD" ]; then
 	timeout 60 "$UPLOAD" --url="http://127.0.0.1:$port" --system --cursor="$cursor" --follow=no \
 		--save-state="$T/upload.state" >"$T/upload.log" 2>&1 || { cat "$T/upload.log"; fail "journal-upload"; }
 	kill "$remote_pid"; wait "$remote_pid" 2>/dev/null
-	info=$(coredumpctl --no-pager --directory="$T/remote" info "$fleet_pid" 2>&1)
+	info=$(coredumpctl --no-pager --since "$TEST_SINCE" --directory="$T/remote" info "$fleet_pid" 2>&1)
 	check "remote: coredumpctl --directory lists the crash" has "$info" "PID: $fleet_pid"
 	check "remote: with its stack trace" has "$info" "crash_here"
 	check "remote: Storage: journal" has "$info" "Storage: journal"
-	coredumpctl --no-pager --directory="$T/remote" dump "$fleet_pid" -o "$T/remote.core" >/dev/null 2>&1 ||
+	coredumpctl --no-pager --since "$TEST_SINCE" --directory="$T/remote" dump "$fleet_pid" -o "$T/remote.core" >/dev/null 2>&1 ||
 		fail "remote: coredumpctl dump"
 	check "remote: coredumpctl dump gives the core's bytes" "$PATCHECK" "$T/remote.core" 2
 else

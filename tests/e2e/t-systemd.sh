@@ -115,11 +115,11 @@ check "no analysis problem reported" lacks "$e" "CORESINK_TRACE="
 check "made beneath the process's own root (the unit's mount namespace is not the process's): $(field "$e" \
 	CORESINK_TRACE_SANDBOX)" has "$(field "$e" CORESINK_TRACE_SANDBOX)" "process-root"
 pid=$(field "$e" COREDUMP_PID)
-info=$(inside runuser -u tester -- coredumpctl info --no-pager "$pid" 2>&1)
+info=$(inside runuser -u tester -- coredumpctl info --no-pager --since "$TEST_SINCE" "$pid" 2>&1)
 check "coredumpctl info, as the user, from the user's persistent journal" has "$info" "crash_here"
 check "the user's entry is in the user's journal file" \
 	test -n "$(find "$ROOT/var/log/journal" -name 'user-1000*.journal' -size +0)"
-bt=$(inside runuser -u tester -- coredumpctl debug --no-pager "$pid" --debugger-arguments="-batch -ex bt" 2>&1)
+bt=$(inside runuser -u tester -- coredumpctl debug --no-pager --since "$TEST_SINCE" "$pid" --debugger-arguments="-batch -ex bt" 2>&1)
 check "coredumpctl debug, as the user: gdb shows the crashing frame" has "$bt" "crash_here"
 
 # A process with a host name of its own (a UTS namespace, as in a container): the server may not join it without

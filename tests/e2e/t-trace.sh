@@ -14,6 +14,7 @@ use_handler "$T/c.conf"
 
 # crash_threads N MIB: a real crash of the crasher with N idle threads; sets CRASH_PID.
 crash_threads() {
+	crash_begin
 	{ ( ulimit -c unlimited; exec "$CRASHER" -T "$1" "$2" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
 }
 
@@ -39,7 +40,7 @@ check "COREDUMP_PACKAGE_JSON is JSON with the build-id: $json" \
 	test "$(printf '%s' "$json" | jq -r '.crasher.name + " " + (.crasher.buildId | length | tostring)')" = "coresink-crasher 40"
 check "CORESINK_TRACE_USEC says what it took ($(field "$e" CORESINK_TRACE_USEC) us)" matches "$e" '^CORESINK_TRACE_USEC=[0-9]+$'
 check "no CORESINK_TRACE: nothing went wrong" lacks "$e" "CORESINK_TRACE="
-info=$(coredumpctl info --no-pager "$CRASH_PID" 2>&1)
+info=$(cdctl info "$CRASH_PID" 2>&1)
 check "coredumpctl info shows the trace" has "$info" "Stack trace of thread $CRASH_PID:"
 core=$(field "$e" COREDUMP_FILENAME)
 check "the core is stored and complete" "$PATCHECK" "$core" 16 >/dev/null
