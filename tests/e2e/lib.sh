@@ -216,9 +216,10 @@ stop_started() {
 # Stops the journald this test started; its socket stays behind, as after a crash of journald.
 stop_journald() { stop_started JOURNALD_PID; }
 
-# jctl ARGS...: journalctl over what this test's time wrote (TEST_SINCE), and nothing older. (With --since, -n N
-# counts from the oldest: the newest N are -r -n N.)
-jctl() { journalctl --no-pager --since "$TEST_SINCE" "$@"; }
+# jctl ARGS...: journalctl over what this test's time wrote (TEST_SINCE, or JCTL_SINCE when set, for one crash's
+# lookups), and nothing older. (With --since, -n N counts from the oldest: the newest N are -r -n N.) A test that
+# reads another journal (a container's) defines its own, with the same bound.
+jctl() { journalctl --no-pager --since "${JCTL_SINCE:-$TEST_SINCE}" "$@"; }
 
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
 journal_entry() { entry_where "COREDUMP_PID=$1"; }
@@ -230,7 +231,7 @@ entry_where() {
 	case $1 in COREDUMP_PID=*) since=$(since_pid "${1#COREDUMP_PID=}") ;; esac
 	for _ in $(seq 50); do
 		# Multi-line fields come in binary form, with NULs in their length: drop those.
-		e=$(journalctl --no-pager --since "$since" -o export "MESSAGE_ID=$MESSAGE_ID" "$1" 2>/dev/null | tr -d '\0')
+		e=$(JCTL_SINCE=$since jctl -o export "MESSAGE_ID=$MESSAGE_ID" "$1" 2>/dev/null | tr -d '\0')
 		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
 		sleep 0.1
 	done
@@ -241,8 +242,7 @@ entry_where() {
 # multi-line field as binary), waiting up to 5 s for journald to write it.
 entry_message() {
 	for _ in $(seq 50); do
-		m=$(journalctl --no-pager --since "$(since_pid "$1")" -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" \
-			2>/dev/null)
+		m=$(JCTL_SINCE=$(since_pid "$1") jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
 		[ -n "$m" ] && { printf '%s\n' "$m"; return 0; }
 		sleep 0.1
 	done

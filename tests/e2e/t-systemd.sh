@@ -88,7 +88,7 @@ run_crash() {
 		"${@:-/usr/local/bin/crasher}" > /dev/null 2>&1
 }
 # The journal read is the container's: lib.sh's lookups (entry_where) read it through this.
-jctl() { inside journalctl --no-pager --since "$TEST_SINCE" "$@"; }
+jctl() { inside journalctl --no-pager --since "${JCTL_SINCE:-$TEST_SINCE}" "$@"; }
 # entry UNIT: the crash entry of UNIT's process, from the container's journal (export format), waited for.
 entry() { entry_where "COREDUMP_UNIT=$1.service"; }
 # conf KEY=VALUE...: the container's /etc/coresink.conf, read anew by every capture.
