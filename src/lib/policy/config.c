@@ -55,17 +55,25 @@ static int parse_parallel(const char *v, void *field)
 	return 0;
 }
 
-static int parse_chunk(const char *v, void *field)
+/* A byte count (K/M/G/T) from min to max, a whole number of step. 0, or -EINVAL or -ERANGE, *n set either way. */
+static int parse_bytes_in(const char *v, uint64_t min, uint64_t max, uint64_t step, uint64_t *n)
 {
-	uint64_t n;
-	int r = parse_bytes(v, &n);
+	int r = parse_bytes(v, n);
 
 	if (r < 0)
 		return r;
-	if (n < MIN_CHUNK || n > MAX_CHUNK || n % PAGE_BYTES != 0)
-		return -ERANGE;
-	*(size_t *)field = (size_t)n;
-	return 0;
+	return *n < min || *n > max || *n % step != 0 ? -ERANGE : 0;
+}
+
+/* ChunkSize=: whole pages, from 64 KiB to 1 GiB. */
+static int parse_chunk(const char *v, void *field)
+{
+	uint64_t n;
+	int r = parse_bytes_in(v, MIN_CHUNK, MAX_CHUNK, PAGE_BYTES, &n);
+
+	if (r == 0)
+		*(size_t *)field = (size_t)n;
+	return r;
 }
 
 /* KeepFree= and MaxUse=: bytes or a percentage of the file system. */
@@ -125,28 +133,22 @@ DEFINE_ENUM_KEY(core_content, enum core_content)
 static int parse_stack_max(const char *v, void *field)
 {
 	uint64_t n;
-	int r = parse_bytes(v, &n);
+	int r = parse_bytes_in(v, PAGE_BYTES, UINT64_MAX, 1, &n);
 
-	if (r < 0)
-		return r;
-	if (n < PAGE_BYTES)
-		return -ERANGE;
-	*(uint64_t *)field = n;
-	return 0;
+	if (r == 0)
+		*(uint64_t *)field = n;
+	return r;
 }
 
 /* ReadAhead=: 0, or whole MiB (the engine's buffers) up to 64 MiB. */
 static int parse_read_ahead(const char *v, void *field)
 {
 	uint64_t n;
-	int r = parse_bytes(v, &n);
+	int r = parse_bytes_in(v, 0, 64 << 20, 1 << 20, &n);
 
-	if (r < 0)
-		return r;
-	if (n % (1 << 20) != 0 || n > (64 << 20))
-		return -ERANGE;
-	*(uint64_t *)field = n;
-	return 0;
+	if (r == 0)
+		*(uint64_t *)field = n;
+	return r;
 }
 
 /* ExecUpload=: a command whose words and specifiers upload.c can read, its program an absolute path; or empty. */
