@@ -20,8 +20,10 @@ rank() {
 }
 
 bad=0
-arrows=$(mktemp)
-trap 'rm -f "$arrows"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+arrows=$tmp/arrows inc=$tmp/inc
+: > "$arrows"
 
 # includes FILE: each quoted include of FILE as "LINE NAME".
 includes() {
@@ -36,13 +38,13 @@ wrong() {
 for s in $STAGES; do
 	[ -d "src/lib/$s" ] && [ -f "src/lib/$s.h" ] || { echo "check-layout: no src/lib/$s/ or src/lib/$s.h" >&2; exit 1; }
 	r=$(rank "$s")
-	includes "src/lib/$s.h" > "$arrows.inc"
+	includes "src/lib/$s.h" > "$inc"
 	while read -r line name; do
 		case $name in "$s"/*) [ -f "src/lib/$name" ] && continue ;; esac
 		wrong "src/lib/$s.h" "$line" "$name" "a stage header names its own folder's headers only"
-	done < "$arrows.inc"
+	done < "$inc"
 	for f in src/lib/"$s"/*.[ch]; do
-		includes "$f" > "$arrows.inc"
+		includes "$f" > "$inc"
 		while read -r line name; do
 			[ -f "src/lib/$s/$name" ] && continue
 			t=${name%.h}
@@ -54,14 +56,14 @@ for s in $STAGES; do
 			else
 				echo "$s -> $t" >> "$arrows"
 			fi
-		done < "$arrows.inc"
+		done < "$inc"
 	done
 done
 
 # The programs and the tests: their own files, a stage header, or (tests only) a stage's inner header.
 for f in src/coresink/*.[ch] src/bench/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
 	d=$(dirname "$f")
-	includes "$f" > "$arrows.inc"
+	includes "$f" > "$inc"
 	while read -r line name; do
 		[ -f "$d/$name" ] && continue
 		case $f:$name in
@@ -70,9 +72,8 @@ for f in src/coresink/*.[ch] src/bench/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
 		esac
 		[ "$(rank "${name%.h}")" -ge 0 ] && [ "$name" = "${name%.h}.h" ] && continue
 		wrong "$f" "$line" "$name" "not a stage header"
-	done < "$arrows.inc"
+	done < "$inc"
 done
-rm -f "$arrows.inc"
 
 [ "$bad" -eq 0 ] || exit 1
 echo "check-layout: $(sort -u "$arrows" | wc -l) arrows between the $(echo $STAGES | wc -w) stages, all down:"

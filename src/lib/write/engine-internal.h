@@ -2,8 +2,8 @@
  * engine-internal.h: the state of one engine copy, shared by engine.c (the chunk loop: room, preallocation, hygiene, the
  * head and the compression decision) and move.c (how its bytes move). Not for the rest of the library.
  */
-#ifndef CORESINK_COPY_H
-#define CORESINK_COPY_H
+#ifndef CORESINK_ENGINE_INTERNAL_H
+#define CORESINK_ENGINE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
