@@ -140,12 +140,17 @@ make_fs() {
 # avail DIR: the bytes an unprivileged writer may still use there (f_bavail * f_frsize), as coresink sees it.
 avail() { stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'; }
 
-# crash_begin: marks the moment before a crash whose pid goes into CRASH_PID, so that its lookups (since_pid) see
-# nothing older: pids are reused, and a journal that has lived holds older crashes of the same pid.
-crash_begin() { CRASH_SINCE="@$(date +%s.%N)"; }
+# crash_run COMMAND ARGS...: COMMAND, with RLIMIT_CORE unlimited, is expected to crash; waits for it. Sets CRASH_PID,
+# CRASH_STATUS, and CRASH_SINCE, the moment before it, so that its lookups (since_pid) see nothing older: pids are
+# reused, and a journal that has lived holds older crashes of the same pid. The shell's own "Segmentation fault"
+# notice is kept out of the test's output.
+crash_run() {
+	CRASH_SINCE="@$(date +%s.%N)"
+	{ ( ulimit -c unlimited; exec "$@" ) & CRASH_PID=$!; wait "$CRASH_PID"; CRASH_STATUS=$?; } 2>/dev/null
+}
 
 # since_pid PID: the earliest time an entry of PID's crash can have: the moment before it for the last crash
-# (CRASH_PID, marked by crash_begin), this test's start for any other.
+# (CRASH_PID, from crash_run), this test's start for any other.
 since_pid() { if [ "$1" = "${CRASH_PID:-}" ]; then echo "${CRASH_SINCE:-$TEST_SINCE}"; else echo "$TEST_SINCE"; fi; }
 
 # cdctl VERB PID ARGS...: coredumpctl VERB on PID's crash, never an older one of the same pid (since_pid).
@@ -154,16 +159,12 @@ cdctl() { local verb=$1 pid=$2; shift 2; coredumpctl --no-pager --since "$(since
 # crash MIB: a real process holding MIB of the pattern dies of SIGSEGV, and its handler is done (its entry is
 # written: the process is let go before, and a compressed core appears after). Sets CRASH_PID and CRASH_STATUS.
 crash() {
-	crash_begin
-	( ulimit -c unlimited; exec "$CRASHER" "$1" ) 2>/dev/null &
-	CRASH_PID=$!
-	# The shell's own "Segmentation fault" notice is expected; keep it out of the test output.
-	{ wait "$CRASH_PID"; CRASH_STATUS=$?; } 2>/dev/null
+	crash_run "$CRASHER" "$1"
 	KMSG_SEQ=${KMSG_SEQ:-0} crash_log "$CRASH_PID" >/dev/null
 }
 
 # crash_z MIB PCT: a real crash holding MIB of the pattern with PCT% zero pages; sets CRASH_PID.
-crash_z() { crash_begin; { ( ulimit -c unlimited; exec "$CRASHER" -z "$2" "$1" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null; }
+crash_z() { crash_run "$CRASHER" -z "$2" "$1"; }
 
 # The kernel log from here on: kmsg_mark, then kmsg_since prints the messages that came after. Records are told
 # apart by their sequence numbers ("prio,seq,usec,flags;message"), which hold when the ring buffer wraps.
@@ -224,30 +225,30 @@ jctl() { journalctl --no-pager --since "${JCTL_SINCE:-$TEST_SINCE}" "$@"; }
 # journal_entry PID: the crash entry of PID in export format, waiting up to 5 s for journald to write it.
 journal_entry() { entry_where "COREDUMP_PID=$1"; }
 
-# entry_where FIELD=VALUE: the crash entry that has it (the first), as journal_entry; for COREDUMP_PID=, since
-# that crash (since_pid).
-entry_where() {
-	local since=$TEST_SINCE
-	case $1 in COREDUMP_PID=*) since=$(since_pid "${1#COREDUMP_PID=}") ;; esac
+# entry_poll SINCE FORMAT MATCH: the crash entries that match, written since SINCE, in journalctl's FORMAT, waiting
+# up to 5 s for journald to write them. (The export format gives multi-line fields in binary, with NULs in their
+# length: those are dropped.)
+entry_poll() {
+	local out
 	for _ in $(seq 50); do
-		# Multi-line fields come in binary form, with NULs in their length: drop those.
-		e=$(JCTL_SINCE=$since jctl -o export "MESSAGE_ID=$MESSAGE_ID" "$1" 2>/dev/null | tr -d '\0')
-		[ -n "$e" ] && { printf '%s\n' "$e"; return 0; }
+		out=$(JCTL_SINCE=$1 jctl -o "$2" "MESSAGE_ID=$MESSAGE_ID" "$3" 2>/dev/null | tr -d '\0')
+		[ -n "$out" ] && { printf '%s\n' "$out"; return 0; }
 		sleep 0.1
 	done
 	return 1
 }
 
+# entry_where FIELD=VALUE: the crash entry that has it, as journal_entry; for COREDUMP_PID=, since that crash
+# (since_pid).
+entry_where() {
+	local since=$TEST_SINCE
+	case $1 in COREDUMP_PID=*) since=$(since_pid "${1#COREDUMP_PID=}") ;; esac
+	entry_poll "$since" export "$1"
+}
+
 # entry_message PID: the whole MESSAGE of PID's crash entry, its stack trace included (export format shows a
 # multi-line field as binary), waiting up to 5 s for journald to write it.
-entry_message() {
-	for _ in $(seq 50); do
-		m=$(JCTL_SINCE=$(since_pid "$1") jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null)
-		[ -n "$m" ] && { printf '%s\n' "$m"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
+entry_message() { entry_poll "$(since_pid "$1")" cat "COREDUMP_PID=$1"; }
 
 # crash_log PID: the MESSAGE of PID's crash entry (waiting up to 5 s: it comes after the process has gone), read from wherever the handler sent it: the journal when a
 # journald listens (the system's or the test's), the kernel log (since kmsg_mark) when none does.

@@ -21,8 +21,7 @@ run() {
 	shift
 	use_handler "$T/$conf.conf"
 	t0=$(date +%s%N)
-	crash_begin
-	{ ( ulimit -c unlimited; exec "$@" > "$T/out" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
+	crash_run "$@" > "$T/out"
 	t1=$(date +%s%N)
 	out=$(grep -m1 -oE '^[0-9]{19}$' "$T/out")
 	RELEASE_MS=$(( (t1 - ${out:-$t0}) / 1000000 ))
@@ -103,8 +102,7 @@ if have_socket_mode; then
 	write_config "$T/sock.conf" "Directory=$T/sockmin" "${base[@]}" "Core=minimal" "Socket=$T/sock/kernel.socket"
 	start_server "$T/sock.conf"
 	use_socket "$T/sock.conf"
-	crash_begin
-	{ ( ulimit -c unlimited; exec "$CRASHER" -T 16 64 ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
+	crash_run "$CRASHER" -T 16 64
 	entry_message "$CRASH_PID" > "$T/sock.msg" || fail "socket mode: no entry"
 	# (journal_entry sets e itself: the socket crash's entry is kept in se.)
 	se=$(journal_entry "$CRASH_PID")

@@ -16,12 +16,10 @@ use_handler "$T/c.conf"
 USER_ID=4242 OTHER_ID=4243
 as() { local id=$1; shift; HOME=$T setpriv --reuid="$id" --regid="$id" --clear-groups "$@"; }
 
-# as_crash UID ARGS...: the crasher, run as UID, crashes; sets CRASH_PID.
+# as_crash UID ARGS...: the crasher, run as UID, crashes; sets CRASH_PID (crash_run).
 as_crash() {
 	local id=$1; shift
-	crash_begin
-	{ ( HOME=$T exec setpriv --reuid="$id" --regid="$id" --clear-groups \
-		bash -c 'ulimit -c unlimited; exec "$0" "$@"' "$@" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
+	HOME=$T crash_run setpriv --reuid="$id" --regid="$id" --clear-groups "$@"
 }
 
 as_crash "$USER_ID" "$CRASHER" 8

@@ -21,7 +21,7 @@ rules() {
 
 # crash_cmd CMD...: CMD crashes (it must die of a signal) under the handler; its entry in E, its core in CORE.
 crash_cmd() {
-	{ ( ulimit -c unlimited; exec "$@" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
+	crash_run "$@"
 	E=$(journal_entry "$CRASH_PID") || fail "no entry for $*"
 	CORE=$(field "$E" COREDUMP_FILENAME)
 }

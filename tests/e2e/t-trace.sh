@@ -14,8 +14,7 @@ use_handler "$T/c.conf"
 
 # crash_threads N MIB: a real crash of the crasher with N idle threads; sets CRASH_PID.
 crash_threads() {
-	crash_begin
-	{ ( ulimit -c unlimited; exec "$CRASHER" -T "$1" "$2" ) & CRASH_PID=$!; wait "$CRASH_PID"; } 2>/dev/null
+	crash_run "$CRASHER" -T "$1" "$2"
 }
 
 crash_threads 3 16
