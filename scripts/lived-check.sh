@@ -38,9 +38,13 @@ start() {
 	journalctl --flush > /dev/null 2>&1
 }
 stop() { [ -n "$J" ] && { kill "$J"; wait "$J" 2>/dev/null; J=""; }; }
-undo() {
+# The kernel's crash handler as it was.
+handler_back() {
 	echo "$pattern_before" > /proc/sys/kernel/core_pattern
 	echo "$limit_before" > /proc/sys/kernel/core_pipe_limit
+}
+undo() {
+	handler_back
 	echo "$pid_max_before" > /proc/sys/kernel/pid_max
 	stop
 	rm -rf "$work"
@@ -50,6 +54,11 @@ undo() {
 	[ -n "$made_sock" ] && rm -rf /run/systemd/journal
 }
 trap undo EXIT
+# crash_pids [SINCE]: COREDUMP_PID of every crash entry in the journal (since SINCE), one a line.
+crash_pids() {
+	journalctl --no-pager ${1:+--since "$1"} -o export MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 | tr -d '\0' |
+		sed -n 's/^COREDUMP_PID=//p'
+}
 trap 'exit 130' INT TERM HUP
 
 start
@@ -66,11 +75,9 @@ since=$(date +%s)
 for _ in $(seq "$CRASHES"); do
 	( ulimit -c unlimited; exec build/crasher 1 ) > /dev/null 2>&1
 done
-echo "$pattern_before" > /proc/sys/kernel/core_pattern
-echo "$limit_before" > /proc/sys/kernel/core_pipe_limit
+handler_back
 sleep 1
-pids=$(journalctl --no-pager --since "@$since" -o export MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 |
-	tr -d '\0' | sed -n 's/^COREDUMP_PID=//p')
+pids=$(crash_pids "@$since")
 echo "before: $(printf '%s\n' "$pids" | grep -c .) crash entries of $(printf '%s\n' "$pids" | sort -u | grep -c .)" \
 	"distinct pids, kernel.pid_max=$PID_MAX (was $pid_max_before)"
 
@@ -85,6 +92,5 @@ stop; start
 bash tests/e2e/run.sh build > /tmp/lived.3.log 2>&1; rc=$?
 echo "run 3, e2e, journald restarted ($J): rc=$rc $(grep '^e2e:' /tmp/lived.3.log)"
 [ "$rc" -eq 0 ] || status=1
-echo "pids reused: the journal holds $(journalctl --no-pager -o export MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 |
-	tr -d '\0' | sed -n 's/^COREDUMP_PID=//p' | sort | uniq -d | wc -l) pids with more than one crash"
+echo "pids reused: $(crash_pids | sort | uniq -d | wc -l) pids have more than one crash in the journal"
 exit "$status"
