@@ -322,6 +322,66 @@ START_TEST(test_given_root)
 }
 END_TEST
 
+/*
+ * With files handed (the modules a crashed process had mapped), one letter each, "y" as it must be: the two handed
+ * root 0600 files are read at SANDBOX_FIRST_FD on, the next fd is not open, a root 0600 file not handed cannot be
+ * opened, nor a handed one again by /proc/self/fd, nor written; the input is still fd 3 and nothing else is open.
+ */
+static int with_handed(int fd, int out, void *arg)
+{
+	const char *other = arg;
+	char line[16], buf[8] = "", self[64];
+	int n = 0, first = SANDBOX_FIRST_FD;
+
+	(void) fd;
+	line[n++] = pread(first, buf, 2, 0) == 2 && memcmp(buf, "h0", 2) == 0 ? 'y' : 'n';
+	line[n++] = pread(first + 1, buf, 2, 0) == 2 && memcmp(buf, "h1", 2) == 0 ? 'y' : 'n';
+	line[n++] = fcntl(first + 2, F_GETFD) < 0 ? 'y' : 'n';
+	line[n++] = open(other, O_RDONLY) < 0 ? 'y' : 'n';
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", first);
+	line[n++] = open(self, O_RDONLY) < 0 ? 'y' : 'n';
+	line[n++] = write(first, "x", 1) < 0 ? 'y' : 'n';
+	line[n++] = fcntl(SANDBOX_ROOT_FD, F_GETFD) < 0 ? 'y' : 'n';
+	line[n++] = fcntl(SANDBOX_IN_FD, F_GETFD) >= 0 ? 'y' : 'n';
+	return write(out, line, (size_t)n) == n ? 0 : 1;
+}
+
+START_TEST(test_handed_files)
+{
+	struct sandbox_limits l = base;
+	struct sandbox_result r;
+	char dir[256], path[3][300];
+	int fds[2], in;
+
+	if (geteuid() != 0)
+		return;
+	unit_tmpdir(dir, sizeof(dir));
+	chmod(dir, 0755);
+	for (int i = 0; i < 3; i++) {
+		int fd;
+
+		snprintf(path[i], sizeof(path[i]), "%s/root-only.%d", dir, i);
+		fd = open(path[i], O_CREAT | O_WRONLY, 0600);
+		ck_assert_int_eq(write(fd, i == 0 ? "h0" : i == 1 ? "h1" : "no", 2), 2);
+		close(fd);
+	}
+	/* Handed in an order their own numbers do not have: placed as given. */
+	fds[1] = open(path[1], O_RDONLY);
+	fds[0] = open(path[0], O_RDONLY);
+	l.fds = fds;
+	l.n_fds = 2;
+	in = open("/dev/null", O_RDONLY);
+	ck_assert_int_ge(sandbox_run(&l, in, with_handed, path[2], &r), 0);
+	close(in);
+	close(fds[0]);
+	close(fds[1]);
+	ck_assert_int_eq(r.end, SANDBOX_DONE);
+	ck_assert_str_eq(r.out, "yyyyyyyy");
+	sandbox_result_free(&r);
+	unit_rmtree(dir);
+}
+END_TEST
+
 /* A child that cannot be confined exits before it runs anything (under valgrind: its setrlimit calls fail). */
 START_TEST(test_unconfined_never_runs)
 {
@@ -354,6 +414,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_never_root);
 	tcase_add_test(t, test_attacker_refused);
 	tcase_add_test(t, test_given_root);
+	tcase_add_test(t, test_handed_files);
 	suite_add_tcase(s, t);
 	return s;
 }

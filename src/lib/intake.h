@@ -9,6 +9,7 @@
 #include "intake/cgroup.h"
 #include "intake/creds.h"
 #include "intake/kargs.h"
+#include "intake/mapped.h"
 #include "intake/peer.h"
 #include "intake/procfs.h"
 #include "intake/procinfo.h"

@@ -36,6 +36,8 @@ static int send_record(int out, const char *key, const char *value)
 static int analyse(int corefd, int out, void *arg)
 {
 	const struct analysis_opts *o = arg;
+	const struct trace_files files = { o->mapped ? o->mapped->files : NULL, o->mapped ? o->mapped->n : 0,
+					   SANDBOX_FIRST_FD };
 	struct trace_meta meta;
 	char *text = NULL;
 	size_t len = 0;
@@ -45,7 +47,7 @@ static int analyse(int corefd, int out, void *arg)
 	if (!f)
 		return -ENOMEM;
 	/* In the process's own root, its executable's path as this side read it may name another file, or none. */
-	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, f, &meta);
+	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, &files, f, &meta);
 	if (fclose(f) != 0)
 		return -ENOMEM;
 	/* A trace cut short by a malformed core still says what it found. */
@@ -157,6 +159,34 @@ static int reopen_read_only(int fd)
 	return ro < 0 ? -errno : ro;
 }
 
+/* The mapped files' fds, in their order, to hand to the sandbox; NULL (n 0) when there are none. */
+static int *handed_fds(const struct mapped *m, unsigned *n)
+{
+	int *fds = m && m->n ? calloc(m->n, sizeof(*fds)) : NULL;
+
+	*n = fds ? m->n : 0;
+	for (unsigned i = 0; i < *n; i++)
+		fds[i] = m->files[i].fd;
+	return fds;
+}
+
+/* What the entry says of the mapped files: how many were handed, and why not more. */
+static void say_files(const struct mapped *m, struct analysis *a)
+{
+	size_t n, len = sizeof(a->files);
+
+	if (!m)
+		return;
+	n = (size_t)snprintf(a->files, len, "%u opened from the mappings", m->n);
+	if (m->over && n < len)
+		n += (size_t)snprintf(a->files + n, len - n, ", %u over the bound of %d", m->over, MAPPED_MAX);
+	if (m->skipped && n < len)
+		n += (size_t)snprintf(a->files + n, len - n, ", %u not opened (FUSE, not mounted, not regular)",
+				      m->skipped);
+	if (m->why && n < len)
+		(void) snprintf(a->files + n, len - n, "; %s", m->why);
+}
+
 /*
  * Analyses the core in corefd (readable, from offset 0) in the sandbox, as o->uid. 0 with what was found in a (and
  * why not more in a->why), or -errno when the sandbox could not run at all. Free a with analysis_free().
@@ -171,13 +201,18 @@ int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
 	};
 	struct analysis_opts arg = *o;
 	struct sandbox_result res;
-	int r, ro;
+	int *fds = handed_fds(o->mapped, &l.n_fds), r, ro;
 
 	*a = (struct analysis) { 0 };
+	say_files(o->mapped, a);
+	l.fds = fds;
 	ro = reopen_read_only(corefd);
-	if (ro < 0)
+	if (ro < 0) {
+		free(fds);
 		return ro;
+	}
 	r = sandbox_run(&l, ro, analyse, &arg, &res);
+	free(fds);
 	/* What the analysis read of the core leaves the page cache with it. */
 	(void) posix_fadvise(ro, 0, 0, POSIX_FADV_DONTNEED);
 	(void) close(ro);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "intake.h"
 #include "sandbox.h"
 
 #define ANALYSIS_OUTPUT_MAX (512 * 1024)   /* 64 threads of 64 frames fit several times */
@@ -19,12 +20,14 @@ struct analysis_opts {
 	uint64_t core_size;       /* the core is mapped whole: the address-space limit grows with it */
 	unsigned timeout_ms;
 	int root_fd;              /* the crashed process's root, where it is not ours: modules are read beneath it; -1 */
+	const struct mapped *mapped;   /* the files it had mapped, read before any path; NULL when none were opened */
 };
 
 struct analysis {
 	char *trace;              /* the text for MESSAGE, NULL when there is none */
 	char *package_name, *package_version, *package_json;
 	char *unread;             /* the modules whose file was not read, and why; NULL when all were */
+	char files[192];          /* what was handed of the mapped files, and why not more; "" when nothing */
 	char why[128];            /* why there is no trace (or only part of one), "" when all went well */
 	uint64_t elapsed_us;
 	unsigned confined;        /* what confined it (SANDBOX_*), 0 when it did not run */

@@ -6,11 +6,14 @@
  * the sandbox of analysis.c, and everything it prints is escaped by the parent.
  */
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -211,12 +214,13 @@ static int module_callback(Dwfl_Module *module, void **user, const char *name, D
 	int len = dwfl_module_build_id(module, &id, &vaddr);
 	bool have;
 
-	(void) user, (void) start;
+	(void) start;
 	hex(id, len > 0 && len <= BUILD_ID_MAX ? len : 0, build_id, sizeof(build_id));
 	name = name ? name : "(unnamed)";
 	elf = dwfl_module_getelf(module, &bias);
+	/* find_elf() left the reason in the module's user data. */
 	if (!elf)
-		note_unread(t->meta, name, dwfl_errmsg(-1));
+		note_unread(t->meta, name, *user ? (const char *)*user : dwfl_errmsg(-1));
 	have = elf && find_package(elf, &p) == 0;
 	module_line(t, name, build_id, have ? &p : NULL);
 	if (have)
@@ -224,12 +228,107 @@ static int module_callback(Dwfl_Module *module, void **user, const char *name, D
 	return DWARF_CB_OK;
 }
 
+/*
+ * The files this analysis was handed: one table for the one trace its process makes, since libdwfl's callbacks
+ * take no argument of the caller's.
+ */
+static const struct trace_files *handed;
+
+/* The handed file whose mappings span addr (the smallest such span: a module within another's is its own), or -1. */
+static int handed_at(Dwarf_Addr addr)
+{
+	int best = -1;
+
+	for (unsigned i = 0; handed && i < handed->n; i++) {
+		const struct mapped_file *f = &handed->f[i];
+
+		if (addr >= f->lo && addr < f->hi &&
+		    (best < 0 || f->hi - f->lo < handed->f[best].hi - handed->f[best].lo))
+			best = (int)i;
+	}
+	return best;
+}
+
+/* Whether elf's build-id is the one the core holds for mod (any file is, where the core kept none). */
+static bool same_build_id(Dwfl_Module *mod, Elf *elf)
+{
+	const unsigned char *want;
+	const void *have;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &want, &vaddr), m;
+
+	if (n <= 0)
+		return true;
+	m = (int)dwelf_elf_gnu_build_id(elf, &have);
+	return m == n && memcmp(want, have, (size_t)n) == 0;
+}
+
+/* Why the file in fd is not mod's: NULL when it is, else "not an ELF" or "build-id differs". */
+static const char *not_the_module(Dwfl_Module *mod, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	const char *why = !elf || elf_kind(elf) != ELF_K_ELF ? "not an ELF" :
+			  !same_build_id(mod, elf) ? "build-id differs" : NULL;
+
+	if (elf)
+		elf_end(elf);
+	return why;
+}
+
+/* fd (libdwfl closes it) as the file of the module named name, when it is that module's. -1 and why otherwise. */
+static int take(Dwfl_Module *mod, int fd, const char *name, char **file_name, const char **why)
+{
+	if (fd < 0)
+		return -1;
+	*why = not_the_module(mod, fd);
+	if (*why) {
+		(void) close(fd);
+		return -1;
+	}
+	*file_name = name ? strdup(name) : NULL;
+	return fd;
+}
+
+static const char *open_error(int e)
+{
+	return e == ENOENT || e == ENOTDIR ? "gone" : e == EACCES || e == EPERM ? "not permitted" : "not opened";
+}
+
+/*
+ * libdwfl's find_elf, when reading the core did not find the module's file by its path already: first the file
+ * that was mapped (handed), then the build-id's in the debug directories, then the path beneath the root (a name
+ * of libdwfl's that is not the core's, such as the executable's). Where none is the module's, the reason is left
+ * in its user data: gone, not permitted, build-id differs, not an ELF.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+		    Elf **elfp)
+{
+	const char *why = NULL, *path_why;
+	int i = handed_at(base), fd;
+
+	if (i >= 0) {
+		fd = take(mod, dup(handed->first_fd + i), name, file_name, &why);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
+	if (fd >= 0 || *elfp)
+		return fd;
+	fd = name && name[0] == '/' ? open(name, O_RDONLY | O_CLOEXEC) : -1;
+	path_why = fd < 0 ? open_error(errno) : NULL;
+	fd = take(mod, fd, name, file_name, &path_why);
+	if (fd >= 0)
+		return fd;
+	*userdata = (void *)(uintptr_t)(why ? why : path_why ? path_why : "gone");
+	return -1;
+}
+
 /* Opens the core with libdwfl: its modules reported, its threads attached. 0 or -EBADMSG. */
 static int open_core(struct trace *t, int corefd)
 {
 	static char *debuginfo_path;
 	static const Dwfl_Callbacks callbacks = {
-		.find_elf = dwfl_build_id_find_elf,
+		.find_elf = find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = &debuginfo_path,
@@ -254,9 +353,11 @@ static int open_core(struct trace *t, int corefd)
  * Writes the modules and the stack traces of the core in corefd to text, and what it learns of packages to meta.
  * exe (may be NULL) names the executable, as the kernel's NT_FILE note would; with exe_here its path is opened
  * as the executable, otherwise (another root's path) the core's notes are. 0, or -EBADMSG when the core could not
- * be read as one (what was written so far stays).
+ * be read as one (what was written so far stays). files (may be NULL) are the modules' own files, opened from the
+ * crashed process's mappings: a module is read from its own before any path.
  */
-int stacktrace_write(int corefd, const char *exe, bool exe_here, FILE *text, struct trace_meta *meta)
+int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files, FILE *text,
+		     struct trace_meta *meta)
 {
 	struct trace t = { .text = text, .exe = exe, .exe_here = exe_here, .meta = meta };
 	char *json = NULL;
@@ -264,6 +365,7 @@ int stacktrace_write(int corefd, const char *exe, bool exe_here, FILE *text, str
 	int r;
 
 	*meta = (struct trace_meta) { 0 };
+	handed = files;
 	t.json = open_memstream(&json, &json_len);
 	if (!t.json)
 		return -ENOMEM;

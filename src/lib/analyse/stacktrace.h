@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "intake.h"
+
 #define TRACE_THREADS_MAX 64
 #define TRACE_FRAMES_MAX 64
 
@@ -16,7 +18,15 @@ struct trace_meta {
 	char unread_list[256];                   /* "NAME (why), ..." for the first of them */
 };
 
-int stacktrace_write(int corefd, const char *exe, bool exe_here, FILE *text, struct trace_meta *meta);
+/* The files the analysis was handed (mapped.c opened them from the mappings): file i is fd first_fd + i. */
+struct trace_files {
+	const struct mapped_file *f;
+	unsigned n;
+	int first_fd;
+};
+
+int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files, FILE *text,
+		     struct trace_meta *meta);
 void trace_meta_free(struct trace_meta *m);
 
 #endif

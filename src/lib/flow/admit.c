@@ -57,6 +57,9 @@ static void begin_capture(struct crash *cr)
 	if (r < 0)
 		without_ledger(cr, r);
 	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
+	/* The trace's files, from the mappings: after the release, their paths may lead elsewhere, or nowhere. */
+	if (cr->c.stack_trace && cr->pi.trusted)
+		cr->have_mapped = mapped_open(&id, cr->pi.maps, cr->pi.exe, &cr->mapped) == 0;
 }
 
 static bool rate_limited(struct crash *cr)

@@ -89,6 +89,8 @@ void crash_finish(struct crash *cr)
 	crash_release(cr);
 	cr->o.owner_entry = crash_owner_sees(cr);
 	crash_analyse(cr);
+	if (cr->have_mapped)
+		mapped_free(&cr->mapped);
 	(void) report_diag(&cr->kd, "the kernel arguments", "safe defaults used, the core kept for root only");
 	(void) report_diag(&cr->cd, cr->config, "defaults used, capture goes on");
 	(void) report_diag(&cr->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");

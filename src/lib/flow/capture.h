@@ -32,6 +32,8 @@ struct crash {
 	struct session q;
 	struct procinfo pi;
 	struct analysis a;
+	struct mapped mapped; /* the files it had mapped, opened while the kernel holds it, for the analysis */
+	bool have_mapped;
 	bool have_session;
 	int dirfd;
 	int corefd;           /* the stored core, kept open for reading after it is published: the analysis reads it */

@@ -25,7 +25,8 @@ void crash_analyse(struct crash *cr)
 {
 	struct analysis_opts ao = { .exe = cr->pi.exe, .core_size = cr->o.st.bytes,
 				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
-				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1 };
+				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1,
+				    .mapped = cr->have_mapped ? &cr->mapped : NULL };
 	int r;
 
 	if (!cr->c.stack_trace || cr->corefd < 0 || (cr->o.path[0] == '\0' && !cr->have_unpublished))

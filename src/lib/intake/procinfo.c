@@ -184,8 +184,11 @@ static bool pidfd_names(int fd, pid_t pid)
 	return ok;
 }
 
-/* Whether what was read through dirfd came from the crashed process of pid; why not, when not. */
-static const char *verify(int dirfd, const struct procinfo_id *id)
+/*
+ * Whether what was read (or opened) through dirfd came from the crashed process id names: NULL, or why not. Called
+ * after the reads, so that the process proven alive now was alive, and the same, during them.
+ */
+const char *procinfo_verify(int dirfd, const struct procinfo_id *id)
 {
 	uint64_t ticks;
 	long long btime = boot_time();
@@ -272,7 +275,7 @@ static int read_verified(const struct procinfo_id *id, struct procinfo *pi, bool
 		read_rest(dirfd, environ, pi);
 	else
 		read_brief(dirfd, pi);
-	pi->why = verify(dirfd, id);
+	pi->why = procinfo_verify(dirfd, id);
 	(void) close(dirfd);
 	pi->trusted = pi->why == NULL;
 	pi->by_pidfd = pi->trusted && id->pidfd >= 0;
@@ -310,7 +313,7 @@ int procinfo_open_mem(const struct procinfo_id *id)
 	fd = openat(dirfd, "mem", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		fd = -errno;
-	else if (verify(dirfd, id) != NULL) {
+	else if (procinfo_verify(dirfd, id) != NULL) {
 		(void) close(fd);
 		fd = -ESRCH;
 	}

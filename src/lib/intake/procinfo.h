@@ -37,6 +37,7 @@ struct procinfo {
 int procinfo_read(const struct procinfo_id *id, struct procinfo *pi);
 int procinfo_complete(const struct procinfo_id *id, bool environ, struct procinfo *pi);
 int procinfo_open_mem(const struct procinfo_id *id);
+const char *procinfo_verify(int dirfd, const struct procinfo_id *id);
 void procinfo_free(struct procinfo *pi);
 
 #endif

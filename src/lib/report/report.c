@@ -195,6 +195,8 @@ static void add_analysis_fields(struct fields *f, const struct analysis *a)
 	if (a->why[0])
 		fields_add(f, "CORESINK_TRACE=%s", a->why);
 	add_line(f, "CORESINK_TRACE_UNREAD", a->unread);
+	if (a->files[0])
+		fields_add(f, "CORESINK_TRACE_FILES=%s", a->files);
 }
 
 /* Why a limit stopped the capture, as a clause. */

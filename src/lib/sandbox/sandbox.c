@@ -84,28 +84,42 @@ static int set_limits(const struct sandbox_limits *l)
 	if (!SANITIZED && (limit(RLIMIT_AS, l->address_space) < 0 || limit(RLIMIT_DATA, l->data) < 0))
 		return -1;
 	if (limit(RLIMIT_CPU, l->cpu_seconds) < 0 || limit(RLIMIT_FSIZE, 0) < 0 || limit(RLIMIT_CORE, 0) < 0 ||
-	    limit(RLIMIT_NOFILE, CHILD_NOFILE) < 0)
+	    limit(RLIMIT_NOFILE, SANDBOX_FIRST_FD + l->n_fds + CHILD_NOFILE) < 0)
 		return -1;
 	return 0;
 }
 
 /*
- * In the child: the fds it keeps at 3 and 4 (and the root it is given at 5), /dev/null at 0-2, nothing else;
- * limited and confined; then it tells its parent what confined it (the first word on its output) and runs fn.
+ * In the child: its fds where sandbox.h says (input, output, root, the files handed), /dev/null at 0-2, nothing
+ * else: each is copied above them all first, so that no move overwrites one not yet moved. 0 or -1.
  */
+static int place_fds(const struct sandbox_limits *l, int fd, int out)
+{
+	int hi[SANDBOX_FIRST_FD + SANDBOX_FDS_MAX], top = SANDBOX_FIRST_FD + (int)l->n_fds;
+	int null = open("/dev/null", O_RDWR);
+
+	if (null < 0 || l->n_fds > SANDBOX_FDS_MAX)
+		return -1;
+	for (int t = 0; t < top; t++) {
+		int src = t == SANDBOX_IN_FD ? fd : t == SANDBOX_OUT_FD ? out : t == SANDBOX_ROOT_FD ? l->root_fd :
+			  t >= SANDBOX_FIRST_FD ? l->fds[t - SANDBOX_FIRST_FD] : null;
+
+		hi[t] = src >= 0 ? fcntl(src, F_DUPFD_CLOEXEC, top) : -1;
+		if (src >= 0 && hi[t] < 0)
+			return -1;
+	}
+	for (int t = 0; t < top; t++)
+		if (hi[t] >= 0 ? dup2(hi[t], t) < 0 : close(t) < 0 && errno != EBADF)
+			return -1;
+	return close_range((unsigned)top, ~0U, 0) < 0 ? -1 : 0;
+}
+
+/* In the child: its fds placed, limited and confined; then it tells its parent what confined it and runs fn. */
 static _Noreturn void child(const struct sandbox_limits *l, pid_t parent, int fd, int out, sandbox_fn fn, void *arg)
 {
-	int hi_fd = fcntl(fd, F_DUPFD, 10), hi_out = fcntl(out, F_DUPFD, 10), null = open("/dev/null", O_RDWR);
-	int hi_root = l->root_fd >= 0 ? fcntl(l->root_fd, F_DUPFD, 10) : -1, last = SANDBOX_OUT_FD;
 	unsigned confined;
 
-	if (hi_fd < 0 || hi_out < 0 || null < 0 || (l->root_fd >= 0 && hi_root < 0))
-		_exit(EXIT_SYSTEM);
-	for (int i = 0; i <= 2; i++)
-		(void) dup2(null, i);
-	if (hi_root >= 0 && dup2(hi_root, last = SANDBOX_ROOT_FD) < 0)
-		_exit(EXIT_SYSTEM);
-	if (dup2(hi_fd, SANDBOX_IN_FD) < 0 || dup2(hi_out, SANDBOX_OUT_FD) < 0 || close_range(last + 1, ~0U, 0) < 0)
+	if (place_fds(l, fd, out) < 0)
 		_exit(EXIT_SYSTEM);
 	for (int sig = 1; sig < NSIG; sig++)
 		(void) signal(sig, SIG_DFL);

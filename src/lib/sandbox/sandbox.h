@@ -12,6 +12,9 @@
 #define SANDBOX_OUT_FD 4
 /* The root it is to see instead of the file system's, when it is given one; closed once it is entered. */
 #define SANDBOX_ROOT_FD 5
+/* The files it is handed besides (the modules the crashed process had mapped), from here on in their order. */
+#define SANDBOX_FIRST_FD 6
+#define SANDBOX_FDS_MAX 1024
 
 /* What confined the child (confine.c), as it reports it. */
 enum {
@@ -31,6 +34,8 @@ struct sandbox_limits {
 	unsigned timeout_ms;      /* wall time, after which it is killed */
 	size_t output_max;        /* bytes of its output kept; past them it is killed */
 	int root_fd;              /* a directory to make its root (chroot), or -1: the file system's, read-only */
+	const int *fds;           /* n_fds more to hand it, read-only, at SANDBOX_FIRST_FD on: what it may read */
+	unsigned n_fds;           /* besides its input and beneath its root (at most SANDBOX_FDS_MAX) */
 	bool exec;                /* fn execs a program: ids, capabilities and no_new_privs only (confine_exec), no
 				     memory or file-size limits, root_fd passed on as fd 5 as it is; killed as a group */
 };
