@@ -27,6 +27,7 @@ make -s -C "$TOP" install DESTDIR="$ROOT" B="$B" > "$T/install.log" 2>&1 || { ca
 chroot "$ROOT" useradd -m -u 1000 tester || fail "useradd"
 cp "$CRASHER" "$ROOT/usr/local/bin/crasher"
 cp "$CRASHER" "$ROOT/usr/local/bin/crasher-rl"
+install -m 0700 "$CRASHER" "$ROOT/root/crasher"
 mkfifo -m 0666 "$ROOT/var/tmp/gate"
 mkdir -p "$ROOT/var/log/journal"
 echo cs-e2e > "$ROOT/etc/hostname"
@@ -37,7 +38,7 @@ ok "a $CODENAME root with coresink installed in $(( $(date +%s) - t0 )) s"
 [ -d /run/systemd/nspawn ] || at_exit "rm -rf /run/systemd/nspawn"
 keep=""
 [ -d /run/systemd/system ] || keep=--keep-unit
-systemd-nspawn -q -b -D "$ROOT" --register=no $keep --bind="$SOCKDIR:/run/coresink" --bind-ro="$TOP:/src" \
+systemd-nspawn -q -b -D "$ROOT" --register=no $keep --capability=CAP_CHECKPOINT_RESTORE --bind="$SOCKDIR:/run/coresink" --bind-ro="$TOP:/src" \
 	< /dev/null > "$T/nspawn.log" 2>&1 &
 NSPAWN=$!
 at_exit "stop_container"
@@ -121,6 +122,15 @@ check "the user's entry is in the user's journal file" \
 	test -n "$(find "$ROOT/var/log/journal" -name 'user-1000*.journal' -size +0)"
 bt=$(inside runuser -u tester -- coredumpctl debug --no-pager --since "$TEST_SINCE" "$pid" --debugger-arguments="-batch -ex bt" 2>&1)
 check "coredumpctl debug, as the user: gdb shows the crashing frame" has "$bt" "crash_here"
+
+# A root program under /root (0700), analysed as coresink-analysis: read from its mapping (map_files, which the unit's
+# CAP_CHECKPOINT_RESTORE allows), not by its path, which that user may not follow.
+inside systemd-run -q --wait --unit=crash-root -p LimitCORE=infinity /root/crasher > /dev/null 2>&1
+e=$(entry crash-root) || fail "no entry for root's crash under /root"
+msg=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_UNIT=crash-root.service)
+check "a root program under /root: the trace names crash_here ($(field "$e" CORESINK_TRACE_FILES))" \
+	matches "$msg" "^#0  0x[0-9a-f]{16} crash_here \(crasher \+ 0x[0-9a-f]+\)$"
+check "and every module was read" lacks "$e" "CORESINK_TRACE_UNREAD="
 
 # A process with a host name of its own (a UTS namespace, as in a container): the server may not join it without
 # CAP_SYS_ADMIN, which the unit does not grant; the entry says so rather than naming the server's host.

@@ -294,6 +294,30 @@ static const char *open_error(int e)
 	return e == ENOENT || e == ENOTDIR ? "gone" : e == EACCES || e == EPERM ? "not permitted" : "not opened";
 }
 
+#define DELETED " (deleted)"
+
+/*
+ * Opens a module's path, read-only. The kernel names a file deleted since it was mapped "PATH (deleted)": then PATH,
+ * where an upgrade put another file (the build-id tells), or none. The fd, or -1 with errno set.
+ */
+static int open_path(const char *name)
+{
+	size_t len = strlen(name), cut = sizeof(DELETED) - 1;
+	char *path;
+	int fd, e;
+
+	if (len <= cut || strcmp(name + len - cut, DELETED) != 0)
+		return open(name, O_RDONLY | O_CLOEXEC);
+	path = strndup(name, len - cut);
+	if (!path)
+		return errno = ENOMEM, -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	e = errno;
+	free(path);
+	errno = e;
+	return fd;
+}
+
 /*
  * libdwfl's find_elf, when reading the core did not find the module's file by its path already: first the file
  * that was mapped (handed), then the build-id's in the debug directories, then the path beneath the root (a name
@@ -314,7 +338,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	fd = dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
 	if (fd >= 0 || *elfp)
 		return fd;
-	fd = name && name[0] == '/' ? open(name, O_RDONLY | O_CLOEXEC) : -1;
+	fd = name && name[0] == '/' ? open_path(name) : -1;
 	path_why = fd < 0 ? open_error(errno) : NULL;
 	fd = take(mod, fd, name, file_name, &path_why);
 	if (fd >= 0)

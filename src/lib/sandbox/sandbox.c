@@ -22,7 +22,8 @@
 #include "confine.h"
 #include "sandbox.h"
 
-#define CHILD_NOFILE 512   /* libdwfl keeps a file open per module */
+/* libdwfl keeps a file open per module: so many by their paths, besides a copy of each handed one. */
+#define CHILD_NOFILE 512
 
 /*
  * AddressSanitizer reserves terabytes of address space and maps its allocator's memory as it goes: under a memory
@@ -75,6 +76,21 @@ static int limit(int resource, uint64_t value)
 	return setrlimit(resource, &rl);
 }
 
+/* Raises resource's limit to value where it is below: the hard limit too, which root may. 0 or -1. */
+static int limit_at_least(int resource, rlim_t value)
+{
+	struct rlimit rl;
+
+	if (getrlimit(resource, &rl) < 0)
+		return -1;
+	if (rl.rlim_cur >= value)
+		return 0;
+	rl.rlim_cur = value;
+	if (rl.rlim_max < value)
+		rl.rlim_max = value;
+	return setrlimit(resource, &rl);
+}
+
 /* Its limits: what it may map and allocate, CPU time, no file written, no core, few fds. 0 or -1. */
 static int set_limits(const struct sandbox_limits *l)
 {
@@ -84,7 +100,7 @@ static int set_limits(const struct sandbox_limits *l)
 	if (!SANITIZED && (limit(RLIMIT_AS, l->address_space) < 0 || limit(RLIMIT_DATA, l->data) < 0))
 		return -1;
 	if (limit(RLIMIT_CPU, l->cpu_seconds) < 0 || limit(RLIMIT_FSIZE, 0) < 0 || limit(RLIMIT_CORE, 0) < 0 ||
-	    limit(RLIMIT_NOFILE, SANDBOX_FIRST_FD + l->n_fds + CHILD_NOFILE) < 0)
+	    limit(RLIMIT_NOFILE, SANDBOX_FIRST_FD + 2 * l->n_fds + CHILD_NOFILE) < 0)
 		return -1;
 	return 0;
 }
@@ -99,6 +115,9 @@ static int place_fds(const struct sandbox_limits *l, int fd, int out)
 	int null = open("/dev/null", O_RDWR);
 
 	if (null < 0 || l->n_fds > SANDBOX_FDS_MAX)
+		return -1;
+	/* Room for the copies: a helper the kernel starts may open 1024 fds, and 512 handed take twice that here. */
+	if (limit_at_least(RLIMIT_NOFILE, 2 * (rlim_t)top + 16) < 0)
 		return -1;
 	for (int t = 0; t < top; t++) {
 		int src = t == SANDBOX_IN_FD ? fd : t == SANDBOX_OUT_FD ? out : t == SANDBOX_ROOT_FD ? l->root_fd :
