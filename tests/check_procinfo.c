@@ -1,5 +1,7 @@
 /* check_procinfo.c: /proc metadata of a real process, and the identity checks against pid reuse. */
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "intake.h"
@@ -151,6 +153,104 @@ START_TEST(test_not_dumping_refused)
 }
 END_TEST
 
+/* The files with code this process has mapped: each opened once, regular, read-only, the executable among them. */
+START_TEST(test_mapped_self)
+{
+	const struct procinfo_id id = { getpid(), pidfd_of(getpid()), 0, (uint64_t)time(NULL) };
+	struct procinfo pi;
+	struct mapped m;
+	struct stat exe, st;
+	bool have_exe = false;
+
+	if (id.pidfd < 0 || geteuid() != 0)
+		return;
+	ck_assert_int_eq(read_as(id.pid, id.pidfd, 0, id.crash_time, false, &pi), 0);
+	ck_assert_int_eq(mapped_open(&id, pi.maps, pi.exe, &m), 0);
+	ck_assert_int_ge(m.n, 2);
+	ck_assert_uint_eq(m.over, 0);
+	ck_assert_ptr_null(m.why);
+	ck_assert_int_eq(stat("/proc/self/exe", &exe), 0);
+	for (unsigned i = 0; i < m.n; i++) {
+		ck_assert_int_eq(fstat(m.files[i].fd, &st), 0);
+		ck_assert(S_ISREG(st.st_mode));
+		ck_assert_int_eq(fcntl(m.files[i].fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+		ck_assert(m.files[i].lo < m.files[i].hi);
+		have_exe |= st.st_ino == exe.st_ino && st.st_dev == exe.st_dev;
+		for (unsigned j = 0; j < i; j++) {
+			struct stat other;
+
+			ck_assert_int_eq(fstat(m.files[j].fd, &other), 0);
+			ck_assert(other.st_ino != st.st_ino || other.st_dev != st.st_dev);
+		}
+	}
+	ck_assert(have_exe);
+	mapped_free(&m);
+	procinfo_free(&pi);
+	close(id.pidfd);
+}
+END_TEST
+
+/* A mapping on a device no mount table names is never opened (it may be a FUSE mount out of sight). */
+START_TEST(test_mapped_unknown_device_skipped)
+{
+	const struct procinfo_id id = { getpid(), pidfd_of(getpid()), 0, (uint64_t)time(NULL) };
+	struct procinfo pi;
+	struct mapped m;
+	char maps[PATH_MAX + 128], *line;
+
+	if (id.pidfd < 0 || geteuid() != 0)
+		return;
+	ck_assert_int_eq(read_as(id.pid, id.pidfd, 0, id.crash_time, false, &pi), 0);
+	/* The executable's first mapping with code, its device made one that no mount has. */
+	maps[0] = '\0';
+	for (line = pi.maps; line && *line && !maps[0]; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		size_t len = strcspn(line, "\n");
+
+		if (len < sizeof(maps) && len > strlen(pi.exe) && memmem(line, len, " r-xp ", 6) &&
+		    memcmp(line + len - strlen(pi.exe), pi.exe, strlen(pi.exe)) == 0)
+			snprintf(maps, sizeof(maps), "%.*s", (int)len, line);
+	}
+	ck_assert_str_ne(maps, "");
+	/* "START-END r-xp OFFSET DEV ...": the device is the fourth field. */
+	memcpy(strchr(strchr(strstr(maps, " r-xp ") + 6, ' ') + 1, ' ') - 5, "ff:ff", 5);
+	ck_assert_int_eq(mapped_open(&id, maps, pi.exe, &m), 0);
+	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(m.skipped, 1);
+	mapped_free(&m);
+	procinfo_free(&pi);
+	close(id.pidfd);
+}
+END_TEST
+
+/* Opened through a pid whose pidfd names another process: nothing is kept open. */
+START_TEST(test_mapped_other_pidfd_refused)
+{
+	struct procinfo_id id = { getpid(), -1, 0, (uint64_t)time(NULL) };
+	struct procinfo pi;
+	struct mapped m;
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	id.pidfd = pidfd_of(child);
+	if (id.pidfd < 0 || geteuid() != 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return;
+	}
+	ck_assert_int_eq(read_as(getpid(), pidfd_of(getpid()), 0, id.crash_time, false, &pi), 0);
+	ck_assert_int_eq(mapped_open(&id, pi.maps, pi.exe, &m), -ESRCH);
+	ck_assert_uint_eq(m.n, 0);
+	ck_assert_ptr_null(m.files);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	procinfo_free(&pi);
+	close(id.pidfd);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("procinfo");
@@ -162,6 +262,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_started_after_the_crash_refused);
 	tcase_add_test(tc, test_not_dumping_refused);
 	tcase_add_test(tc, test_brief_only);
+	tcase_add_test(tc, test_mapped_self);
+	tcase_add_test(tc, test_mapped_unknown_device_skipped);
+	tcase_add_test(tc, test_mapped_other_pidfd_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -131,6 +131,8 @@ msg=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_UNIT=crash-root.service)
 check "a root program under /root: the trace names crash_here ($(field "$e" CORESINK_TRACE_FILES))" \
 	matches "$msg" "^#0  0x[0-9a-f]{16} crash_here \(crasher \+ 0x[0-9a-f]+\)$"
 check "and every module was read" lacks "$e" "CORESINK_TRACE_UNREAD="
+check "every file with code opened from its mapping, not only the executable (/proc/PID/exe, without the capability)" \
+	matches "$e" "^CORESINK_TRACE_FILES=[2-9] opened from the mappings$"
 
 # A process with a host name of its own (a UTS namespace, as in a container): the server may not join it without
 # CAP_SYS_ADMIN, which the unit does not grant; the entry says so rather than naming the server's host.
