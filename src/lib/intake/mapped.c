@@ -109,14 +109,30 @@ static bool fs_type(const char *mountinfo, unsigned maj, unsigned min, char *typ
 	return false;
 }
 
+/* The mount tables, and the verdicts on the devices looked up in them so far (most files are on one or two). */
+struct devices {
+	char *theirs, *ours;
+	struct {
+		unsigned maj, min;
+		bool safe;
+	} seen[16];
+	unsigned n;
+};
+
 /* Whether a file on device maj:min may be opened: a mount there is named, by one of the tables, and not FUSE. */
-static bool safe_device(const char *theirs, const char *ours, unsigned maj, unsigned min)
+static bool safe_device(struct devices *d, unsigned maj, unsigned min)
 {
 	char type[32];
+	bool safe;
 
-	if (!fs_type(theirs, maj, min, type) && !fs_type(ours, maj, min, type))
-		return false;
-	return strncmp(type, "fuse", 4) != 0;
+	for (unsigned i = 0; i < d->n; i++)
+		if (d->seen[i].maj == maj && d->seen[i].min == min)
+			return d->seen[i].safe;
+	safe = (fs_type(d->theirs, maj, min, type) || fs_type(d->ours, maj, min, type)) &&
+	       strncmp(type, "fuse", 4) != 0;
+	if (d->n < ELEMENTSOF(d->seen))
+		d->seen[d->n].maj = maj, d->seen[d->n].min = min, d->seen[d->n++].safe = safe;
+	return safe;
 }
 
 /* pathfd (O_PATH) opened for reading, if it is a regular file with inode ino. The fd, or -errno. */
@@ -166,7 +182,8 @@ static void add(struct mapped *m, int fd, const struct cand *c)
 /* Opens what the candidates allow, into m: each file with code, or only the executable where map_files is refused. */
 static void open_all(int dirfd, const struct cand *c, size_t n, const char *exe, struct mapped *m)
 {
-	char *theirs = proc_read(dirfd, "mountinfo", NULL), *ours = proc_read(AT_FDCWD, "/proc/self/mountinfo", NULL);
+	struct devices d = { .theirs = proc_read(dirfd, "mountinfo", NULL),
+			     .ours = proc_read(AT_FDCWD, "/proc/self/mountinfo", NULL) };
 	bool by_exe = false;
 
 	for (size_t i = 0; i < n; i++) {
@@ -178,7 +195,7 @@ static void open_all(int dirfd, const struct cand *c, size_t n, const char *exe,
 			m->over++;
 			continue;
 		}
-		if (!safe_device(theirs, ours, c[i].maj, c[i].min)) {
+		if (!safe_device(&d, c[i].maj, c[i].min)) {
 			m->skipped++;
 			continue;
 		}
@@ -197,8 +214,8 @@ static void open_all(int dirfd, const struct cand *c, size_t n, const char *exe,
 		if (by_exe && fd >= 0)
 			break;
 	}
-	free(theirs);
-	free(ours);
+	free(d.theirs);
+	free(d.ours);
 }
 
 /*
