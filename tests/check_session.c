@@ -25,8 +25,8 @@ static void setup(void)
 	/* b stands for another handler: the parent is alive, with a start time of its own. */
 	b.pid = getppid();
 	ck_assert_int_eq(proc_start_time(b.pid, &b.start), 0);
-	ck_assert_int_eq(session_begin(&a), 0);
-	ck_assert_int_eq(session_begin(&b), 0);
+	ck_assert_int_eq(session_begin(&a, NULL), 0);
+	ck_assert_int_eq(session_begin(&b, NULL), 0);
 	session_hooks(&a, &ha);
 	session_hooks(&b, &hb);
 }
@@ -64,7 +64,7 @@ START_TEST(test_counted_by_the_other)
 	used_by(&ha, &used, &pending);
 	ck_assert_uint_eq(used, 0);
 	/* Published: stored bytes now, not in flight. */
-	ck_assert_int_eq(session_publish(&a, 9 << 20, 0), 0);
+	ck_assert_int_eq(session_publish(&a, 9 << 20, 0, 0), 0);
 	used_by(&hb, &used, &pending);
 	ck_assert_uint_eq(used, 9 << 20);
 	ck_assert_uint_eq(pending, 0);
@@ -92,6 +92,70 @@ START_TEST(test_held_kept_from_the_others_vacuum)
 	hb.unlock(hb.ctx);
 	ck_assert_int_eq(faccessat(dirfd_, "core.held.1.20261121T130000Z", F_OK, 0), 0);
 	ck_assert_int_ne(faccessat(dirfd_, "core.free.2.20261121T130000Z", F_OK, 0), 0);
+}
+END_TEST
+
+/*
+ * A handler c (a child of this test, killed) that began a crash's capture: when named is set its entry was written
+ * (session_named) before it died. Returns how many crashes a, then b, found to name.
+ */
+static void dead_handler(bool named, unsigned *by_a, unsigned *by_b)
+{
+	const struct inflight crash = { .crash_pid = 4242, .uid = 1000, .gid = 1001, .crash_time = 1700000000,
+					.signal = 11 };
+	struct session c;
+	pid_t child;
+
+	ck_assert_int_eq(session_open(&c, dirfd_), 0);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	c.pid = child;
+	ck_assert_int_eq(proc_start_time(child, &c.start), 0);
+	ck_assert_int_eq(session_begin(&c, &crash), 0);
+	if (named)
+		ck_assert_int_eq(session_named(&c), 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(c.statefd);
+	a.n_lost = b.n_lost = 0;
+	ck_assert_int_eq(session_begin(&a, NULL), 0);
+	ck_assert_int_eq(session_begin(&b, NULL), 0);
+	*by_a = a.n_lost;
+	*by_b = b.n_lost;
+}
+
+/* A pipe-mode handler killed before its entry: the next handler to read the ledger names its crash, and only it. */
+START_TEST(test_dead_handlers_crash_named_once)
+{
+	unsigned by_a, by_b;
+
+	if (geteuid() != 0)
+		return;
+	dead_handler(false, &by_a, &by_b);
+	ck_assert_uint_eq(by_a, 1);
+	ck_assert_uint_eq(by_b, 0);
+	ck_assert_int_eq(a.lost[0].crash_pid, 4242);
+	ck_assert_uint_eq(a.lost[0].uid, 1000);
+	ck_assert_uint_eq(a.lost[0].gid, 1001);
+	ck_assert_uint_eq(a.lost[0].signal, 11);
+	ck_assert_uint_eq(a.lost[0].crash_time, 1700000000);
+	ck_assert_uint_eq(a.lost[0].stored, 0);
+}
+END_TEST
+
+/* Killed after its entry was written: nobody names the crash again. */
+START_TEST(test_named_crash_not_named_again)
+{
+	unsigned by_a, by_b;
+
+	if (geteuid() != 0)
+		return;
+	dead_handler(true, &by_a, &by_b);
+	ck_assert_uint_eq(by_a, 0);
+	ck_assert_uint_eq(by_b, 0);
 }
 END_TEST
 
@@ -148,6 +212,8 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_counted_by_the_other);
+	tcase_add_test(t, test_dead_handlers_crash_named_once);
+	tcase_add_test(t, test_named_crash_not_named_again);
 	tcase_add_test(t, test_held_kept_from_the_others_vacuum);
 	tcase_add_test(t, test_rate_windows_shared);
 	tcase_add_test(t, test_lock_excludes);

@@ -10,5 +10,6 @@
 #include "policy/kskip.h"
 #include "policy/rules.h"
 #include "policy/session.h"
+#include "policy/vacuum.h"
 
 #endif

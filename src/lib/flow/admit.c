@@ -44,18 +44,23 @@ static int open_storage(struct crash *cr)
 }
 
 /*
- * For a crash about to be stored: the early log line (a handler killed mid-capture still leaves it), the stored
- * cores counted afresh in the ledger, and the rest of what /proc tells, while the kernel still holds the process.
+ * For a crash about to be stored: the stored cores counted afresh in the ledger, and the crash recorded there; the
+ * early log line (a handler killed mid-capture still leaves it), and the rest of what /proc tells, while the kernel
+ * still holds the process.
  */
 static void begin_capture(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
+	/* Pipe mode's: a handler killed from here on is named by the next one (socket mode's server names its own). */
+	const struct inflight me = { .crash_pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
+				     .crash_time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0) };
 	int r;
 
-	(void) report_start(&cr->k);
-	r = cr->have_session ? session_begin(&cr->q) : 0;
+	r = cr->have_session ? session_begin(&cr->q, cr->o.socket ? NULL : &me) : 0;
 	if (r < 0)
 		without_ledger(cr, r);
+	/* After the record: a handler killed once this line is out is named by the next. */
+	(void) report_start(&cr->k);
 	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
 	/* The trace's files, from the mappings: after the release, their paths may lead elsewhere, or nowhere. */
 	if (cr->c.stack_trace && cr->pi.trusted)

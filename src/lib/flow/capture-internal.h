@@ -15,5 +15,6 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed);
 void crash_analyse(struct crash *cr);
 void crash_log(struct crash *cr);
 void crash_report_dropped(struct crash *cr);
+void crash_report_orphans(struct crash *cr);
 
 #endif

@@ -95,7 +95,11 @@ void crash_finish(struct crash *cr)
 	(void) report_diag(&cr->cd, cr->config, "defaults used, capture goes on");
 	(void) report_diag(&cr->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
 	crash_log(cr);
+	/* Its entry is out: a handler killed from here on leaves nothing for the next to name. */
+	if (cr->have_session)
+		(void) session_named(&cr->q);
 	crash_report_dropped(cr);
+	crash_report_orphans(cr);
 	crash_upload(cr);
 	analysis_free(&cr->a);
 	procinfo_free(&cr->pi);

@@ -4,9 +4,11 @@
  * take it), and pipe mode's report of the crashes the kernel dropped meanwhile.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +70,27 @@ void crash_report_dropped(struct crash *cr)
 	ago_usec = ((uint64_t)now.tv_sec > cr->k.time ? (uint64_t)now.tv_sec - cr->k.time : 0) * 1000000 + 1000000;
 	if (session_kernel_skips(&cr->q, now_ms, up_usec > ago_usec ? up_usec - ago_usec : 0, &ks) == 1)
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
+}
+
+/*
+ * Pipe mode: the crashes whose handler died before its entry (killed, out of memory, crashed itself), found in the
+ * ledger by this handler, each in the one entry it never got: stored, where its core had been published and is still
+ * there, else failed. The ledger gave each to this handler alone.
+ */
+void crash_report_orphans(struct crash *cr)
+{
+	for (unsigned i = 0; cr->have_session && i < cr->q.n_lost; i++) {
+		const struct inflight *f = &cr->q.lost[i];
+		char name[NAME_MAX_LEN], path[PATH_MAX + NAME_MAX_LEN] = "";
+		struct stat st;
+
+		if (f->stored && f->core_ino && vacuum_name_of(cr->dirfd, f->core_ino, name, sizeof(name)) == 0 &&
+		    fstatat(cr->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			(void) snprintf(path, sizeof(path), "%s/%s", cr->c.directory, name);
+		(void) report_orphan(f->crash_pid, f->uid, f->gid, (int)f->signal, f->crash_time, f->pid, path,
+				     path[0] ? (uint64_t)st.st_size : 0);
+	}
+	cr->q.n_lost = 0;
 }
 
 /* How long journald may take to write an entry with a core in it, before the core is stored as a file instead. */

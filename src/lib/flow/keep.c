@@ -113,7 +113,8 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
 	/* A compressed core's raw one, read by the analysis, is on disk until then: the others count it. */
 	if (cr->have_session)
-		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0);
+		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0,
+				       (uint64_t)st.st_ino);
 	return 0;
 }
 

@@ -16,20 +16,22 @@
 
 static void parse_line(struct ledger *l, const char *line)
 {
-	/* The pending count and the held core came later: a line without them (an older handler's) has neither. */
+	/* The pending count, the held core and the crash came later: a line without them (an older handler's) has none. */
 	struct inflight f = { .pending = 0, .held = 0 };
 	struct rate_entry e;
 	uint64_t v, at;
-	int pid;
+	int pid, cpid = 0;
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
 	} else if (sscanf(line, "kmsg %" SCNu64 " %" SCNu64, &v, &at) == 2) {
 		l->kmsg_seq = v;
 		l->kmsg_at = at;
-	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &pid, &f.start, &f.bytes,
-			  &f.pending, &f.held) >= 3 && pid > 0) {
+	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
+			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64, &pid, &f.start, &f.bytes, &f.pending, &f.held, &cpid,
+			  &f.uid, &f.gid, &f.crash_time, &f.signal, &f.stored, &f.core_ino) >= 3 && pid > 0) {
 		f.pid = pid;
+		f.crash_pid = cpid > 0 ? cpid : 0;
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
 	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
@@ -42,7 +44,7 @@ static void parse_line(struct ledger *l, const char *line)
 /* Reads the records of text (NUL-terminated) into l, which it clears first. */
 void ledger_parse(struct ledger *l, const char *text)
 {
-	char line[128];
+	char line[256];
 
 	memset(l, 0, sizeof(*l));
 	while (*text) {
@@ -68,8 +70,11 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 	if (l->kmsg_at)
 		PUT("kmsg %" PRIu64 " %" PRIu64 "\n", l->kmsg_seq, l->kmsg_at);
 	for (size_t i = 0; i < l->n_inflight; i++)
-		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", (int)l->inflight[i].pid,
-		    l->inflight[i].start, l->inflight[i].bytes, l->inflight[i].pending, l->inflight[i].held);
+		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
+		    " %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", (int)l->inflight[i].pid, l->inflight[i].start,
+		    l->inflight[i].bytes, l->inflight[i].pending, l->inflight[i].held, (int)l->inflight[i].crash_pid,
+		    l->inflight[i].uid, l->inflight[i].gid, l->inflight[i].crash_time, l->inflight[i].signal,
+		    l->inflight[i].stored, l->inflight[i].core_ino);
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
 		    l->rate[i].count, l->rate[i].suppressed);

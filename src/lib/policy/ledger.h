@@ -18,6 +18,12 @@ struct inflight {
 	uint64_t bytes;   /* what its capture holds */
 	uint64_t pending; /* of it, what no preallocation shows in statfs yet (a sparse capture's chunk) */
 	uint64_t held;    /* the inode of a stored core its handler still reads (the analysis), kept from vacuum; 0 */
+	/* The crash it handles (pipe mode), to be named by a later handler if this one dies before its entry. */
+	pid_t crash_pid;  /* 0: none recorded */
+	uint32_t uid, gid, signal;
+	uint64_t crash_time;
+	uint32_t stored;  /* 1 once its core was published */
+	uint64_t core_ino;   /* the published core's inode, to find it by */
 };
 
 struct ledger {

@@ -54,7 +54,11 @@ static void hook_unlock(void *ctx)
 	unlock(ctx);
 }
 
-/* Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). */
+/*
+ * Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). The crash such a handler
+ * had in hand is kept in q->lost, for this handler to name: the record leaves the ledger under the lock, so that
+ * exactly one handler names it, once.
+ */
 static int load(struct session *q)
 {
 	int r = ledger_load(q->statefd, &q->l);
@@ -62,10 +66,15 @@ static int load(struct session *q)
 	for (size_t i = 0; r == 0 && i < q->l.n_inflight;) {
 		const struct inflight *f = &q->l.inflight[i];
 
-		if (is_mine(q, f) || alive(f))
+		if (is_mine(q, f) || alive(f)) {
 			i++;
-		else
-			ledger_drop_inflight(&q->l, i);
+			continue;
+		}
+		if (f->crash_pid > 0 && q->n_lost < SESSION_LOST_MAX)
+			q->lost[q->n_lost++] = *f;
+		else if (f->crash_pid > 0)
+			q->lost_more++;
+		ledger_drop_inflight(&q->l, i);
 	}
 	return r;
 }
@@ -104,14 +113,27 @@ int session_open(struct session *q, int dirfd)
 	return r;
 }
 
-/* Counts the stored cores afresh (an admin may have removed some) and saves the ledger. Under the lock. */
-int session_begin(struct session *q)
+/*
+ * Counts the stored cores afresh (an admin may have removed some), records the crash this handler takes (crash, or
+ * NULL) for a later handler to name should this one die before its entry, and saves the ledger. Under the lock.
+ */
+int session_begin(struct session *q, const struct inflight *crash)
 {
+	struct inflight *f;
 	int r = lock(q);
 
 	if (r < 0)
 		return r;
 	r = load(q);
+	/* A full table only costs the naming: the engine's own reservation says what a full table costs it. */
+	f = r == 0 && crash ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
+	if (f) {
+		f->crash_pid = crash->crash_pid;
+		f->uid = crash->uid;
+		f->gid = crash->gid;
+		f->crash_time = crash->crash_time;
+		f->signal = crash->signal;
+	}
 	if (r == 0)
 		r = vacuum_total(q->dirfd, &q->l.published);
 	if (r == 0)
@@ -187,9 +209,10 @@ void session_hooks(struct session *q, struct engine_hooks *h)
 /*
  * Counts size bytes as stored (0 when nothing was) and leaves in this capture's record what it still holds: bytes
  * not counted as stored (the raw core of a compressed one, open for its analysis) and its held core. A record
- * that holds neither, or with done, is dropped. 0 or -errno.
+ * that holds neither and names no crash, or with done, is dropped; one that names its crash is marked stored, and
+ * stays until the entry is written (done). 0 or -errno.
  */
-static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, bool done)
+static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, bool done)
 {
 	int r = lock(q);
 
@@ -201,11 +224,13 @@ static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, bool
 
 		if (!is_mine(q, f))
 			continue;
-		if (done || (bytes == 0 && f->held == 0)) {
+		if (done || (bytes == 0 && f->held == 0 && f->crash_pid == 0)) {
 			ledger_drop_inflight(&q->l, i);
 		} else {
 			f->bytes = bytes;
 			f->pending = 0;
+			f->stored = 1;
+			f->core_ino = ino;
 		}
 		break;
 	}
@@ -216,10 +241,30 @@ static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, bool
 	return r;
 }
 
-/* The capture is published: size bytes stored, bytes still held until session_close() (see settle_capture). */
-int session_publish(struct session *q, uint64_t size, uint64_t bytes)
+/*
+ * The capture is published as inode ino: size bytes stored, bytes still held until session_close() (see
+ * settle_capture).
+ */
+int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino)
 {
-	return settle_capture(q, size, bytes, false);
+	return settle_capture(q, size, bytes, ino, false);
+}
+
+/* The crash's entry is written: no later handler is to name it, whatever becomes of this one now. 0 or -errno. */
+int session_named(struct session *q)
+{
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = load(q);
+	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
+		if (is_mine(q, &q->l.inflight[i]))
+			q->l.inflight[i].crash_pid = 0;
+	if (r == 0)
+		r = ledger_save(q->statefd, &q->l);
+	unlock(q);
+	return r;
 }
 
 /*
@@ -249,7 +294,7 @@ void session_close(struct session *q)
 {
 	if (q->statefd < 0)
 		return;
-	(void) settle_capture(q, 0, 0, true);
+	(void) settle_capture(q, 0, 0, 0, true);
 	(void) close(q->statefd);
 	q->statefd = -1;
 }

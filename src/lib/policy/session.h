@@ -10,6 +10,8 @@
 #include "ledger.h"
 #include "write.h"
 
+#define SESSION_LOST_MAX 8
+
 struct session {
 	int dirfd;
 	int statefd;
@@ -19,13 +21,17 @@ struct session {
 	unsigned removed;    /* cores vacuumed during this capture */
 	unsigned unsent;     /* of them, cores ExecUpload= had not sent yet */
 	uint64_t freed;
+	/* Crashes whose handler died before its entry (pipe mode), found in the ledger: this handler names them. */
+	struct inflight lost[SESSION_LOST_MAX];
+	unsigned n_lost, lost_more;
 };
 
 int session_open(struct session *q, int dirfd);
 void session_close(struct session *q);
-int session_begin(struct session *q);
+int session_begin(struct session *q, const struct inflight *crash);
 void session_hooks(struct session *q, struct engine_hooks *h);
-int session_publish(struct session *q, uint64_t size, uint64_t bytes);
+int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
+int session_named(struct session *q);
 int session_hold(struct session *q, uint64_t ino);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000

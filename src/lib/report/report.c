@@ -466,6 +466,32 @@ int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int
 }
 
 /*
+ * Logs the crash of pid (uid, gid, signal signo, at time) whose pipe-mode handler, pid handler, died before its
+ * entry, as a later handler found it in the ledger: that crash's one entry. path: its core, size bytes, when it had
+ * been stored and is still there; "" otherwise. 0 journald, 1 kernel log, or -errno.
+ */
+int report_orphan(pid_t pid, uid_t uid, gid_t gid, int signo, uint64_t time, pid_t handler, const char *path,
+		  uint64_t size)
+{
+	const struct kargs k = { .pid = pid, .uid = uid, .gid = gid, .time = time, .signal = signo,
+				 .rlimit = UINT64_MAX, .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT,
+				 .pidfd = -1 };
+	static struct outcome o;
+	char step[128], why[128];
+	const struct analysis a = { 0 };
+	struct procinfo pi = { .why = why };
+
+	(void) snprintf(step, sizeof(step), "the capture (its handler, pid %d, died before the entry)", (int)handler);
+	(void) snprintf(why, sizeof(why), "its handler (pid %d) died before the entry; named by a later handler",
+			(int)handler);
+	o = (struct outcome) { .result = path[0] ? RESULT_STORED : RESULT_FAILED, .exe = "", .step = step,
+			       .error = path[0] ? 0 : ECANCELED };
+	(void) snprintf(o.path, sizeof(o.path), "%s", path);
+	o.st.bytes = size;
+	return report_crash(&k, &o, &pi, &a, -1);
+}
+
+/*
  * Logs a connection to the coredump socket that is not from a crashing task (err: -EPERM), or whose task the
  * kernel would not describe: it is dropped without an answer. The peer is named by its credentials.
  */
