@@ -64,11 +64,9 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	}
 }
 
-/* What the copy came to: stored, truncated, or discarded (OnLimit=discard, or nothing at all to keep). */
-static enum result verdict(const struct crash *cr, int r)
+/* What a copy without error came to: stored, truncated, or discarded (OnLimit=discard, or nothing to keep). */
+static enum result verdict(const struct crash *cr)
 {
-	if (r < 0)
-		return RESULT_TRUNCATED;   /* an I/O error after some bytes: keep them */
 	if (!cr->o.st.truncated)
 		return RESULT_STORED;
 	return cr->c.on_limit == ON_LIMIT_DISCARD || cr->o.st.bytes == 0 ? RESULT_DISCARDED : RESULT_TRUNCATED;
@@ -258,14 +256,16 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	cr->o.vacuumed = cr->q.removed;
 	cr->o.vacuumed_unsent = cr->q.unsent;
 	cr->o.vacuumed_bytes = cr->q.freed;
-	if (cr->o.st.bytes == 0 && (r < 0 || !cr->o.st.truncated)) {
+	/*
+	 * An error (not a limit: those cut the core and keep it) leaves a file that may not hold what it says, or not
+	 * on disk: no file under a final name, and the entry says which step failed.
+	 */
+	if (r < 0 || (cr->o.st.bytes == 0 && !cr->o.st.truncated)) {
 		crash_release(cr);
 		store_discard(f);
-		return crash_fail(cr, "copying", r < 0 ? r : -ENODATA);
+		return crash_fail(cr, cr->o.st.failed_at ? cr->o.st.failed_at : "copying", r < 0 ? r : -ENODATA);
 	}
-	if (r < 0)
-		(void) crash_fail(cr, "copying", r);
-	cr->o.result = verdict(cr, r);
+	cr->o.result = verdict(cr);
 	if (cr->o.result == RESULT_DISCARDED) {
 		crash_release(cr);
 		store_discard(f);

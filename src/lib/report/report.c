@@ -154,6 +154,9 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_LEDGER_ERROR=%s", strerror(o->st.hook_error));
 	if (o->st.late_statfs)
 		fields_add(f, "CORESINK_LATE_STATFS=1");
+	if (o->st.statfs_error)
+		fields_add(f, "CORESINK_STATFS_ERROR=%s: the free space last read, less the core's bytes since, stood in",
+			   strerror(o->st.statfs_error));
 	if (o->st.syncs)
 		fields_add(f, "CORESINK_SYNC=%u syncfs in %llu us", o->st.syncs,
 			   (unsigned long long)o->st.sync_ns / 1000);

@@ -400,8 +400,13 @@ static int copy_finish(struct copy *c)
 		r = -errno;
 	if (r == 0 && ftruncate(c->out, (off_t)c->off) < 0)
 		r = -errno;
-	if (fdatasync(c->out) < 0 && r == 0)
+	if (r < 0)
+		c->st->failed_at = "trimming the file";
+	/* A failed sync leaves bytes that may never reach the disk: not a core to keep, whatever its size. */
+	if (fdatasync(c->out) < 0 && r == 0) {
 		r = -errno;
+		c->st->failed_at = "syncing the file to disk";
+	}
 	if (c->o->hygiene)
 		(void) posix_fadvise(c->out, 0, 0, POSIX_FADV_DONTNEED);
 	if (fstat(c->out, &st) == 0)

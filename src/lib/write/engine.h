@@ -86,6 +86,8 @@ struct engine_stats {
 	uint64_t sync_ns;         /* and the time they took */
 	uint64_t reserve;         /* KeepFree in bytes, as last resolved */
 	uint64_t baseline;        /* the free space it trusted, its own bytes counted back in; 0 when none was read */
+	const char *failed_at;    /* the step an error (the -errno returned) came from, NULL: the copy itself */
+	int statfs_error;         /* the first error of statfs between chunks, when the last good numbers stood in */
 };
 
 void engine_defaults(struct engine_opts *o);

@@ -78,6 +78,29 @@ static uint64_t trusted_avail(struct room *c, const struct statfs *sfs)
 	return trusted;
 }
 
+/*
+ * The file system's numbers for the next chunk. A statfs that fails once it worked (EIO on a dying disk, EINTR)
+ * does not stop the capture: the last numbers stand in, their free space what the baseline leaves (the free space
+ * when the capture began, less every byte it has put on disk since), which bounds it anyway on a file system that
+ * reports late; what other writers took meanwhile is not seen. The first error is said in the entry. 0, or -1 with
+ * errno when none ever worked.
+ */
+static int space_statfs(struct room *c, struct statfs *sfs)
+{
+	if (fstatfs(c->out, sfs) == 0) {
+		c->last = *sfs;
+		return 0;
+	}
+	if (c->st->statfs_error == 0)
+		c->st->statfs_error = errno;
+	if (!c->have_baseline)
+		return -1;
+	*sfs = c->last;
+	/* Free space unknown: not more than the baseline allows (trusted_avail), which the blocks below give. */
+	sfs->f_bavail = (c->baseline > c->held ? c->baseline - c->held : 0) / (sfs->f_frsize ? sfs->f_frsize : 1);
+	return 0;
+}
+
 /* Reads what the policy needs: the file system's numbers and the bytes other cores use. */
 static int read_space(struct room *c, struct space_in *in)
 {
@@ -95,7 +118,7 @@ static int read_space(struct room *c, struct space_in *in)
 		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
 	};
 	if (o->check_space) {
-		if (fstatfs(c->out, &sfs) < 0)
+		if (space_statfs(c, &sfs) < 0)
 			return -errno;
 		in->avail = trusted_avail(c, &sfs);
 		in->total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize;

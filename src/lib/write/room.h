@@ -9,6 +9,8 @@
 #include "engine.h"
 #include "space.h"
 
+#include <sys/statfs.h>
+
 struct room {
 	int out;
 	const struct engine_opts *o;
@@ -21,6 +23,7 @@ struct room {
 	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
 	uint64_t baseline;
 	uint64_t raw_avail;       /* what statfs said at the last check */
+	struct statfs last;       /* the last statfs that worked, for a check that fails after it */
 	uint64_t held;            /* what the capture holds on disk now: set by the caller before room_plan() */
 };
 
