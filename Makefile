@@ -170,6 +170,11 @@ fuzz-run: $(FUZZ_BIN)
 fuzz:
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
+# Every syscall of the capture failed in turn with each errno it can return, at its 1st, 2nd and every later call
+# (t-faults runs a short list of them in make check); the table goes to $(B)/faults.md.
+fault-sweep: all $(HELPERS)
+	FAULTS=all FAULTS_TABLE=$(CURDIR)/$(B)/faults.md CORESINK_TEST_NAME=fault-sweep bash tests/e2e/t-faults.sh
+
 # Without DESTDIR, also the analysis and upload users (systemd/coresink.sysusers); a staged install leaves it to the package's
 # postinst (systemd-sysusers), as systemd-coredump's does.
 install: $(B)/.deps
@@ -220,4 +225,4 @@ clean:
 
 FORCE:
 
-.PHONY: all bench check asan-units fuzz fuzz-run install uninstall enable disable clean
+.PHONY: all bench check asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean
