@@ -13,6 +13,18 @@
 #include "io.h"
 
 /*
+ * A call a signal interrupted is made again; one interrupted every time (EINTR_MAX in a row, which no signal a
+ * handler gets makes) is given up with EINTR, so that no fault can hold the crashed process for ever.
+ */
+#define EINTR_MAX 1000
+#define RETRY(r, call) \
+	do { \
+		unsigned tries_ = 0; \
+		do (r) = (call); \
+		while ((r) < 0 && errno == EINTR && ++tries_ < EINTR_MAX); \
+	} while (0)
+
+/*
  * Reads until len bytes or end of file, at the file position (off < 0, read(2)) or at off (pread(2)): the count
  * (short only at EOF) or -errno. calls, if set, counts the calls.
  */
@@ -24,8 +36,7 @@ static ssize_t read_full_at(int fd, void *buf, size_t len, off_t off, unsigned l
 	while (done < len) {
 		ssize_t r;
 
-		do r = off < 0 ? read(fd, p + done, len - done) : pread(fd, p + done, len - done, off + (off_t)done);
-		while (r < 0 && errno == EINTR);
+		RETRY(r, off < 0 ? read(fd, p + done, len - done) : pread(fd, p + done, len - done, off + (off_t)done));
 		if (calls)
 			(*calls)++;
 		if (r < 0)
@@ -57,8 +68,7 @@ ssize_t io_read_record(int fd, void *buf, size_t len)
 {
 	ssize_t r;
 
-	do r = read(fd, buf, len);
-	while (r < 0 && errno == EINTR);
+	RETRY(r, read(fd, buf, len));
 	return r < 0 ? -errno : r;
 }
 
@@ -70,8 +80,7 @@ int io_write_full(int fd, const void *buf, size_t len)
 	while (len > 0) {
 		ssize_t r;
 
-		do r = write(fd, p, len);
-		while (r < 0 && errno == EINTR);
+		RETRY(r, write(fd, p, len));
 		if (r < 0)
 			return -errno;
 		if (r == 0)
@@ -87,8 +96,7 @@ ssize_t io_splice(int in, int out, size_t len, unsigned int flags)
 {
 	ssize_t r;
 
-	do r = splice(in, NULL, out, NULL, len, flags);
-	while (r < 0 && errno == EINTR);
+	RETRY(r, splice(in, NULL, out, NULL, len, flags));
 	return r < 0 ? -errno : r;
 }
 
@@ -118,8 +126,7 @@ int io_wait_readable(int fd)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int r;
 
-	do r = poll(&p, 1, -1);
-	while (r < 0 && errno == EINTR);
+	RETRY(r, poll(&p, 1, -1));
 	return r < 0 ? -errno : 0;
 }
 
@@ -129,8 +136,7 @@ int io_pipe_is_full(int wfd)
 	struct pollfd p = { .fd = wfd, .events = POLLOUT };
 	int r;
 
-	do r = poll(&p, 1, 0);
-	while (r < 0 && errno == EINTR);
+	RETRY(r, poll(&p, 1, 0));
 	if (r < 0)
 		return -errno;
 	return !(p.revents & POLLOUT);
@@ -159,8 +165,7 @@ int io_sendfile_all(int out, int in, uint64_t len)
 		size_t want = len - (uint64_t)off < (1U << 30) ? (size_t)(len - (uint64_t)off) : (1U << 30);
 		ssize_t r;
 
-		do r = sendfile(out, in, &off, want);
-		while (r < 0 && errno == EINTR);
+		RETRY(r, sendfile(out, in, &off, want));
 		if (r < 0)
 			return -errno;
 		if (r == 0)
@@ -177,8 +182,7 @@ int io_vmsplice_full(int wfd, const void *buf, size_t len)
 	while (iov.iov_len > 0) {
 		ssize_t r;
 
-		do r = vmsplice(wfd, &iov, 1, 0);
-		while (r < 0 && errno == EINTR);
+		RETRY(r, vmsplice(wfd, &iov, 1, 0));
 		if (r < 0)
 			return -errno;
 		if (r == 0)
@@ -194,8 +198,7 @@ int io_waitpid(pid_t pid, int *status)
 {
 	pid_t r;
 
-	do r = waitpid(pid, status, 0);
-	while (r < 0 && errno == EINTR);
+	RETRY(r, waitpid(pid, status, 0));
 	return r < 0 ? -errno : 0;
 }
 

@@ -144,7 +144,12 @@ static ssize_t move_chunk(struct copy *c, size_t want)
 		want -= (size_t)h;
 	}
 	r = copy_move(c, want);
-	return r < 0 ? (h > 0 ? h : r) : r + h;
+	/*
+	 * An error after the head is the chunk's error: returning the head's bytes instead went on with the next chunk
+	 * at the same offset, and the bytes read but not written were lost from a core then called whole (a failed
+	 * preallocation of the second run, injected). The file position says what arrived (engine_copy).
+	 */
+	return r < 0 ? r : r + h;
 }
 
 /* What this capture holds on disk: written less its holes, and what it holds elsewhere (the raw core). */
