@@ -228,3 +228,12 @@ int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
 			return -errno;
 	}
 }
+
+/* fdatasync(2), made again when a signal interrupted it: 0 or -errno. */
+int io_fdatasync(int fd)
+{
+	int r;
+
+	RETRY(r, fdatasync(fd));
+	return r < 0 ? -errno : 0;
+}

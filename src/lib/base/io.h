@@ -21,4 +21,6 @@ int io_waitpid(pid_t pid, int *status);
 struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);
 
+int io_fdatasync(int fd);
+
 #endif

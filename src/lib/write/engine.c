@@ -388,7 +388,7 @@ static int copy_step(struct copy *c)
 static int copy_finish(struct copy *c)
 {
 	struct stat st;
-	int r = 0;
+	int r = 0, f;
 
 	/* Let all writeback finish before trimming the preallocation, for the reason given in copy_step(). */
 	if (c->o->hygiene)
@@ -408,8 +408,9 @@ static int copy_finish(struct copy *c)
 	if (r < 0)
 		c->st->failed_at = "trimming the file";
 	/* A failed sync leaves bytes that may never reach the disk: not a core to keep, whatever its size. */
-	if (fdatasync(c->out) < 0 && r == 0) {
-		r = -errno;
+	f = io_fdatasync(c->out);
+	if (f < 0 && r == 0) {
+		r = f;
 		c->st->failed_at = "syncing the file to disk";
 	}
 	if (c->o->hygiene)

@@ -87,14 +87,17 @@ static uint64_t trusted_avail(struct room *c, const struct statfs *sfs)
  */
 static int space_statfs(struct room *c, struct statfs *sfs)
 {
-	if (fstatfs(c->out, sfs) == 0) {
+	/* Once more at once: a signal (EINTR), or a moment's trouble, is not a reason to go on blind. */
+	if (fstatfs(c->out, sfs) == 0 || fstatfs(c->out, sfs) == 0) {
 		c->last = *sfs;
 		return 0;
 	}
 	if (c->st->statfs_error == 0)
 		c->st->statfs_error = errno;
-	if (!c->have_baseline)
+	if (!c->have_baseline) {
+		c->st->failed_at = "reading the free space";
 		return -1;
+	}
 	*sfs = c->last;
 	/* Free space unknown: not more than the baseline allows (trusted_avail), which the blocks below give. */
 	sfs->f_bavail = (c->baseline > c->held ? c->baseline - c->held : 0) / (sfs->f_frsize ? sfs->f_frsize : 1);
