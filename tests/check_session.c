@@ -101,8 +101,9 @@ END_TEST
  */
 static void dead_handler(bool named, unsigned *by_a, unsigned *by_b)
 {
+	/* A name with a space and a newline: the ledger's lines must survive it. */
 	const struct inflight crash = { .crash_pid = 4242, .uid = 1000, .gid = 1001, .crash_time = 1700000000,
-					.signal = 11 };
+					.signal = 11, .comm = "a b\nc" };
 	struct session c;
 	pid_t child;
 
@@ -143,6 +144,7 @@ START_TEST(test_dead_handlers_crash_named_once)
 	ck_assert_uint_eq(a.lost[0].signal, 11);
 	ck_assert_uint_eq(a.lost[0].crash_time, 1700000000);
 	ck_assert_uint_eq(a.lost[0].stored, 0);
+	ck_assert_str_eq(a.lost[0].comm, "a b\nc");
 }
 END_TEST
 

@@ -36,7 +36,8 @@ check "and no entry yet, but its processing... line" \
 	test "$(entries_of "$cp")" -eq 0 -a -n "$(jctl -o cat "CORESINK_PID=$cp" | grep 'processing\.\.\.')"
 crash 1
 e=$(entry_where "COREDUMP_PID=$cp") || fail "the next handler did not name the crash whose handler was killed"
-check "the next handler names it: $(field "$e" MESSAGE)" all_of "$e" "CORESINK_RESULT=failed" "COREDUMP_SIGNAL=11"
+check "the next handler names it: $(field "$e" MESSAGE)" all_of "$e" "CORESINK_RESULT=failed" "COREDUMP_SIGNAL=11" \
+	"COREDUMP_COMM=crasher"
 check "and says why: $(field "$e" CORESINK_ERROR)" matches "$(field "$e" CORESINK_ERROR)" \
 	"^the capture \(its handler, pid [0-9]+, died before the entry\): "
 crash 1

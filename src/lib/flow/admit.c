@@ -52,10 +52,11 @@ static void begin_capture(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
 	/* Pipe mode's: a handler killed from here on is named by the next one (socket mode's server names its own). */
-	const struct inflight me = { .crash_pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
-				     .crash_time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0) };
+	struct inflight me = { .crash_pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
+			       .crash_time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0) };
 	int r;
 
+	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
 	r = cr->have_session ? session_begin(&cr->q, cr->o.socket ? NULL : &me) : 0;
 	if (r < 0)
 		without_ledger(cr, r);

@@ -14,6 +14,27 @@
 
 #define LEDGER_MAX_BYTES (64 * 1024)
 
+/* A process name in the ledger's text: hex, so that no byte of it (spaces, newlines) can break a line. "-": none. */
+static void comm_to_hex(const char *comm, char *hex)
+{
+	size_t n = 0;
+
+	for (; comm[n] && n < LEDGER_COMM_MAX; n++)
+		(void) snprintf(hex + 2 * n, 3, "%02x", (unsigned char)comm[n]);
+	if (n == 0)
+		(void) snprintf(hex, 2, "-");
+}
+
+static void comm_from_hex(const char *hex, char *comm)
+{
+	size_t n = 0;
+	unsigned b;
+
+	while (n < LEDGER_COMM_MAX && sscanf(hex + 2 * n, "%2x", &b) == 1 && b != 0)
+		comm[n++] = (char)b;
+	comm[n] = '\0';
+}
+
 static void parse_line(struct ledger *l, const char *line)
 {
 	/* The pending count, the held core and the crash came later: a line without them (an older handler's) has none. */
@@ -21,6 +42,7 @@ static void parse_line(struct ledger *l, const char *line)
 	struct rate_entry e;
 	uint64_t v, at;
 	int pid, cpid = 0;
+	char hex[2 * LEDGER_COMM_MAX + 1] = "-";
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
@@ -28,10 +50,12 @@ static void parse_line(struct ledger *l, const char *line)
 		l->kmsg_seq = v;
 		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
-			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64, &pid, &f.start, &f.bytes, &f.pending, &f.held, &cpid,
-			  &f.uid, &f.gid, &f.crash_time, &f.signal, &f.stored, &f.core_ino) >= 3 && pid > 0) {
+			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f]", &pid, &f.start, &f.bytes, &f.pending,
+			  &f.held, &cpid, &f.uid, &f.gid, &f.crash_time, &f.signal, &f.stored, &f.core_ino, hex) >= 3 &&
+		   pid > 0) {
 		f.pid = pid;
 		f.crash_pid = cpid > 0 ? cpid : 0;
+		comm_from_hex(hex, f.comm);
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
 	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
@@ -69,12 +93,15 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 	PUT("published %" PRIu64 "\n", l->published);
 	if (l->kmsg_at)
 		PUT("kmsg %" PRIu64 " %" PRIu64 "\n", l->kmsg_seq, l->kmsg_at);
-	for (size_t i = 0; i < l->n_inflight; i++)
+	for (size_t i = 0; i < l->n_inflight; i++) {
+		const struct inflight *f = &l->inflight[i];
+		char hex[2 * LEDGER_COMM_MAX + 2];
+
+		comm_to_hex(f->comm, hex);
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
-		    " %" PRIu32 " %" PRIu32 " %" PRIu64 "\n", (int)l->inflight[i].pid, l->inflight[i].start,
-		    l->inflight[i].bytes, l->inflight[i].pending, l->inflight[i].held, (int)l->inflight[i].crash_pid,
-		    l->inflight[i].uid, l->inflight[i].gid, l->inflight[i].crash_time, l->inflight[i].signal,
-		    l->inflight[i].stored, l->inflight[i].core_ino);
+		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s\n", (int)f->pid, f->start, f->bytes, f->pending, f->held,
+		    (int)f->crash_pid, f->uid, f->gid, f->crash_time, f->signal, f->stored, f->core_ino, hex);
+	}
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
 		    l->rate[i].count, l->rate[i].suppressed);

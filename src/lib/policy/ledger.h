@@ -11,6 +11,7 @@
 #define LEDGER_FILE ".coresink.state"
 #define LEDGER_INFLIGHT_MAX 64
 #define LEDGER_RATE_MAX 256
+#define LEDGER_COMM_MAX 15   /* the kernel's TASK_COMM_LEN less its NUL */
 
 struct inflight {
 	pid_t pid;
@@ -24,6 +25,7 @@ struct inflight {
 	uint64_t crash_time;
 	uint32_t stored;  /* 1 once its core was published */
 	uint64_t core_ino;   /* the published core's inode, to find it by */
+	char comm[LEDGER_COMM_MAX + 1];   /* its %e, as far as it goes, NUL-terminated */
 };
 
 struct ledger {

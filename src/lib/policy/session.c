@@ -133,6 +133,7 @@ int session_begin(struct session *q, const struct inflight *crash)
 		f->gid = crash->gid;
 		f->crash_time = crash->crash_time;
 		f->signal = crash->signal;
+		(void) snprintf(f->comm, sizeof(f->comm), "%s", crash->comm);
 	}
 	if (r == 0)
 		r = vacuum_total(q->dirfd, &q->l.published);
