@@ -102,8 +102,8 @@ END_TEST
 static void dead_handler(bool named, unsigned *by_a, unsigned *by_b)
 {
 	/* A name with a space and a newline: the ledger's lines must survive it. */
-	const struct inflight crash = { .crash_pid = 4242, .uid = 1000, .gid = 1001, .crash_time = 1700000000,
-					.signal = 11, .comm = "a b\nc" };
+	const struct ledger_crash crash = { .pid = 4242, .uid = 1000, .gid = 1001, .time = 1700000000, .signal = 11,
+					    .comm = "a b\nc" };
 	struct session c;
 	pid_t child;
 
@@ -138,13 +138,13 @@ START_TEST(test_dead_handlers_crash_named_once)
 	dead_handler(false, &by_a, &by_b);
 	ck_assert_uint_eq(by_a, 1);
 	ck_assert_uint_eq(by_b, 0);
-	ck_assert_int_eq(a.lost[0].crash_pid, 4242);
-	ck_assert_uint_eq(a.lost[0].uid, 1000);
-	ck_assert_uint_eq(a.lost[0].gid, 1001);
-	ck_assert_uint_eq(a.lost[0].signal, 11);
-	ck_assert_uint_eq(a.lost[0].crash_time, 1700000000);
+	ck_assert_int_eq(a.lost[0].crash.pid, 4242);
+	ck_assert_uint_eq(a.lost[0].crash.uid, 1000);
+	ck_assert_uint_eq(a.lost[0].crash.gid, 1001);
+	ck_assert_uint_eq(a.lost[0].crash.signal, 11);
+	ck_assert_uint_eq(a.lost[0].crash.time, 1700000000);
 	ck_assert_uint_eq(a.lost[0].stored, 0);
-	ck_assert_str_eq(a.lost[0].comm, "a b\nc");
+	ck_assert_str_eq(a.lost[0].crash.comm, "a b\nc");
 }
 END_TEST
 

@@ -52,8 +52,8 @@ static void begin_capture(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
 	/* Pipe mode's: a handler killed from here on is named by the next one (socket mode's server names its own). */
-	struct inflight me = { .crash_pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
-			       .crash_time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0) };
+	struct ledger_crash me = { .pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
+				   .time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0) };
 	int r;
 
 	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");

@@ -87,8 +87,7 @@ void crash_report_orphans(struct crash *cr)
 		if (f->stored && f->core_ino && vacuum_name_of(cr->dirfd, f->core_ino, name, sizeof(name)) == 0 &&
 		    fstatat(cr->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			(void) snprintf(path, sizeof(path), "%s/%s", cr->c.directory, name);
-		(void) report_orphan(f->crash_pid, f->comm, f->uid, f->gid, (int)f->signal, f->crash_time, f->pid,
-				     path, path[0] ? (uint64_t)st.st_size : 0);
+		(void) report_orphan(&f->crash, f->pid, path, path[0] ? (uint64_t)st.st_size : 0);
 	}
 	cr->q.n_lost = 0;
 }

@@ -51,11 +51,12 @@ static void parse_line(struct ledger *l, const char *line)
 		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
 			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f]", &pid, &f.start, &f.bytes, &f.pending,
-			  &f.held, &cpid, &f.uid, &f.gid, &f.crash_time, &f.signal, &f.stored, &f.core_ino, hex) >= 3 &&
+			  &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time, &f.crash.signal, &f.stored, &f.core_ino,
+			  hex) >= 3 &&
 		   pid > 0) {
 		f.pid = pid;
-		f.crash_pid = cpid > 0 ? cpid : 0;
-		comm_from_hex(hex, f.comm);
+		f.crash.pid = cpid > 0 ? cpid : 0;
+		comm_from_hex(hex, f.crash.comm);
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
 	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
@@ -97,10 +98,11 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 		const struct inflight *f = &l->inflight[i];
 		char hex[2 * LEDGER_COMM_MAX + 2];
 
-		comm_to_hex(f->comm, hex);
+		comm_to_hex(f->crash.comm, hex);
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
 		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s\n", (int)f->pid, f->start, f->bytes, f->pending, f->held,
-		    (int)f->crash_pid, f->uid, f->gid, f->crash_time, f->signal, f->stored, f->core_ino, hex);
+		    (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal, f->stored, f->core_ino,
+		    hex);
 	}
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,

@@ -13,19 +13,23 @@
 #define LEDGER_RATE_MAX 256
 #define LEDGER_COMM_MAX 15   /* the kernel's TASK_COMM_LEN less its NUL */
 
+/* The crash a pipe-mode handler has in hand: a later handler names it, should this one die before its entry. */
+struct ledger_crash {
+	pid_t pid;        /* 0: none recorded */
+	uint32_t uid, gid, signal;
+	uint64_t time;
+	char comm[LEDGER_COMM_MAX + 1];   /* its %e, as far as it goes, NUL-terminated */
+};
+
 struct inflight {
 	pid_t pid;
 	uint64_t start;   /* the handler's start time (/proc/PID/stat), against pid reuse */
 	uint64_t bytes;   /* what its capture holds */
 	uint64_t pending; /* of it, what no preallocation shows in statfs yet (a sparse capture's chunk) */
 	uint64_t held;    /* the inode of a stored core its handler still reads (the analysis), kept from vacuum; 0 */
-	/* The crash it handles (pipe mode), to be named by a later handler if this one dies before its entry. */
-	pid_t crash_pid;  /* 0: none recorded */
-	uint32_t uid, gid, signal;
-	uint64_t crash_time;
+	struct ledger_crash crash;
 	uint32_t stored;  /* 1 once its core was published */
 	uint64_t core_ino;   /* the published core's inode, to find it by */
-	char comm[LEDGER_COMM_MAX + 1];   /* its %e, as far as it goes, NUL-terminated */
 };
 
 struct ledger {

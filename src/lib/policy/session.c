@@ -70,9 +70,9 @@ static int load(struct session *q)
 			i++;
 			continue;
 		}
-		if (f->crash_pid > 0 && q->n_lost < SESSION_LOST_MAX)
+		if (f->crash.pid > 0 && q->n_lost < SESSION_LOST_MAX)
 			q->lost[q->n_lost++] = *f;
-		else if (f->crash_pid > 0)
+		else if (f->crash.pid > 0)
 			q->lost_more++;
 		ledger_drop_inflight(&q->l, i);
 	}
@@ -117,7 +117,7 @@ int session_open(struct session *q, int dirfd)
  * Counts the stored cores afresh (an admin may have removed some), records the crash this handler takes (crash, or
  * NULL) for a later handler to name should this one die before its entry, and saves the ledger. Under the lock.
  */
-int session_begin(struct session *q, const struct inflight *crash)
+int session_begin(struct session *q, const struct ledger_crash *crash)
 {
 	struct inflight *f;
 	int r = lock(q);
@@ -127,14 +127,8 @@ int session_begin(struct session *q, const struct inflight *crash)
 	r = load(q);
 	/* A full table only costs the naming: the engine's own reservation says what a full table costs it. */
 	f = r == 0 && crash ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
-	if (f) {
-		f->crash_pid = crash->crash_pid;
-		f->uid = crash->uid;
-		f->gid = crash->gid;
-		f->crash_time = crash->crash_time;
-		f->signal = crash->signal;
-		(void) snprintf(f->comm, sizeof(f->comm), "%s", crash->comm);
-	}
+	if (f)
+		f->crash = *crash;
 	if (r == 0)
 		r = vacuum_total(q->dirfd, &q->l.published);
 	if (r == 0)
@@ -225,7 +219,7 @@ static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint
 
 		if (!is_mine(q, f))
 			continue;
-		if (done || (bytes == 0 && f->held == 0 && f->crash_pid == 0)) {
+		if (done || (bytes == 0 && f->held == 0 && f->crash.pid == 0)) {
 			ledger_drop_inflight(&q->l, i);
 		} else {
 			f->bytes = bytes;
@@ -261,7 +255,7 @@ int session_named(struct session *q)
 	r = load(q);
 	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
 		if (is_mine(q, &q->l.inflight[i]))
-			q->l.inflight[i].crash_pid = 0;
+			q->l.inflight[i].crash.pid = 0;
 	if (r == 0)
 		r = ledger_save(q->statefd, &q->l);
 	unlock(q);

@@ -469,16 +469,15 @@ int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int
 }
 
 /*
- * Logs the crash of pid (comm, uid, gid, signal signo, at time) whose pipe-mode handler, pid handler, died before its
- * entry, as a later handler found it in the ledger: that crash's one entry. path: its core, size bytes, when it had
- * been stored and is still there; "" otherwise. 0 journald, 1 kernel log, or -errno.
+ * Logs crash c, whose pipe-mode handler (pid handler) died before its entry, as a later handler found it in the
+ * ledger: that crash's one entry. path: its core, size bytes, when it had been stored and is still there; ""
+ * otherwise. 0 journald, 1 kernel log, or -errno.
  */
-int report_orphan(pid_t pid, const char *comm, uid_t uid, gid_t gid, int signo, uint64_t time, pid_t handler,
-		  const char *path, uint64_t size)
+int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path, uint64_t size)
 {
-	const struct kargs k = { .pid = pid, .uid = uid, .gid = gid, .time = time, .signal = signo,
-				 .rlimit = UINT64_MAX, .hostname = "", .comm = comm, .dumpmode = SUID_DUMP_ROOT,
-				 .pidfd = -1 };
+	const struct kargs k = { .pid = c->pid, .uid = c->uid, .gid = c->gid, .time = c->time,
+				 .signal = (int)c->signal, .rlimit = UINT64_MAX, .hostname = "", .comm = c->comm,
+				 .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
 	static struct outcome o;
 	char step[128], why[128];
 	const struct analysis a = { 0 };

@@ -33,8 +33,7 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 		 int corefd);
 int report_refused(int conn, int err);
 int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int signo, enum strategy strategy);
-int report_orphan(pid_t pid, const char *comm, uid_t uid, gid_t gid, int signo, uint64_t time, pid_t handler,
-		  const char *path, uint64_t size);
+int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path, uint64_t size);
 int report_kernel_skips(const struct kskip *ks, long pipe_limit);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 
