@@ -1,4 +1,5 @@
 /* check_procinfo.c: /proc metadata of a real process, and the identity checks against pid reuse. */
+#include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -222,6 +223,50 @@ START_TEST(test_mapped_unknown_device_skipped)
 }
 END_TEST
 
+/*
+ * Without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE the kernel refuses map_files: only the executable is opened,
+ * through exe, and m says why. Run in a child that drops both, which writes "n why-set exe-is-it" back.
+ */
+START_TEST(test_mapped_without_the_capability)
+{
+	int p[2], probe = pidfd_of(getpid());
+	char out[16] = "";
+	pid_t child;
+
+	if (geteuid() != 0 || probe < 0)
+		return;
+	close(probe);
+	ck_assert_int_eq(pipe(p), 0);
+	child = fork();
+	if (child == 0) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct d[2];
+		const struct procinfo_id id = { getpid(), pidfd_of(getpid()), 0, (uint64_t)time(NULL) };
+		struct procinfo pi;
+		struct mapped m;
+		struct stat exe, st;
+		int ok;
+
+		if (syscall(SYS_capget, &h, d) < 0)
+			_exit(1);
+		d[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+		d[CAP_CHECKPOINT_RESTORE / 32].effective &= ~(1U << (CAP_CHECKPOINT_RESTORE % 32));
+		if (syscall(SYS_capset, &h, d) < 0 || id.pidfd < 0 ||
+		    read_as(id.pid, id.pidfd, 0, id.crash_time, false, &pi) < 0 || mapped_open(&id, pi.maps, pi.exe, &m) < 0)
+			_exit(1);
+		ok = m.n == 1 && stat("/proc/self/exe", &exe) == 0 && fstat(m.files[0].fd, &st) == 0 &&
+		     st.st_ino == exe.st_ino;
+		dprintf(p[1], "%u %d %d", m.n, m.why != NULL, ok);
+		_exit(0);
+	}
+	close(p[1]);
+	ck_assert_int_gt(read(p[0], out, sizeof(out) - 1), 0);
+	close(p[0]);
+	waitpid(child, NULL, 0);
+	ck_assert_str_eq(out, "1 1 1");
+}
+END_TEST
+
 /* Opened through a pid whose pidfd names another process: nothing is kept open. */
 START_TEST(test_mapped_other_pidfd_refused)
 {
@@ -264,6 +309,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_brief_only);
 	tcase_add_test(tc, test_mapped_self);
 	tcase_add_test(tc, test_mapped_unknown_device_skipped);
+	tcase_add_test(tc, test_mapped_without_the_capability);
 	tcase_add_test(tc, test_mapped_other_pidfd_refused);
 	suite_add_tcase(s, tc);
 	return s;

@@ -179,17 +179,36 @@ static void add(struct mapped *m, int fd, const struct cand *c)
 	m->files[m->n++] = (struct mapped_file) { fd, c->lo, c->hi };
 }
 
-/* Opens what the candidates allow, into m: each file with code, or only the executable where map_files is refused. */
+/*
+ * Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) map_files is refused: the executable, through /proc/PID/exe,
+ * is all that can be opened.
+ */
+static void open_exe_only(int dirfd, const struct cand *c, size_t n, const char *exe, struct devices *d,
+			  struct mapped *m)
+{
+	m->why = "map_files is not permitted (CAP_CHECKPOINT_RESTORE): only the executable was opened";
+	for (size_t i = 0; i < n; i++) {
+		int fd;
+
+		if (!c[i].code || !is_exe(&c[i], exe) || !safe_device(d, c[i].maj, c[i].min))
+			continue;
+		fd = open_cand(dirfd, &c[i], true);
+		if (fd >= 0)
+			add(m, fd, &c[i]);
+		return;
+	}
+}
+
+/* Opens each file with code the candidates name, into m, as far as the bound and the checks allow. */
 static void open_all(int dirfd, const struct cand *c, size_t n, const char *exe, struct mapped *m)
 {
 	struct devices d = { .theirs = proc_read(dirfd, "mountinfo", NULL),
 			     .ours = proc_read(AT_FDCWD, "/proc/self/mountinfo", NULL) };
-	bool by_exe = false;
 
 	for (size_t i = 0; i < n; i++) {
 		int fd;
 
-		if (!c[i].code || (by_exe && !is_exe(&c[i], exe)))
+		if (!c[i].code)
 			continue;
 		if (m->n == MAPPED_MAX) {
 			m->over++;
@@ -199,20 +218,15 @@ static void open_all(int dirfd, const struct cand *c, size_t n, const char *exe,
 			m->skipped++;
 			continue;
 		}
-		fd = open_cand(dirfd, &c[i], by_exe);
-		if (fd == -EPERM && !by_exe && m->n == 0) {
-			/* Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN): the executable, by exe, then nothing else. */
-			m->why = "map_files is not permitted (CAP_CHECKPOINT_RESTORE): only the executable was opened";
-			by_exe = true;
-			i = (size_t)-1;
-			continue;
+		fd = open_cand(dirfd, &c[i], false);
+		if (fd == -EPERM && m->n == 0) {
+			open_exe_only(dirfd, c, n, exe, &d, m);
+			break;
 		}
 		if (fd >= 0)
 			add(m, fd, &c[i]);
 		else
 			m->skipped++;
-		if (by_exe && fd >= 0)
-			break;
 	}
 	free(d.theirs);
 	free(d.ours);
