@@ -68,14 +68,13 @@ cases() {
 	check "$mode: and every module read" lacks "$LAST_ENTRY" "CORESINK_TRACE_UNREAD="
 
 	# Replaced by renames, as dpkg does: the old files are deleted, their paths name another build.
-	build_prog "$SECRET" 1
 	( sleep 1; build_prog "$T/new" 2 && mv -f "$T/new/libmaplib.so" "$SECRET/" && mv -f "$T/new/mapprog" "$SECRET/" ) &
 	swap=$!
 	crash_run "$SECRET/mapprog" 2500 > /dev/null
 	wait "$swap"
 	cmp -s "$SECRET/mapprog" "$T/orig/mapprog" && fail "$mode: the program was not replaced before its crash"
-	# gdb is given the original files, where the core's notes name them.
-	cp -p "$SECRET/mapprog" "$T/new/mapprog.2" && cp -p "$T/orig/mapprog" "$T/orig/libmaplib.so" "$SECRET/"
+	# gdb is given the original files, where the core's notes name them (and the next mode starts from them).
+	cp -p "$T/orig/mapprog" "$T/orig/libmaplib.so" "$SECRET/"
 	same_as_gdb "$mode: deleted and replaced by another build before the crash" "$SECRET/mapprog"
 
 	# A container: a mount namespace of its own, the program on a tmpfs mounted there only, its only process.
