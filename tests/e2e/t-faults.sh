@@ -1,7 +1,8 @@
 #!/bin/bash
 # Single syscall failures in a real pipe-mode capture, injected by strace (--inject) around the real handler, which
-# kernel.core_pattern starts through a wrapper. After each: exactly one entry that says what came of the crash, a
-# stored core only when whole and synced, no file otherwise, nothing half-made, and the next crash stored normally.
+# kernel.core_pattern starts through a wrapper (faults.sh). After each: exactly one entry that says what came of the
+# crash, a stored core only when whole and synced, no file otherwise, nothing half-made, and the next crash stored
+# normally.
 # Two with checks of their own:
 #   fdatasync EIO (the data may never reach the disk): failed at "syncing the file to disk", no file;
 #   fstatfs EIO after the first check: the capture goes on under the free space it last read, less its own
@@ -11,72 +12,12 @@
 # else = no file; no stray file; the process let go within 30 s; the next crash stored whole; the ledger's count of
 # stored bytes what the directory holds. A short list here; FAULTS=all (make fault-sweep) runs the whole table,
 # FAULTS_LIST="SYSCALL ERRNO CALL" the ones it names, and FAULTS_TABLE=FILE writes it.
-. "$(dirname "$0")/lib.sh"
-need_root "it sets kernel.core_pattern and starts systemd-journald"
-command -v strace >/dev/null || skip "no strace"
-scratch
-start_journald
-write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
-use_handler "$T/c.conf"
-# The pattern, as coresink gives it, with the handler replaced by $T/h, which runs it under strace.
-pattern=$("$CORESINK" --config "$T/c.conf" --core-pattern)
-printf '|%s %s\n' "$T/h" "${pattern#* }" > /proc/sys/kernel/core_pattern || fail "core_pattern"
-HANDLER=${pattern%% *}
-HANDLER=${HANDLER#|}
-# wrap ARGS: the next handler runs under strace ARGS. One that would hold the crashed process for good is killed at
-# 60 s (its row then says how long the process was held).
-wrap() {
-	printf '#!/bin/sh\nexec timeout -s KILL 60 strace -f -qq %s %s "$@"\n' "$1" "$HANDLER" > "$T/h"
-	chmod 0755 "$T/h"
-}
-# inject SYSCALL SPEC: the next handler fails SYSCALL as SPEC says (strace's inject=SYSCALL:SPEC).
-inject() { wrap "-o /dev/null -e trace=$1 -e inject=$1:$2"; }
-
-# The dynamic loader makes calls of its own before coresink's main (openat, read, mmap of each library): a fault
-# there is not coresink's to handle. The handler's calls are counted from its first own call (umask, in main): the
-# calls of each syscall before it, in a run without a fault, are added to the call a fault is aimed at.
-declare -A OFF=()
-count_loader_calls() {
-	wrap "-o $T/base.log"
-	crash 4
-	for _ in $(seq 50); do [ -s "$T/base.log" ] && break; sleep 0.1; done
-	while read -r sc n; do OFF[$sc]=$n; done < <(awk 'NR == 1 { pid = $1 } $1 == pid && /^[0-9]+ +umask\(/ { exit }
-		$1 == pid { sub(/\(.*/, "", $2); n[$2]++ } END { for (s in n) print s, n[s] }' "$T/base.log")
-	rm -f "$T/cores"/core.*
-}
-# aim SYSCALL WHEN: WHEN (N, or N+ for every call from the Nth) counted from main, as strace counts SYSCALL.
-aim() {
-	local off=${OFF[$1]:-0} n=${2%+}
-	echo "$((n + off))${2#$n}"
-}
-
-# whole CORE MIB: CORE (compressed or not) holds the crasher's MIB of pattern.
-whole() {
-	case $1 in
-	*.zst) zstd -dcq "$1" > "$T/raw" 2>/dev/null && "$PATCHECK" "$T/raw" "$2" > /dev/null 2>&1 ;;
-	*) "$PATCHECK" "$1" "$2" > /dev/null 2>&1 ;;
-	esac
-}
-
-# outcome: the last crash's entries (N), and of the one, its entry (E), RESULT, CORE and failed STEP. Where
-# journald's socket is what failed, the entry went to the kernel log, in one line.
-outcome() {
-	if E=$(journal_entry "$CRASH_PID"); then
-		N=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" | grep -c '^Process ')
-		RESULT=$(field "$E" CORESINK_RESULT) CORE=$(field "$E" COREDUMP_FILENAME) STEP=$(field "$E" CORESINK_ERROR)
-		return
-	fi
-	E=$(kmsg_since | grep "^coresink.*Process $CRASH_PID " | grep -v 'processing\.\.\.$')
-	N=$(printf '%s' "$E" | grep -c .)
-	STEP=""
-	CORE=$(printf '%s' "$E" | sed -n 's/.* bytes stored in \(\/[^ ]*\)\.\( .*\)\{0,1\}$/\1/p' | head -n 1)
-	[ -n "$CORE" ] && RESULT="stored (kernel log)" || RESULT="kernel log"
-}
+. "$(dirname "$0")/faults.sh"
 
 # sweep_one SYSCALL ERRNO WHEN [MIB]: one crash (MIB, 8) with that fault, its outcome and the checks; prints a row
 # of the table. Leaves the faulted crash's entry in E and what its directory held in FILES.
 sweep_one() {
-	local sc=$1 err=$2 when=$3 mib=${4:-8} t0 t1 bad="" sum led
+	local sc=$1 err=$2 when=$3 mib=${4:-8} t0 t1 bad=""
 	rm -f "$T/cores"/core.*
 	inject "$sc" "error=$err:when=$(aim "$sc" "$when")"
 	kmsg_mark
@@ -91,20 +32,13 @@ sweep_one() {
 	truncated) [ -f "$CORE" ] || bad="$bad truncated without its file;" ;;
 	*) [ -z "$FILES" ] || bad="$bad a file left: $(printf '%s' "$FILES" | tr '\n' ' ');" ;;
 	esac
-	[ -z "$(printf '%s' "$FILES" | grep -vE '^core\.crasher\.[0-9]+\.[0-9TZ]+(\.[0-9]+)?$')" ] || bad="$bad a stray file;"
+	[ -z "$(stray)" ] || bad="$bad a stray file;"
 	# A config that could not be read: the defaults (Directory=/var/lib/coresink, compressed) took the core.
 	case $CORE in "$T/cores/"*|"") ;; *) RESULT="$RESULT (config unread: defaults)"; rm -f "$CORE" ;; esac
 	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
-	# The next crash, strace still around the handler but no fault, is stored whole; the ledger agrees.
 	local faulted=$E row="$RESULT${STEP:+: $STEP}"
-	wrap "-o /dev/null"
-	crash 4
-	outcome
-	[ "$RESULT" = stored ] && whole "$CORE" 4 || bad="$bad the next crash not stored;"
+	bad="$bad$(next_crash)"
 	E=$faulted
-	sum=$(find "$T/cores" -maxdepth 1 -name 'core.*' -printf '%b\n' | awk '{ s += $1 * 512 } END { print s + 0 }')
-	led=$(awk '$1 == "published" { print $2 }' "$T/cores/.coresink.state")
-	[ "$sum" = "$led" ] || bad="$bad ledger $led against $sum on disk;"
 	[ -n "$bad" ] && [ -n "${FAULTS_KEEP:-}" ] && cp -a "$T/cores" "$FAULTS_KEEP/$sc.$err.$when" 2>/dev/null
 	printf '| %s | %s | %s | %s | %s |\n' "$sc" "$err" "$when" "$row" "${bad:-ok}" | tee -a "$T/table"
 	[ -z "$bad" ]
