@@ -263,10 +263,11 @@ int session_named(struct session *q)
 }
 
 /*
- * Marks ino, a core this handler is about to publish and will read until session_close() (the analysis), as held:
- * no vacuum removes it meanwhile. 0 or -errno.
+ * Records ino, the core this handler is about to publish, in its record: should the handler die between the core's
+ * name and its entry, the next one finds the core by it (crash_report_orphans). With hold, this handler also reads
+ * that core until session_close() (the analysis): no vacuum removes it meanwhile. 0 or -errno.
  */
-int session_hold(struct session *q, uint64_t ino)
+int session_publishing(struct session *q, uint64_t ino, bool hold)
 {
 	struct inflight *f;
 	int r = lock(q);
@@ -276,7 +277,9 @@ int session_hold(struct session *q, uint64_t ino)
 	r = load(q);
 	f = r == 0 ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
 	if (f) {
-		f->held = ino;
+		f->core_ino = ino;
+		if (hold)
+			f->held = ino;
 		r = ledger_save(q->statefd, &q->l);
 	} else if (r == 0) {
 		r = -ENOSPC;

@@ -32,7 +32,7 @@ int session_begin(struct session *q, const struct ledger_crash *crash);
 void session_hooks(struct session *q, struct engine_hooks *h);
 int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
 int session_named(struct session *q);
-int session_hold(struct session *q, uint64_t ino);
+int session_publishing(struct session *q, uint64_t ino, bool hold);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 

@@ -1,0 +1,97 @@
+#!/bin/bash
+# A pipe-mode handler killed (SIGKILL: the OOM killer, an admin's kill -9) before each step of a real capture in
+# turn, by strace's injection (signal=KILL, delivered as the call is entered, so the call never runs) around the real
+# handler (faults.sh). The steps are taken from the code as it runs: the handler's own calls in a faultless capture,
+# one step per run of calls of one syscall (the run's first call, and its last). After each kill: the crashed
+# process let go within 30 s; the crash has exactly one entry, written by the killed handler or by the next one,
+# which finds the dead one's record in the ledger; the entry agrees with the directory (stored = the whole core
+# under its name, anything else = no file of that crash); no temporary or stray file; the next crash stored whole;
+# the ledger's count of stored bytes what the directory holds, and no record of a dead handler left in it.
+# A handler killed before it has written the crash's record into the ledger leaves nothing any later one can name
+# the crash by (its early steps: the config, /proc, the directory): such a crash has no entry, and the row says so.
+# A short list here; FAULTS=all (make fault-sweep) kills before every step, FAULTS_TABLE=FILE writes the table.
+. "$(dirname "$0")/faults.sh"
+
+count_loader_calls
+
+# STEPS: "SYSCALL N" a line (N: its Nth call of SYSCALL since main), in the order of the faultless capture;
+# RECORD: the index in STEPS of the first write of the ledger that holds a capture in flight (the crash's record):
+# a kill before it, or before any step up to it, comes before the record.
+mapfile -t STEPS < <(awk 'NR == 1 { pid = $1 } $1 != pid { next } /^[0-9]+ +umask\(/ { on = 1 } !on { next }
+	{ sc = $2; sub(/\(.*/, "", sc) } sc !~ /^[a-z_0-9]+$/ { next }
+	{ n[sc]++; if (sc != prev) { if (last != "") print last; print sc, n[sc]; last = ""; prev = sc }
+	  else last = sc " " n[sc] }
+	sc == "write" && /"published [0-9]*\\ninflight / && !rec { rec = 1; print "RECORD" }
+	END { if (last != "") print last }' "$T/base.log")
+RECORD=-1
+for i in "${!STEPS[@]}"; do [ "${STEPS[$i]}" = RECORD ] && { RECORD=$((i - 1)); unset "STEPS[$i]"; break; }; done
+STEPS=("${STEPS[@]}")
+[ "$RECORD" -gt 0 ] || fail "no write of the crash's record in the faultless capture's calls"
+
+# entries_of PID: how many crash entries name PID (waiting up to 1 s for one).
+entries_of() {
+	local n=0
+	for _ in $(seq 10); do
+		n=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | grep -c '^Process ')
+		[ "$n" -gt 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+
+# kill_at I: the handler of an 8 MiB crash killed before step I; the checks; prints a row of the table.
+kill_at() {
+	local i=$1 sc n bad="" t0 t1 pid k e result core row
+	read -r sc n <<< "${STEPS[$i]}"
+	rm -f "$T/cores"/core.*
+	wrap "-o $T/kill.log -e trace=$sc -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
+	t0=$(date +%s%N)
+	crash_run "$CRASHER" 8
+	t1=$(date +%s%N)
+	pid=$CRASH_PID
+	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
+	grep -q 'killed by SIGKILL' "$T/kill.log" && k=killed || k="not reached"
+	bad="$bad$(next_crash)"
+	CRASH_PID=$pid
+	e=$(journal_entry "$pid") || e=""
+	result=$(field "$e" CORESINK_RESULT) core=$(field "$e" COREDUMP_FILENAME)
+	case $(entries_of "$pid") in
+	1) row="$result" ;;
+	0) row="no entry"; [ "$i" -le "$RECORD" ] && row="no entry (before its record)" || bad="$bad no entry;" ;;
+	*) row="$result"; bad="$bad $(entries_of "$pid") entries;" ;;
+	esac
+	case $result in
+	stored) whole "$core" 8 || bad="$bad stored but not whole;" ;;
+	*) [ -z "$(ls "$T/cores" | grep "^core\.crasher\.$pid\.")" ] || bad="$bad a file of it left;" ;;
+	esac
+	[ -z "$(stray)" ] || bad="$bad a stray file: $(stray | tr '\n' ' ');"
+	printf '| %d | %s %s | %s | %s | %s |\n' "$i" "$sc" "$n" "$k" "$row" "${bad:-ok}" | tee -a "$T/table"
+	[ -z "$bad" ]
+}
+
+# The short list: the first step, the record's write and the step after it, the copy's first write, the link that
+# names the core and the step after it, the analysis' fork, the entry's send and the step after it, the last step.
+quick() {
+	local want=("write 5" "linkat 1" "clone 1" "sendmsg 2") i j
+	echo 0 "$RECORD" $((RECORD + 1))
+	for j in "${want[@]}"; do
+		for i in "${!STEPS[@]}"; do
+			[ "${STEPS[$i]}" = "$j" ] || continue
+			echo "$i"
+			case $j in linkat*|sendmsg*) echo $((i + 1)) ;; esac
+			break
+		done
+	done
+	echo $((${#STEPS[@]} - 1))
+}
+
+: > "$T/table"
+fails=0 runs=0
+[ "${FAULTS:-}" = all ] && list=$(seq 0 $((${#STEPS[@]} - 1))) || list=${FAULTS_STEPS:-$(quick)}
+for i in $list; do
+	runs=$((runs + 1))
+	kill_at "$i" || fails=$((fails + 1))
+done
+[ -n "${FAULTS_TABLE:-}" ] && cp "$T/table" "$FAULTS_TABLE"
+check "kills before $runs of the ${#STEPS[@]} steps (the record at step $RECORD), $fails with a broken promise" \
+	test "$fails" -eq 0
