@@ -1,7 +1,9 @@
 /*
  * ledger.c: the state shared by concurrent handlers: the bytes of stored cores, the captures in flight, and the
  * crash-rate windows. Text, one record a line, rewritten whole under the lock on the ledger file itself. A line
- * that does not parse is dropped: a damaged file costs some counts, never a core.
+ * that does not parse is dropped: a damaged file costs some counts, never a core. The text ends in an "end" line:
+ * a handler killed after its write and before the file was cut to it leaves the old text's tail after that line,
+ * whole records of a moment ago (a dead handler's crash, named already) that must not come back.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,7 @@
 #include "ledger.h"
 
 #define LEDGER_MAX_BYTES (64 * 1024)
+#define LEDGER_END "end"
 
 /* A process name in the ledger's text: hex, so that no byte of it (spaces, newlines) can break a line. "-": none. */
 static void comm_to_hex(const char *comm, char *hex)
@@ -75,6 +78,9 @@ void ledger_parse(struct ledger *l, const char *text)
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 
+		/* A ledger an older coresink wrote has no end line: all of it is read. */
+		if (n == strlen(LEDGER_END) && strncmp(text, LEDGER_END, n) == 0)
+			break;
 		if (n < sizeof(line)) {
 			memcpy(line, text, n);
 			line[n] = '\0';
@@ -84,10 +90,11 @@ void ledger_parse(struct ledger *l, const char *text)
 	}
 }
 
-/* Writes l as text into buf; returns the length (less than len). */
-size_t ledger_format(const struct ledger *l, char *buf, size_t len)
+/* Writes l as text into buf; returns the length (less than size). The end line always fits: records that do not are left out. */
+size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 {
-	size_t n = 0;
+	const size_t end = sizeof(LEDGER_END "\n");
+	size_t n = 0, len = size > end ? size - end : 0;
 
 #define PUT(...) do { int k = snprintf(buf + n, len - n, __VA_ARGS__); \
 		      if (k > 0 && (size_t)k < len - n) n += (size_t)k; } while (0)
@@ -107,6 +114,8 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t len)
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
 		    l->rate[i].count, l->rate[i].suppressed);
+	len = size;
+	PUT(LEDGER_END "\n");
 #undef PUT
 	return n;
 }
