@@ -109,7 +109,7 @@ START_TEST(test_file)
 END_TEST
 
 /*
- * A handler killed between its write of a shorter ledger and the cut to its length (t-kills found it): the old
+ * A handler killed between its write of a shorter ledger and the cut to its length (a step t-kills kills at): the old
  * text's tail, whole records of a moment ago, stays after the new text; they are not read back.
  */
 START_TEST(test_torn_save)
