@@ -56,6 +56,29 @@ START_TEST(test_fallback_to_kmsg)
 }
 END_TEST
 
+/*
+ * A dead handler's entry, looked for in the kernel log by its handler's pid and its crash's: the early
+ * "processing..." line is not it, nor another handler's line or another crash's.
+ */
+START_TEST(test_entry_found_in_kmsg)
+{
+	struct fields f;
+
+	fields_init(&f, LOG_INFO);
+	fields_add(&f, "MESSAGE=Process 7 (x) of user 0 terminated abnormally with signal 11/SIGSEGV, processing...");
+	ck_assert_int_eq(journal_send(&f), 1);
+	fields_free(&f);
+	ck_assert_int_eq(kmsg_find_entry(getpid(), 7), 0);
+	fields_init(&f, LOG_CRIT);
+	fields_add(&f, "MESSAGE=Process 7 (x) of user 0 dumped core (SIGSEGV); 4096 bytes stored in /x.");
+	ck_assert_int_eq(journal_send(&f), 1);
+	fields_free(&f);
+	ck_assert_int_eq(kmsg_find_entry(getpid(), 7), 1);
+	ck_assert_int_eq(kmsg_find_entry(getpid() + 1, 7), 0);
+	ck_assert_int_eq(kmsg_find_entry(getpid(), 70), 0);
+}
+END_TEST
+
 START_TEST(test_fields_bounded)
 {
 	struct fields f;
@@ -175,6 +198,7 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_fallback_to_kmsg);
+	tcase_add_test(tc, test_entry_found_in_kmsg);
 	tcase_add_test(tc, test_fields_bounded);
 	tcase_add_test(tc, test_send_as_user);
 	suite_add_tcase(s, tc);

@@ -96,10 +96,14 @@ START_TEST(test_held_kept_from_the_others_vacuum)
 END_TEST
 
 /*
- * A handler c (a child of this test, killed) that began a crash's capture: when named is set its entry was written
- * (session_named) before it died. Returns how many crashes a, then b, found to name.
+ * A handler c (a child of this test, killed) that began a crash's capture, and got as far as stage before it died:
+ * BEGUN, SENDING its entry (session_sending), or NAMED (its entry written: session_named). Returns how many crashes
+ * a, then b, found to name.
  */
-static void dead_handler(bool named, unsigned *by_a, unsigned *by_b)
+enum stage { BEGUN, SENDING, NAMED };
+#define ENTRY_ID "0123456789abcdef0123456789abcdef"
+
+static void dead_handler(enum stage stage, unsigned *by_a, unsigned *by_b)
 {
 	/* A name with a space and a newline: the ledger's lines must survive it. */
 	const struct ledger_crash crash = { .pid = 4242, .uid = 1000, .gid = 1001, .time = 1700000000, .signal = 11,
@@ -116,7 +120,9 @@ static void dead_handler(bool named, unsigned *by_a, unsigned *by_b)
 	c.pid = child;
 	ck_assert_int_eq(proc_start_time(child, &c.start), 0);
 	ck_assert_int_eq(session_begin(&c, &crash), 0);
-	if (named)
+	if (stage >= SENDING)
+		ck_assert_int_eq(session_sending(&c, ENTRY_ID), 0);
+	if (stage >= NAMED)
 		ck_assert_int_eq(session_named(&c), 0);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
@@ -135,7 +141,7 @@ START_TEST(test_dead_handlers_crash_named_once)
 
 	if (geteuid() != 0)
 		return;
-	dead_handler(false, &by_a, &by_b);
+	dead_handler(BEGUN, &by_a, &by_b);
 	ck_assert_uint_eq(by_a, 1);
 	ck_assert_uint_eq(by_b, 0);
 	ck_assert_int_eq(a.lost[0].crash.pid, 4242);
@@ -145,6 +151,21 @@ START_TEST(test_dead_handlers_crash_named_once)
 	ck_assert_uint_eq(a.lost[0].crash.time, 1700000000);
 	ck_assert_uint_eq(a.lost[0].stored, 0);
 	ck_assert_str_eq(a.lost[0].crash.comm, "a b\nc");
+	ck_assert_str_eq(a.lost[0].entry, "");
+}
+END_TEST
+
+/* Killed as it sent its entry: the crash is handed on with the entry's id, for the next handler to look for. */
+START_TEST(test_sending_handler_hands_on_its_entry)
+{
+	unsigned by_a, by_b;
+
+	if (geteuid() != 0)
+		return;
+	dead_handler(SENDING, &by_a, &by_b);
+	ck_assert_uint_eq(by_a, 1);
+	ck_assert_uint_eq(by_b, 0);
+	ck_assert_str_eq(a.lost[0].entry, ENTRY_ID);
 }
 END_TEST
 
@@ -155,7 +176,7 @@ START_TEST(test_named_crash_not_named_again)
 
 	if (geteuid() != 0)
 		return;
-	dead_handler(true, &by_a, &by_b);
+	dead_handler(NAMED, &by_a, &by_b);
 	ck_assert_uint_eq(by_a, 0);
 	ck_assert_uint_eq(by_b, 0);
 }
@@ -215,6 +236,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_counted_by_the_other);
 	tcase_add_test(t, test_dead_handlers_crash_named_once);
+	tcase_add_test(t, test_sending_handler_hands_on_its_entry);
 	tcase_add_test(t, test_named_crash_not_named_again);
 	tcase_add_test(t, test_held_kept_from_the_others_vacuum);
 	tcase_add_test(t, test_rate_windows_shared);

@@ -45,7 +45,7 @@ static void parse_line(struct ledger *l, const char *line)
 	struct rate_entry e;
 	uint64_t v, at;
 	int pid, cpid = 0;
-	char hex[2 * LEDGER_COMM_MAX + 1] = "-";
+	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-";
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
@@ -53,13 +53,15 @@ static void parse_line(struct ledger *l, const char *line)
 		l->kmsg_seq = v;
 		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
-			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f]", &pid, &f.start, &f.bytes, &f.pending,
-			  &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time, &f.crash.signal, &f.stored, &f.core_ino,
-			  hex) >= 3 &&
+			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f]", &pid, &f.start, &f.bytes,
+			  &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time, &f.crash.signal, &f.stored,
+			  &f.core_ino, hex, entry) >= 3 &&
 		   pid > 0) {
 		f.pid = pid;
 		f.crash.pid = cpid > 0 ? cpid : 0;
 		comm_from_hex(hex, f.crash.comm);
+		if (strlen(entry) == LEDGER_ENTRY_LEN && !strchr(entry, '-'))
+			memcpy(f.entry, entry, sizeof(f.entry));
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
 	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
@@ -107,9 +109,9 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 
 		comm_to_hex(f->crash.comm, hex);
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
-		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s\n", (int)f->pid, f->start, f->bytes, f->pending, f->held,
+		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s\n", (int)f->pid, f->start, f->bytes, f->pending, f->held,
 		    (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal, f->stored, f->core_ino,
-		    hex);
+		    hex, f->entry[0] ? f->entry : "-");
 	}
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,

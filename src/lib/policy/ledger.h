@@ -12,6 +12,7 @@
 #define LEDGER_INFLIGHT_MAX 64
 #define LEDGER_RATE_MAX 256
 #define LEDGER_COMM_MAX 15   /* the kernel's TASK_COMM_LEN less its NUL */
+#define LEDGER_ENTRY_LEN 32  /* an entry's id: 128 bits in hex */
 
 /* The crash a pipe-mode handler has in hand: a later handler names it, should this one die before its entry. */
 struct ledger_crash {
@@ -30,6 +31,7 @@ struct inflight {
 	struct ledger_crash crash;
 	uint32_t stored;  /* 1 once its core was published */
 	uint64_t core_ino;   /* the published core's inode, to find it by */
+	char entry[LEDGER_ENTRY_LEN + 1];   /* set as its entry is sent: the entry's id (CORESINK_ENTRY=), else "" */
 };
 
 struct ledger {

@@ -245,6 +245,26 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
 	return settle_capture(q, size, bytes, ino, false);
 }
 
+/*
+ * The crash's entry, with id entry (CORESINK_ENTRY=), is about to be sent: should this handler die before
+ * session_named(), the next one looks for that entry before it names the crash (crash_report_orphans). 0 or -errno.
+ */
+int session_sending(struct session *q, const char *entry)
+{
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = load(q);
+	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
+		if (is_mine(q, &q->l.inflight[i]))
+			(void) snprintf(q->l.inflight[i].entry, sizeof(q->l.inflight[i].entry), "%s", entry);
+	if (r == 0)
+		r = ledger_save(q->statefd, &q->l);
+	unlock(q);
+	return r;
+}
+
 /* The crash's entry is written: no later handler is to name it, whatever becomes of this one now. 0 or -errno. */
 int session_named(struct session *q)
 {

@@ -324,6 +324,47 @@ int journal_find(const char *match, unsigned timeout_ms)
 	return r > 0 ? 0 : r < 0 ? r : -ETIMEDOUT;
 }
 
+/* Whether the line of text at s (up to its end or a newline) is the entry the needle names, not its early line. */
+static bool entry_line(const char *s, const char *needle)
+{
+	static const char early[] = "processing...";
+	size_t n = strcspn(s, "\n");
+	const char *at = strstr(s, needle);
+
+	return at && at < s + n && !(n >= strlen(early) && memcmp(s + n - strlen(early), early, strlen(early)) == 0);
+}
+
+/*
+ * Whether the kernel log holds the entry that the handler (pid handler) sent there for crash pid, where journald
+ * did not take it: its line "coresink[HANDLER]: Process PID (...", not the early "processing..." one. 1, 0, or
+ * -errno (no kernel log to read).
+ */
+int kmsg_find_entry(pid_t handler, pid_t pid)
+{
+	char rec[8192], needle[64];
+	int fd, found = 0;
+
+	(void) snprintf(needle, sizeof(needle), "coresink[%d]: Process %d (", (int)handler, (int)pid);
+	fd = open(kmsg_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	while (!found) {
+		ssize_t n = io_read_record(fd, rec, sizeof(rec) - 1);
+
+		/* EPIPE: records overwritten as this read; the next read goes on with the oldest left. */
+		if (n == -EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		/* One record a read from /dev/kmsg, each line of it looked at (a test's file gives them all at once). */
+		for (const char *p = rec; *p && !found; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0'))
+			found = entry_line(p, needle);
+	}
+	(void) close(fd);
+	return found;
+}
+
 /* Whether journald's socket is there (not whether it will answer). */
 bool journal_listening(void)
 {
