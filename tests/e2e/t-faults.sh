@@ -19,6 +19,7 @@
 sweep_one() {
 	local sc=$1 err=$2 when=$3 mib=${4:-8} t0 t1 bad=""
 	rm -f "$T/cores"/core.*
+	[ -z "${PLANT:-}" ] || "$PLANT"
 	inject "$sc" "error=$err:when=$(aim "$sc" "$when")"
 	kmsg_mark
 	t0=$(date +%s%N)
@@ -64,6 +65,17 @@ check "fstatfs EIO from the 3rd call on: stored all the same ($(field "$E" CORES
 check "fstatfs EIO: whole" "$PATCHECK" "$(field "$E" COREDUMP_FILENAME)" 64
 check "fstatfs EIO: and the entry says what it went on: $(field "$E" CORESINK_STATFS_ERROR)" matches "$E" \
 	"^CORESINK_STATFS_ERROR=Input/output error"
+
+# A transient ENOSPC (the disk refused blocks where statfs showed room) with an old core in the directory: the old
+# core makes room, as for the reserve, and the new one is stored whole.
+old_core() {
+	head -c 4M /dev/urandom > "$T/cores/core.crasher.1.20200101T000000Z"
+	touch -d 2020-01-01 "$T/cores/core.crasher.1.20200101T000000Z"
+}
+PLANT=old_core run_one fallocate ENOSPC 1
+check "fallocate ENOSPC, an old core there: stored all the same ($(field "$E" CORESINK_RESULT))" has_line "$E" \
+	"CORESINK_RESULT=stored"
+check "and the old core made room: $(field "$E" CORESINK_VACUUMED)" has_line "$E" "CORESINK_VACUUMED=1"
 
 QUICK="read EINTR 2
 read EIO 2

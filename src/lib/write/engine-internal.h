@@ -44,7 +44,7 @@ struct copy {
 };
 
 bool copy_out_of_space(int r);
-int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len);
+int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len, bool locked);
 int copy_write(struct copy *c, const char *buf, size_t n);
 int copy_write_packed(void *ctx, const char *buf, size_t n);
 ssize_t copy_read(struct copy *c, void *buf, size_t n);

@@ -176,7 +176,7 @@ static int prealloc(struct copy *c, size_t len)
 	if (c->o->prealloc == PREALLOC_NONE || c->sparse || c->compress)
 		return 0;
 	if (c->o->prealloc != PREALLOC_FTRUNCATE) {
-		r = copy_reserve_blocks(c, mode, c->off, len);
+		r = copy_reserve_blocks(c, mode, c->off, len, true);
 		if (r <= 0)
 			return r;
 	}

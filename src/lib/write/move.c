@@ -43,7 +43,7 @@ static int ensure_buffer(struct copy *c)
  * file systems) is noted once and never asked again. Preallocation only helps, so only running out of space is an
  * error. 0 reserved, 1 not supported here, or -errno.
  */
-int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len)
+static int reserve(struct copy *c, int mode, uint64_t off, uint64_t len)
 {
 	if (c->no_fallocate)
 		return 1;
@@ -54,6 +54,25 @@ int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len)
 	c->no_fallocate = true;
 	c->st->prealloc_fallback = true;
 	return 1;
+}
+
+/*
+ * Reserves len bytes at off (reserve()). Refused for want of space where the room had said yes, it is asked once
+ * more after old cores made room (room_cure): a transient ENOSPC is not to cost the core while old ones are there.
+ * locked: the caller holds the room's lock already.
+ */
+int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len, bool locked)
+{
+	int r = reserve(c, mode, off, len), made;
+
+	if (!copy_out_of_space(r))
+		return r;
+	if (!locked && room_lock(&c->room) < 0)
+		return r;
+	made = room_cure(&c->room, len);
+	if (!locked)
+		room_unlock(&c->room);
+	return made > 0 ? reserve(c, mode, off, len) : r;
 }
 
 /*
@@ -74,7 +93,7 @@ static bool reserve_run(const struct copy *c, off_t pos)
 static int write_run(void *ctx, off_t pos, const char *buf, size_t n)
 {
 	struct copy *c = ctx;
-	int r = reserve_run(c, pos) ? copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, (uint64_t)pos, n) : 0;
+	int r = reserve_run(c, pos) ? copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, (uint64_t)pos, n, false) : 0;
 
 	c->st->out_calls++;
 	return r < 0 ? r : io_write_full(c->out, buf, n);

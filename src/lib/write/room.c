@@ -177,6 +177,19 @@ static int make_room(struct room *c, uint64_t need, enum limit which)
 }
 
 /*
+ * The disk refused blocks that the room allowed (ENOSPC or EDQUOT where statfs showed room: another writer, a file
+ * system's own reservations): old cores are deleted for need bytes, as for the reserve, since the new crash matters
+ * more than the oldest one. Under the lock. Whether any room was made, or -errno.
+ */
+int room_cure(struct room *c, uint64_t need)
+{
+	struct space_in in;
+	int r = read_space(c, &in);
+
+	return r < 0 ? r : make_room(c, need, LIMIT_KEEP_FREE);
+}
+
+/*
  * Decides how much of the next chunk may be written. When free space or the quota is short, old cores are deleted
  * first: the new crash matters more than the oldest one. *which says what bound the answer.
  */
