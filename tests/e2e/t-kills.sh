@@ -41,7 +41,7 @@ entries_of() {
 
 # kill_at I: the handler of an 8 MiB crash killed before step I; the checks; prints a row of the table.
 kill_at() {
-	local i=$1 sc n bad="" t0 t1 pid k e result core row
+	local i=$1 sc n bad="" t0 t1 pid k e count result core row
 	read -r sc n <<< "${STEPS[$i]}"
 	rm -f "$T/cores"/core.*
 	wrap "-o $T/kill.log -e trace=$sc -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
@@ -53,12 +53,14 @@ kill_at() {
 	grep -q 'killed by SIGKILL' "$T/kill.log" && k=killed || k="not reached"
 	bad="$bad$(next_crash)"
 	CRASH_PID=$pid
-	e=$(journal_entry "$pid") || e=""
+	e=""
+	count=$(entries_of "$pid")
+	[ "$count" -eq 0 ] || e=$(journal_entry "$pid")
 	result=$(field "$e" CORESINK_RESULT) core=$(field "$e" COREDUMP_FILENAME)
-	case $(entries_of "$pid") in
+	case $count in
 	1) row="$result" ;;
 	0) row="no entry"; [ "$i" -le "$RECORD" ] && row="no entry (before its record)" || bad="$bad no entry;" ;;
-	*) row="$result"; bad="$bad $(entries_of "$pid") entries;" ;;
+	*) row="$result"; bad="$bad $count entries;" ;;
 	esac
 	case $result in
 	stored) whole "$core" 8 || bad="$bad stored but not whole;" ;;
