@@ -149,6 +149,7 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 	eo.probe = COMPRESS_PROBE;
 	eo.probe_pct = COMPRESS_PROBE_PCT;
 	eo.baseline = cr->o.st.baseline;
+	eo.last = &cr->o.st.last;
 	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
 	eo.max_core = eo.rlimit = UINT64_MAX;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -237,11 +238,15 @@ static struct minicore *minimal_core(struct crash *cr)
  */
 int crash_copy(struct crash *cr, struct store_file *f)
 {
+	/* Socket mode's check before the dump (crash_room) read the room: a statfs that fails next does not stop us. */
+	const struct statfs before = cr->o.st.last;
 	struct engine_opts eo;
 	struct engine_hooks h;
 	int r;
 
 	engine_options(cr, &eo, &h);
+	eo.baseline = cr->o.st.baseline;
+	eo.last = &before;
 	if (cr->c.core == CORE_MINIMAL)
 		eo.minicore = minimal_core(cr);
 	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;

@@ -457,7 +457,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	f = copy_finish(&c);
 	st->bytes = c.off;
 	st->compressed = c.compress;
-	st->baseline = c.room.have_baseline ? c.room.baseline : 0;
+	room_result(&c.room);
 	copy_teardown(&c);
 	return r < 0 ? r : f;
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/vfs.h>
 
 #include "base.h"
 #include "minicore.h"
@@ -54,6 +55,7 @@ struct engine_opts {
 	unsigned probe_pct;       /* still more than probe_pct % of them; 0 never gives up */
 	uint64_t baseline;        /* the free space an earlier copy of the same capture trusted (its stats'), which
 				     this one continues from; 0: what statfs shows when this one begins */
+	const struct statfs *last;  /* with baseline: that copy's last statfs, standing in should this one's first fail */
 	bool check_space;         /* fstatfs before each chunk */
 	void *head;               /* receives the first head_len bytes as they pass (the core's notes); NULL: none */
 	size_t head_len;
@@ -86,6 +88,7 @@ struct engine_stats {
 	uint64_t sync_ns;         /* and the time they took */
 	uint64_t reserve;         /* KeepFree in bytes, as last resolved */
 	uint64_t baseline;        /* the free space it trusted, its own bytes counted back in; 0 when none was read */
+	struct statfs last;       /* with baseline: the last statfs that worked */
 	const char *failed_at;    /* the step an error (the -errno returned) came from, NULL: the copy itself */
 	int statfs_error;         /* the first error of statfs between chunks, when the last good numbers stood in */
 };

@@ -94,6 +94,12 @@ static int space_statfs(struct room *c, struct statfs *sfs)
 	}
 	if (c->st->statfs_error == 0)
 		c->st->statfs_error = errno;
+	/* A copy that continues a capture (socket mode's check before the dump; the compression) has its numbers. */
+	if (!c->have_baseline && c->o->baseline && c->o->last) {
+		c->last = *c->o->last;
+		c->baseline = c->o->baseline;
+		c->have_baseline = true;
+	}
 	if (!c->have_baseline) {
 		c->st->failed_at = "reading the free space";
 		return -1;
@@ -251,6 +257,13 @@ void room_unlock(struct room *c)
 		c->locker->unlock(c->locker->ctx);
 }
 
+/* What the room trusted, into its stats, for a copy that continues the capture (engine_opts' baseline and last). */
+void room_result(const struct room *c)
+{
+	c->st->baseline = c->have_baseline ? c->baseline : 0;
+	c->st->last = c->last;
+}
+
 /*
  * Whether a capture into out may store anything now, by the same checks as its first chunk (old cores removed to
  * make room included), under the hooks' lock: 1 when at least a page may be written, 0 when not (st->limit says what
@@ -269,6 +282,7 @@ int room_for_core(int out, const struct engine_opts *o, struct engine_stats *st)
 		return r;
 	r = room_plan(&c, &want, &st->limit);
 	room_unlock(&c);
+	room_result(&c);
 	if (r < 0)
 		return r;
 	return want >= PAGE_BYTES;

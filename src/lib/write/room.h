@@ -31,6 +31,7 @@ void room_init(struct room *c, int out, const struct engine_opts *o, struct engi
 int room_plan(struct room *c, size_t *want, enum limit *which);
 int room_fits(struct room *c, uint64_t size, enum limit *which);
 int room_cure(struct room *c, uint64_t need);
+void room_result(const struct room *c);
 int room_for_core(int out, const struct engine_opts *o, struct engine_stats *st);
 int room_lock(struct room *c);
 void room_unlock(struct room *c);
