@@ -222,6 +222,24 @@ static void handle(struct server *s, int conn, uint64_t time)
 	_exit(capture_socket(s->config, s->named, conn, time) < 0 ? EXIT_SYSTEM : 0);
 }
 
+/*
+ * fork(), asked again after a moment where it failed for want of a process or of memory (EAGAIN, ENOMEM: the pid
+ * or task limit, a machine in trouble), which passes: the crash waits for its handler, the task held meanwhile.
+ */
+static pid_t fork_handler(void)
+{
+	static const long wait_ms[] = { 10, 100 };
+	pid_t pid = fork();
+
+	for (size_t i = 0; pid < 0 && (errno == EAGAIN || errno == ENOMEM) && i < ELEMENTSOF(wait_ms); i++) {
+		const struct timespec ts = { 0, wait_ms[i] * 1000000L };
+
+		(void) nanosleep(&ts, NULL);
+		pid = fork();
+	}
+	return pid;
+}
+
 /* Takes one connection into a free slot and forks its handler. */
 static void take(struct server *s, struct slot *sl)
 {
@@ -238,14 +256,17 @@ static void take(struct server *s, struct slot *sl)
 	(void) getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len);
 	*sl = (struct slot) { .task = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = (uint64_t)time(NULL),
 			      .deadline_ms = now_ms() + s->c.socket_timeout_ms };
-	pid = fork();
+	pid = fork_handler();
 	if (pid == 0)
 		handle(s, conn, sl->time);
 	(void) close(conn);
 	if (pid < 0) {
-		/* Closing the connection lets the task go without a core: say so, it is the crash's only entry. */
+		/* Closing the connection lets the task go without a core: its entry says so (EAGAIN, ENOMEM). */
+		int e = errno;
+
 		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)uc.pid,
-		    strerror(errno));
+		    strerror(e));
+		(void) report_lost(uc.pid, uc.uid, uc.gid, sl->time, "starting the capture's process", e, s->c.strategy);
 		sl->child = 0;
 		return;
 	}
@@ -256,7 +277,17 @@ static void take(struct server *s, struct slot *sl)
 /* The entry of a crash whose handler was killed at the deadline or died: it wrote none. */
 static void report_lost_slot(const struct server *s, const struct slot *sl, int status)
 {
-	(void) report_lost(sl->task, sl->uid, sl->gid, sl->time, sl->killed, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+	int signo = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	char step[96];
+
+	if (sl->killed)
+		(void) snprintf(step, sizeof(step), "the capture (SocketTimeoutSec reached)");
+	else if (signo > 0)
+		(void) snprintf(step, sizeof(step), "the capture's process (killed by SIG%s)",
+				sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
+	else
+		(void) snprintf(step, sizeof(step), "the capture's process (it ended without an entry)");
+	(void) report_lost(sl->task, sl->uid, sl->gid, sl->time, step, sl->killed ? ETIMEDOUT : ECANCELED,
 			   s->c.strategy);
 }
 

@@ -444,27 +444,19 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 }
 
 /*
- * Logs the crash of a task whose capture's process was killed at SocketTimeoutSec (killed) or died of signal signo
- * (0: it exited without an entry): it wrote no entry, and the task is gone; what the server knew of it is all there
- * is. 0 journald, 1 kernel log, or -errno.
+ * Logs the crash of a task that socket mode's server took, but whose capture wrote no entry: its process was killed
+ * or died (step says how, error is the errno the entry gives), or none could be started. The task is gone; what
+ * the server knew of it is all there is. 0 journald, 1 kernel log, or -errno.
  */
-int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, bool killed, int signo, enum strategy strategy)
+int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, const char *step, int error, enum strategy strategy)
 {
 	const struct kargs k = { .pid = pid, .uid = uid, .gid = gid, .time = time, .rlimit = UINT64_MAX,
 				 .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
-	char step[96];
 	const struct outcome o = { .result = RESULT_FAILED, .exe = "", .socket = true, .strategy = strategy,
-				   .step = step, .error = killed ? ETIMEDOUT : ECANCELED };
-	const struct procinfo pi = { .why = "the handler was killed" };
+				   .step = step, .error = error };
+	const struct procinfo pi = { .why = "its capture wrote no entry" };
 	const struct analysis a = { 0 };
 
-	if (killed)
-		(void) snprintf(step, sizeof(step), "the capture (SocketTimeoutSec reached)");
-	else if (signo > 0)
-		(void) snprintf(step, sizeof(step), "the capture's process (killed by SIG%s)", sigabbrev_np(signo) ?
-				sigabbrev_np(signo) : "?");
-	else
-		(void) snprintf(step, sizeof(step), "the capture's process (it ended without an entry)");
 	return report_crash(&k, &o, &pi, &a, -1);
 }
 
