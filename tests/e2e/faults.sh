@@ -1,43 +1,102 @@
-# faults.sh, sourced by t-faults.sh and t-kills.sh: a real pipe-mode handler in kernel.core_pattern, run through a
-# wrapper ($T/h) that puts strace around it, and what both sweeps check after each fault.
+# faults.sh, sourced by t-faults.sh, t-faults-socket.sh and t-kills.sh: a real coresink under strace, which fails
+# its calls as a sweep asks, and what the sweeps check after each fault. In pipe mode (FAULTS_MODE unset) the handler
+# in kernel.core_pattern runs through a wrapper ($T/h) that puts strace around it; in socket mode (FAULTS_MODE=socket)
+# strace is attached to the server, and follows each crash's process from its fork.
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v strace >/dev/null || skip "no strace"
+MODE=${FAULTS_MODE:-pipe}
+[ "$MODE" = pipe ] || need_socket_mode
 scratch
 start_journald
-write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
-use_handler "$T/c.conf"
-# The pattern, as coresink gives it, with the handler replaced by $T/h, which runs it under strace.
-pattern=$("$CORESINK" --config "$T/c.conf" --core-pattern)
-printf '|%s %s\n' "$T/h" "${pattern#* }" > /proc/sys/kernel/core_pattern || fail "core_pattern"
-HANDLER=${pattern%% *}
-HANDLER=${HANDLER#|}
+write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
+	"Socket=$T/kernel.socket"
+declare -A OFF=()
+
+if [ "$MODE" = pipe ]; then
+	use_handler "$T/c.conf"
+	# The pattern, as coresink gives it, with the handler replaced by $T/h, which runs it under strace.
+	pattern=$("$CORESINK" --config "$T/c.conf" --core-pattern)
+	printf '|%s %s\n' "$T/h" "${pattern#* }" > /proc/sys/kernel/core_pattern || fail "core_pattern"
+	HANDLER=${pattern%% *}
+	HANDLER=${HANDLER#|}
+fi
+
 # wrap ARGS: the next handler runs under strace ARGS. One that would hold the crashed process for good is killed at
-# 60 s (its row then says how long the process was held).
+# 60 s (its row then says how long the process was held). Socket mode: strace ARGS is attached to the server anew
+# (the server's own deadline, SocketTimeoutSec, kills a crash's process that holds on).
 wrap() {
+	if [ "$MODE" = socket ]; then
+		attach "$1"
+		return
+	fi
 	printf '#!/bin/sh\nexec timeout -s KILL 60 strace -qq %s %s "$@"\n' "$1" "$HANDLER" > "$T/h"
 	chmod 0755 "$T/h"
 }
-# inject SYSCALL SPEC: the next handler fails SYSCALL as SPEC says (strace's inject=SYSCALL:SPEC).
-inject() { wrap "-f -o /dev/null -e trace=$1 -e inject=$1:$2"; }
+# inject SYSCALL SPEC: the next handler fails SYSCALL as SPEC says (strace's inject=SYSCALL:SPEC); $T/inject.log
+# then shows whether it did ("(INJECTED)").
+inject() { wrap "-f -o $T/inject.log -e trace=$1 -e inject=$1:$2"; }
+
+# attach ARGS: socket mode's strace ARGS (unquoted: words without spaces) on the server, once the last one has
+# detached (SIGTERM: strace lets go of what it attached to); returns once the server is traced.
+TRACER=""
+attach() {
+	detach
+	# shellcheck disable=SC2086
+	strace -qq $1 -p "$SERVER_PID" > /dev/null 2>&1 &
+	TRACER=$!
+	for _ in $(seq 200); do
+		grep -q "^TracerPid:[[:space:]]*$TRACER\$" "/proc/$SERVER_PID/status" && return 0
+		sleep 0.01
+	done
+	fail "strace did not attach to the server"
+}
+detach() {
+	[ -n "$TRACER" ] || return 0
+	kill -TERM "$TRACER" 2>/dev/null
+	wait "$TRACER" 2>/dev/null
+	TRACER=""
+}
 
 # The dynamic loader makes calls of its own before coresink's main (openat, read, mmap of each library): a fault
 # there is not coresink's to handle. The handler's calls are counted from its first own call (umask, in main): the
-# calls of each syscall before it, in a run without a fault, are added to the call a fault is aimed at.
-declare -A OFF=()
-count_loader_calls() {
+# calls of each syscall before it, in a run without a fault, are added to the call a fault is aimed at (OFF). Its
+# last call of each (LAST) is the count of that run's calls. Socket mode: strace counts the calls of each crash's
+# process from its fork, with no loader before them; its calls are the first process the server forked.
+declare -A LAST=()
+count_calls() {
+	local prog
 	wrap "-f -o $T/base.log"
-	crash 4
+	crash 8
+	detach
 	for _ in $(seq 50); do [ -s "$T/base.log" ] && break; sleep 0.1; done
-	while read -r sc n; do OFF[$sc]=$n; done < <(awk 'NR == 1 { pid = $1 } $1 == pid && /^[0-9]+ +umask\(/ { exit }
-		$1 == pid { sub(/\(.*/, "", $2); n[$2]++ } END { for (s in n) print s, n[s] }' "$T/base.log")
+	# shellcheck disable=SC2016
+	prog='NR == 1 && mode == "pipe" { pid = $1 } !pid && $1 != server { pid = $1 } $1 != pid { next }
+		{ sc = $2; sub(/\(.*/, "", sc) }
+		mode == "pipe" && !main && sc == "umask" { main = 1; for (s in n) off[s] = n[s] }
+		{ n[sc]++ }
+		END { for (s in n) print s, off[s] + 0, n[s] }'
+	while read -r sc off n; do
+		OFF[$sc]=$off LAST[$sc]=$n
+	done < <(awk -v mode="$MODE" -v server="${SERVER_PID:-0}" "$prog" "$T/base.log")
 	rm -f "$T/cores"/core.*
 }
-# aim SYSCALL WHEN: WHEN (N, or N+ for every call from the Nth) counted from main, as strace counts SYSCALL.
+# aim SYSCALL WHEN: WHEN (N, N+ for every call from the Nth, or "last") counted from main, as strace counts SYSCALL;
+# nothing for the last call of one the faultless capture never made.
 aim() {
 	local off=${OFF[$1]:-0} n=${2%+}
+	if [ "$2" = last ]; then
+		[ -n "${LAST[$1]:-}" ] && echo "${LAST[$1]}"
+		return
+	fi
 	echo "$((n + off))${2#$n}"
 }
+
+if [ "$MODE" = socket ]; then
+	start_server "$T/c.conf"
+	at_exit detach
+	use_socket "$T/c.conf"
+fi
 
 # whole CORE MIB: CORE (compressed or not) holds the crasher's MIB of pattern.
 whole() {
@@ -63,17 +122,19 @@ outcome() {
 }
 
 # next_crash: the next crash, strace still around the handler but no fault, is stored whole, and the ledger's count
-# of stored bytes is what the directory holds; prints what broke, if anything (run it in $(...)).
+# of stored bytes is what the directory holds; NEXT_BAD says what broke, if anything. Not in a subshell: socket
+# mode's tracer is this shell's. Sets CRASH_PID, E, RESULT, CORE as outcome() does.
 next_crash() {
 	local sum led
+	NEXT_BAD=""
 	wrap "-f -o /dev/null"
 	crash 4
 	outcome
-	[ "$RESULT" = stored ] && whole "$CORE" 4 || printf ' the next crash not stored;'
-	settled || printf ' a handler still in the ledger after 10 s;'
+	[ "$RESULT" = stored ] && whole "$CORE" 4 || NEXT_BAD="$NEXT_BAD the next crash not stored;"
+	settled || NEXT_BAD="$NEXT_BAD a handler still in the ledger after 10 s;"
 	sum=$(find "$T/cores" -maxdepth 1 -name 'core.*' -printf '%b\n' | awk '{ s += $1 * 512 } END { print s + 0 }')
 	led=$(awk '$1 == "published" { print $2 }' "$T/cores/.coresink.state")
-	[ "$sum" = "$led" ] || printf ' ledger %s against %s on disk;' "$led" "$sum"
+	[ "$sum" = "$led" ] || NEXT_BAD="$NEXT_BAD ledger $led against $sum on disk;"
 }
 
 # settled: waits (up to 10 s) until no capture is in flight: every handler's record has left the ledger.

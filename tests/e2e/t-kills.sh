@@ -12,7 +12,7 @@
 # A short list here; FAULTS=all (make fault-sweep) kills before every step, FAULTS_TABLE=FILE writes the table.
 . "$(dirname "$0")/faults.sh"
 
-count_loader_calls
+count_calls
 
 # STEPS: "SYSCALL N" a line (N: its Nth call of SYSCALL since main), in the order of the faultless capture;
 # RECORD: the index in STEPS of the first write of the ledger that holds a capture in flight (the crash's record):
@@ -39,19 +39,25 @@ entries_of() {
 	echo "$n"
 }
 
+# recorded: whether the killed handler wrote the crash's record into the ledger (a write of it naming a capture in
+# flight: the others have finished, settled) before it died.
+recorded() { grep -q '^write([0-9]*, "published [0-9]*\\ninflight .* = [0-9]' "$T/kill.log"; }
+
 # kill_at I: the handler of an 8 MiB crash killed before step I; the checks; prints a row of the table.
 kill_at() {
 	local i=$1 sc n bad="" t0 t1 pid k e count result core row
 	read -r sc n <<< "${STEPS[$i]}"
 	rm -f "$T/cores"/core.*
-	wrap "-o $T/kill.log -e trace=$sc -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
+	# The ledger's writes traced too: whether the record was written before the kill (the counts of reads vary).
+	wrap "-o $T/kill.log -e trace=$sc,write -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
 	t0=$(date +%s%N)
 	crash_run "$CRASHER" 8
 	t1=$(date +%s%N)
 	pid=$CRASH_PID
 	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
 	grep -q 'killed by SIGKILL' "$T/kill.log" && k=killed || k="not reached"
-	bad="$bad$(next_crash)"
+	next_crash
+	bad="$bad$NEXT_BAD"
 	CRASH_PID=$pid
 	e=""
 	count=$(entries_of "$pid")
@@ -59,7 +65,7 @@ kill_at() {
 	result=$(field "$e" CORESINK_RESULT) core=$(field "$e" COREDUMP_FILENAME)
 	case $count in
 	1) row="$result" ;;
-	0) row="no entry"; [ "$i" -le "$RECORD" ] && row="no entry (before its record)" || bad="$bad no entry;" ;;
+	0) row="no entry"; recorded || row="no entry (before its record)"; [ "$row" != "no entry" ] || bad="$bad no entry;" ;;
 	*) row="$result"; bad="$bad $count entries;" ;;
 	esac
 	case $result in
