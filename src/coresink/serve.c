@@ -266,7 +266,9 @@ static void take(struct server *s, struct slot *sl)
 
 		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)uc.pid,
 		    strerror(e));
-		(void) report_lost(uc.pid, uc.uid, uc.gid, sl->time, "starting the capture's process", e, s->c.strategy);
+		const struct ledger_crash c = { .pid = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = sl->time };
+
+		(void) report_lost(&c, "starting the capture's process", e, "", 0, s->c.strategy);
 		sl->child = 0;
 		return;
 	}
@@ -274,9 +276,10 @@ static void take(struct server *s, struct slot *sl)
 	s->active++;
 }
 
-/* The entry of a crash whose handler was killed at the deadline or died: it wrote none. */
+/* The entry of a crash whose handler was killed at the deadline or died without saying it wrote one. */
 static void report_lost_slot(const struct server *s, const struct slot *sl, int status)
 {
+	const struct ledger_crash c = { .pid = sl->task, .uid = sl->uid, .gid = sl->gid, .time = sl->time };
 	int signo = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	char step[96];
 
@@ -287,8 +290,7 @@ static void report_lost_slot(const struct server *s, const struct slot *sl, int 
 				sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
 	else
 		(void) snprintf(step, sizeof(step), "the capture's process (it ended without an entry)");
-	(void) report_lost(sl->task, sl->uid, sl->gid, sl->time, step, sl->killed ? ETIMEDOUT : ECANCELED,
-			   s->c.strategy);
+	capture_lost(s->c.directory, sl->child, &c, step, sl->killed ? ETIMEDOUT : ECANCELED, s->c.strategy);
 }
 
 static void reap(struct server *s)

@@ -82,12 +82,12 @@ count_calls() {
 	rm -f "$T/cores"/core.*
 }
 # aim SYSCALL WHEN: WHEN (N, N+ for every call from the Nth, or "last") counted from main, as strace counts SYSCALL;
-# nothing for the last call of one the faultless capture never made.
+# nothing for the last call of one the faultless capture never made past the loader.
 aim() {
 	local off=${OFF[$1]:-0} n=${2%+}
 	if [ "$2" = last ]; then
-		[ -n "${LAST[$1]:-}" ] && echo "${LAST[$1]}"
-		return
+		[ "${LAST[$1]:-0}" -gt "$off" ] && echo "${LAST[$1]}"
+		return 0
 	fi
 	echo "$((n + off))${2#$n}"
 }

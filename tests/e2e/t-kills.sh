@@ -9,15 +9,25 @@
 # the ledger's count of stored bytes what the directory holds, and no record of a dead handler left in it.
 # A handler killed before it has written the crash's record into the ledger leaves nothing any later one can name
 # the crash by (its early steps: the config, /proc, the directory): such a crash has no entry, and the row says so.
+# In socket mode (FAULTS_MODE=socket: t-kills-socket.sh) the server's process for the crash is the one killed:
+# strace is attached to the server and follows what it forks, each process counted from its fork. A step whose call
+# the server makes itself (counted from the attach) is left out, lest the server be the one killed; a kill that
+# lands in the analysis (which counts its own calls) is said as such. The server names every crash whose process
+# died, so every kill must leave exactly one entry.
 # A short list here; FAULTS=all (make fault-sweep) kills before every step, FAULTS_TABLE=FILE writes the table.
 . "$(dirname "$0")/faults.sh"
 
 count_calls
+[ "$MODE" = socket ] && FOLLOW="-f " || FOLLOW=""
 
-# STEPS: "SYSCALL N" a line (N: its Nth call of SYSCALL since main), in the order of the faultless capture;
-# RECORD: the index in STEPS of the first write of the ledger that holds a capture in flight (the crash's record):
-# a kill before it, or before any step up to it, comes before the record.
-mapfile -t STEPS < <(awk 'NR == 1 { pid = $1 } $1 != pid { next } /^[0-9]+ +umask\(/ { on = 1 } !on { next }
+# STEPS: "SYSCALL N" a line (N: its Nth call of SYSCALL since main, or since the fork), in the order of the
+# faultless capture; RECORD: the index in STEPS of the first write of the ledger that holds a capture in flight (the
+# crash's record): a kill before it, or before any step up to it, comes before the record. SERVER: the calls the
+# server made itself meanwhile (socket mode).
+# shellcheck disable=SC2016
+mapfile -t STEPS < <(awk -v mode="$MODE" -v server="${SERVER_PID:-0}" '
+	NR == 1 && mode == "pipe" { pid = $1 } !pid && $1 != server { pid = $1 } $1 != pid { next }
+	mode == "socket" || /^[0-9]+ +umask\(/ { on = 1 } !on { next }
 	{ sc = $2; sub(/\(.*/, "", sc) } sc !~ /^[a-z_0-9]+$/ { next }
 	{ n[sc]++; if (sc != prev) { if (last != "") print last; print sc, n[sc]; last = ""; prev = sc }
 	  else last = sc " " n[sc] }
@@ -27,6 +37,7 @@ RECORD=-1
 for i in "${!STEPS[@]}"; do [ "${STEPS[$i]}" = RECORD ] && { RECORD=$((i - 1)); unset "STEPS[$i]"; break; }; done
 STEPS=("${STEPS[@]}")
 [ "$RECORD" -gt 0 ] || fail "no write of the crash's record in the faultless capture's calls"
+SERVER=" $(awk -v s="${SERVER_PID:-0}" '$1 == s { sc = $2; sub(/\(.*/, "", sc); print sc }' "$T/base.log" | sort -u | tr '\n' ' ')"
 
 # entries_of PID: how many crash entries name PID (waiting up to 1 s for one).
 entries_of() {
@@ -40,22 +51,42 @@ entries_of() {
 }
 
 # recorded: whether the killed handler wrote the crash's record into the ledger (a write of it naming a capture in
-# flight: the others have finished, settled) before it died.
-recorded() { grep -q '^write([0-9]*, "published [0-9]*\\ninflight .* = [0-9]' "$T/kill.log"; }
+# flight: the others have finished, settled) before it died. Socket mode: the server names the crash whatever.
+recorded() {
+	[ "$MODE" = socket ] || grep -q '^write([0-9]*, "published [0-9]*\\ninflight .* = [0-9]' "$T/kill.log"
+}
+
+# killed: which process the kill took: "killed" (the handler, or socket mode's process for the crash), "the
+# analysis", "the server", or "not reached".
+killed() {
+	local dead first
+	# Every thread of a killed process has its line; the crash's process is the first the log shows past the server.
+	dead=" $(awk '/killed by SIGKILL/ { print ($1 ~ /^[0-9]+$/) ? $1 : "handler" }' "$T/kill.log" | tr '\n' ' ')"
+	first=$(awk -v s="${SERVER_PID:-0}" '$1 != s { print $1; exit }' "$T/kill.log")
+	case $dead in
+	" ") echo "not reached" ;;
+	*" handler "*|*" $first "*) echo killed ;;
+	*" ${SERVER_PID:-0} "*) echo "the server" ;;
+	*) echo "the analysis" ;;
+	esac
+}
 
 # kill_at I: the handler of an 8 MiB crash killed before step I; the checks; prints a row of the table.
 kill_at() {
 	local i=$1 sc n bad="" t0 t1 pid k e count result core row
 	read -r sc n <<< "${STEPS[$i]}"
+	case $SERVER in *" $sc "*) printf '| %d | %s %s | left out: the server makes it too | | ok |\n' "$i" "$sc" "$n" \
+		| tee -a "$T/table"; return 0 ;; esac
 	rm -f "$T/cores"/core.*
 	# The ledger's writes traced too: whether the record was written before the kill (the counts of reads vary).
-	wrap "-o $T/kill.log -e trace=$sc,write -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
+	wrap "${FOLLOW}-o $T/kill.log -e trace=$sc,write -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
 	t0=$(date +%s%N)
 	crash_run "$CRASHER" 8
 	t1=$(date +%s%N)
 	pid=$CRASH_PID
 	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
-	grep -q 'killed by SIGKILL' "$T/kill.log" && k=killed || k="not reached"
+	k=$(killed)
+	[ "$k" != "the server" ] || bad="$bad the server killed;"
 	next_crash
 	bad="$bad$NEXT_BAD"
 	CRASH_PID=$pid

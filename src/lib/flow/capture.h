@@ -58,5 +58,7 @@ int crash_status(const struct crash *c, int r);
 
 int capture_pipe(const char *config, bool named, int argc, char **argv);
 int capture_socket(const char *config, bool named, int conn, uint64_t time);
+void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
+		  enum strategy strategy);
 
 #endif

@@ -113,7 +113,7 @@ static bool orphan_entry_out(const struct inflight *f)
 	if (!f->entry[0])
 		return false;
 	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", f->entry);
-	if (journal_listening() && journal_find(match, ORPHAN_ENTRY_WAIT_MS) == 0)
+	if (journal_listening() && journal_find(match, NULL, ORPHAN_ENTRY_WAIT_MS) == 0)
 		return true;
 	return kmsg_find_entry(f->pid, f->crash.pid) == 1;
 }
@@ -164,15 +164,15 @@ void crash_log(struct crash *cr)
 	int r;
 
 	entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
-	/* Pipe mode: a handler killed from here until session_named() may have its entry out; the next one looks. */
-	if (cr->have_session && !cr->o.socket)
+	/* A handler killed from here until session_named() may have its entry out: who names the crash looks first. */
+	if (cr->have_session)
 		(void) session_sending(&cr->q, cr->o.entry_id);
 	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);
 	if (!cr->o.in_journal)
 		return;
 	/* Taken is not written: journald drops an entry larger than its journal files may grow, and says nothing. */
 	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", cr->o.entry_id);
-	if (r == 0 && (r = journal_find(match, JOURNAL_WRITE_MS)) == 0)
+	if (r == 0 && (r = journal_find(match, NULL, JOURNAL_WRITE_MS)) == 0)
 		return;
 	cr->o.in_journal = false;
 	(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "journald did not %s the core: %s",

@@ -92,7 +92,10 @@ void ledger_parse(struct ledger *l, const char *text)
 	}
 }
 
-/* Writes l as text into buf; returns the length (less than size). The end line always fits: records that do not are left out. */
+/*
+ * Writes l as text into buf; returns the length (less than size). The end line always fits: records that do not
+ * are left out.
+ */
 size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 {
 	const size_t end = sizeof(LEDGER_END "\n");

@@ -265,6 +265,30 @@ int session_sending(struct session *q, const char *entry)
 	return r;
 }
 
+/*
+ * Socket mode's server: the record of its process pid for a crash, which has died, copied into *f and taken out of
+ * the ledger, under the lock. 1, 0 when there is none (another handler dropped it as dead first), or -errno.
+ */
+int session_take(struct session *q, pid_t pid, struct inflight *f)
+{
+	int r = lock(q), found = 0;
+
+	if (r < 0)
+		return r;
+	/* Not load(): a pipe-mode handler's crash it would find dead is for a pipe-mode handler to name. */
+	r = ledger_load(q->statefd, &q->l);
+	for (size_t i = 0; r == 0 && !found && i < q->l.n_inflight; i++) {
+		if (q->l.inflight[i].pid != pid)
+			continue;
+		*f = q->l.inflight[i];
+		ledger_drop_inflight(&q->l, i);
+		found = 1;
+		r = ledger_save(q->statefd, &q->l);
+	}
+	unlock(q);
+	return r < 0 ? r : found;
+}
+
 /* The crash's entry is written: no later handler is to name it, whatever becomes of this one now. 0 or -errno. */
 int session_named(struct session *q)
 {

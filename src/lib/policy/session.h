@@ -33,6 +33,7 @@ void session_hooks(struct session *q, struct engine_hooks *h);
 int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
 int session_sending(struct session *q, const char *entry);
 int session_named(struct session *q);
+int session_take(struct session *q, pid_t pid, struct inflight *f);
 int session_publishing(struct session *q, uint64_t ino, bool hold);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000

@@ -132,6 +132,25 @@ int vacuum_name_of(int dirfd, uint64_t ino, char *name, size_t len)
 	return r;
 }
 
+/*
+ * The name of the core of crash pid at time (what its name says: name_format()), into name (len bytes). 0, -ENOENT
+ * when there is none, or -errno.
+ */
+int vacuum_name_of_crash(int dirfd, pid_t pid, uint64_t time, char *name, size_t len)
+{
+	struct core *list;
+	struct name_parts p;
+	int n = list_cores(dirfd, &list), r = n < 0 ? n : -ENOENT;
+
+	for (int i = 0; i < n && r == -ENOENT; i++)
+		if (name_parse(list[i].name, &p) == 0 && p.pid == pid && p.time == time && strlen(list[i].name) < len) {
+			strcpy(name, list[i].name);
+			r = 0;
+		}
+	free(list);
+	return r;
+}
+
 static int older(const void *a, const void *b)
 {
 	const struct core *x = a, *y = b;

@@ -294,11 +294,12 @@ int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, 
 }
 
 /*
- * Waits up to timeout_ms for an entry with the field match (NAME=value) to be in the local journal: journald takes
- * an entry before it writes it, and drops one its journal files cannot hold (a core larger than a file may grow,
- * "Argument list too long") without telling the sender. 0 found, -ETIMEDOUT, or -errno.
+ * Waits up to timeout_ms for an entry with the field match (NAME=value), and also and_match unless NULL, to be in
+ * the local journal: journald takes an entry before it writes it, and drops one its journal files cannot hold (a
+ * core larger than a file may grow, "Argument list too long") without telling the sender. 0 found, -ETIMEDOUT, or
+ * -errno.
  */
-int journal_find(const char *match, unsigned timeout_ms)
+int journal_find(const char *match, const char *and_match, unsigned timeout_ms)
 {
 	const struct timespec tick = { 0, JOURNAL_POLL_MS * 1000000L };
 	int r = 0;
@@ -313,6 +314,8 @@ int journal_find(const char *match, unsigned timeout_ms)
 		r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 		if (r >= 0)
 			r = sd_journal_add_match(j, match, 0);
+		if (r >= 0 && and_match)
+			r = sd_journal_add_match(j, and_match, 0);
 		if (r >= 0)
 			r = sd_journal_next(j);
 		if (j)

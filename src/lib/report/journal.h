@@ -26,7 +26,7 @@ int journal_send_as(struct fields *f, uid_t uid, gid_t gid);
 int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, uid_t uid, gid_t gid);
 int journal_is_stderr(void);
 bool journal_listening(void);
-int journal_find(const char *match, unsigned timeout_ms);
+int journal_find(const char *match, const char *and_match, unsigned timeout_ms);
 int kmsg_find_entry(pid_t handler, pid_t pid);
 
 void journal_test_redirect(const char *socket, const char *kmsg);

@@ -56,7 +56,7 @@ struct outcome {
 	bool minimal_wanted;        /* Core=minimal: mini says what came of it */
 	bool in_journal;            /* Storage=journal: the core goes into the entry (COREDUMP=) */
 	char storage_note[160];     /* why a core for the journal was stored as a file instead */
-	char entry_id[33];          /* CORESINK_ENTRY=: to find the entry once written (Storage=journal) or sent (a dead handler's) */
+	char entry_id[33];          /* CORESINK_ENTRY=: to find the entry written (Storage=journal), or sent (by the dead) */
 	struct minicore_stats mini;
 };
 

@@ -444,19 +444,24 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 }
 
 /*
- * Logs the crash of a task that socket mode's server took, but whose capture wrote no entry: its process was killed
- * or died (step says how, error is the errno the entry gives), or none could be started. The task is gone; what
- * the server knew of it is all there is. 0 journald, 1 kernel log, or -errno.
+ * Logs crash c, taken by socket mode's server, whose capture wrote no entry: its process was killed or died (step
+ * says how, error is the errno the entry gives), or none could be started. path: its core, size bytes, where the
+ * process had stored it; "" otherwise. What the server knew of the crash is all there is. 0 journald, 1 kernel
+ * log, or -errno.
  */
-int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, const char *step, int error, enum strategy strategy)
+int report_lost(const struct ledger_crash *c, const char *step, int error, const char *path, uint64_t size,
+		enum strategy strategy)
 {
-	const struct kargs k = { .pid = pid, .uid = uid, .gid = gid, .time = time, .rlimit = UINT64_MAX,
-				 .hostname = "", .comm = "", .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
-	const struct outcome o = { .result = RESULT_FAILED, .exe = "", .socket = true, .strategy = strategy,
-				   .step = step, .error = error };
+	const struct kargs k = { .pid = c->pid, .uid = c->uid, .gid = c->gid, .time = c->time, .rlimit = UINT64_MAX,
+				 .hostname = "", .comm = c->comm, .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
+	static struct outcome o;
 	const struct procinfo pi = { .why = "its capture wrote no entry" };
 	const struct analysis a = { 0 };
 
+	o = (struct outcome) { .result = path[0] ? RESULT_STORED : RESULT_FAILED, .exe = "", .socket = true,
+			       .strategy = strategy, .step = step, .error = path[0] ? 0 : error };
+	(void) snprintf(o.path, sizeof(o.path), "%s", path);
+	o.st.bytes = size;
 	return report_crash(&k, &o, &pi, &a, -1);
 }
 

@@ -32,7 +32,8 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a,
 		 int corefd);
 int report_refused(int conn, int err);
-int report_lost(pid_t pid, uid_t uid, gid_t gid, uint64_t time, const char *step, int error, enum strategy strategy);
+int report_lost(const struct ledger_crash *c, const char *step, int error, const char *path, uint64_t size,
+		enum strategy strategy);
 int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path, uint64_t size);
 int report_kernel_skips(const struct kskip *ks, long pipe_limit);
 int report_diag(const struct diag *d, const char *what, const char *consequence);

@@ -1,0 +1,82 @@
+/*
+ * lost.c: socket mode's server, for a crash whose process ended without telling it the entry was written (killed
+ * at SocketTimeoutSec, killed by anyone else, died), writes that crash's one entry. The process may have got
+ * further than the server saw: its entry out, or its core under its name. Pipe mode's counterpart, where the next
+ * handler names a dead one's crash, is crash_report_orphans() (entry.c).
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "policy.h"
+#include "report.h"
+#include "store.h"
+
+/* How long an entry the dead process was sending (its record says so) may take to show in the journal. */
+#define LOST_ENTRY_WAIT_MS 1000
+
+/*
+ * Whether the entry of crash pid is out after all, sent by its process (pid handler) before it died: by its id,
+ * waiting for it, where the process's record said it was being sent (entry); else at one look, by the pids; and in
+ * the kernel log, where it went when journald did not take it.
+ */
+static bool entry_out(pid_t handler, pid_t pid, const char *entry)
+{
+	char match[64], and_match[32];
+
+	if (entry[0])
+		(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", entry);
+	else
+		(void) snprintf(match, sizeof(match), "_PID=%d", (int)handler);
+	(void) snprintf(and_match, sizeof(and_match), "COREDUMP_PID=%d", (int)pid);
+	if (journal_listening() && journal_find(match, and_match, entry[0] ? LOST_ENTRY_WAIT_MS : 0) == 0)
+		return true;
+	return kmsg_find_entry(handler, pid) == 1;
+}
+
+/*
+ * The record of the dead process (pid handler), taken out of the ledger in the directory (dirfd) so that nobody
+ * counts it: its entry's id, where it was sending it, into entry. Nothing when there is no ledger or no record.
+ */
+static void take_record(int dirfd, pid_t handler, char *entry, size_t len)
+{
+	struct session q;
+	struct inflight f;
+
+	entry[0] = '\0';
+	if (session_open(&q, dirfd) < 0)
+		return;
+	if (session_take(&q, handler, &f) == 1)
+		(void) snprintf(entry, len, "%s", f.entry);
+	(void) close(q.statefd);
+}
+
+/*
+ * Crash c, whose process (pid handler) ended without its entry (step, error: how), in its one entry: none when the
+ * process's own is out; stored, naming the core, where the process had given it its name (the crash's pid and time
+ * are in it); else failed.
+ */
+void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
+		  enum strategy strategy)
+{
+	char entry[LEDGER_ENTRY_LEN + 1] = "", name[NAME_MAX_LEN], path[PATH_MAX + NAME_MAX_LEN] = "";
+	struct stat st = { .st_size = 0 };
+	int dirfd = store_open_dir(directory);
+
+	if (dirfd >= 0)
+		take_record(dirfd, handler, entry, sizeof(entry));
+	if (entry_out(handler, c->pid, entry)) {
+		if (dirfd >= 0)
+			(void) close(dirfd);
+		return;
+	}
+	if (dirfd >= 0 && vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name)) == 0 &&
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		(void) snprintf(path, sizeof(path), "%s/%s", directory, name);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	(void) report_lost(c, step, error, path, path[0] ? (uint64_t)st.st_size : 0, strategy);
+}
