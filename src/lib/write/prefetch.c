@@ -167,8 +167,9 @@ ssize_t prefetch_read(struct prefetch *p, void *buf, size_t n)
 		const char *data;
 		ssize_t got = prefetch_take(p, &data, n - done);
 
+		/* The error, not the bytes before it: a short count would read as the end, and the core as whole. */
 		if (got < 0)
-			return done > 0 ? (ssize_t)done : got;
+			return got;
 		if (got == 0)
 			break;
 		memcpy((char *)buf + done, data, (size_t)got);
