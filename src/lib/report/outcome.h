@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyse.h"
 #include "minicore.h"
 #include "policy.h"
 #include "write.h"
@@ -27,6 +28,8 @@ enum result {
 /* What became of one capture. */
 struct outcome {
 	enum result result;
+	struct signature sig;       /* what identifies its bug (signature.c), when have_sig */
+	bool have_sig;
 	const char *exe;            /* "" when unknown */
 	char path[PATH_MAX + 256];  /* the stored file, "" when nothing was stored */
 	struct engine_stats st;     /* the core as it came */

@@ -202,6 +202,17 @@ static void add_analysis_fields(struct fields *f, const struct analysis *a)
 		fields_add(f, "CORESINK_TRACE_FILES=%s", a->files);
 }
 
+/* The crash's signature (signature.c, docs/signatures.md): the hash, what was hashed, and from what. */
+static void add_signature_fields(struct fields *f, const struct outcome *o)
+{
+	if (!o->have_sig)
+		return;
+	fields_add(f, "CORESINK_SIGNATURE=%s", o->sig.hex);
+	add_line(f, "CORESINK_SIGNATURE_TEXT", o->sig.text);
+	fields_add(f, "CORESINK_SIGNATURE_FROM=%s", o->sig.from_trace ? "trace" :
+		   "executable (no frame of the crashing thread was known: weaker)");
+}
+
 /* Why a limit stopped the capture, as a clause. */
 static void limit_reason(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
 {
@@ -371,6 +382,7 @@ void report_fields(const struct kargs *k, const struct outcome *o, const struct 
 	add_message(f, k, o, sig, a);
 	add_process_fields(f, k, o, sig);
 	add_outcome_fields(f, o);
+	add_signature_fields(f, o);
 	add_analysis_fields(f, a);
 	add_proc_fields(f, pi);
 }

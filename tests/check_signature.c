@@ -1,0 +1,169 @@
+/*
+ * check_signature.c: the crash signature read from stack traces in the format stacktrace.c writes: the abort,
+ * assert, C++ terminate and Rust panic machinery skipped, the same bug the same signature wherever it was loaded,
+ * another bug another one, and the weaker one where no frame is known.
+ */
+#include <signal.h>
+
+#include "analyse/signature.h"
+#include "unit.h"
+
+#define MODULES "Module prog with build-id 1111111111111111111111111111111111111111\n" \
+		"Module libc.so.6 from deb glibc-2.36-9+deb12u13.amd64\n" \
+		"Module libstdc++.so.6 with build-id 2222222222222222222222222222222222222222\n"
+
+/* A trace of one or two threads; the first, the crashing one, with the frames given. */
+static const char *trace(const char *frames)
+{
+	static char buf[8192];
+
+	snprintf(buf, sizeof(buf), MODULES "\nStack trace of thread 100:\n%s\nStack trace of thread 101:\n"
+		 "#0  0x00007f0000001000 other_thread_fn (prog + 0x9999)\n", frames);
+	return buf;
+}
+
+static struct signature make(const char *frames, int sig)
+{
+	struct signature s;
+
+	signature_make(trace(frames), sig, "/usr/bin/prog", &s);
+	return s;
+}
+
+START_TEST(test_null_dereference)
+{
+	struct signature s = make("#0  0x000055d1c0a0133d crash_here (prog + 0x133d)\n"
+				  "#1  0x000055d1c0a01400 level1 (prog + 0x1400)\n"
+				  "#2  0x000055d1c0a01500 main (prog + 0x1500)\n"
+				  "#3  0x00007f3a11e27305 __libc_start_main_impl (libc.so.6 + 0x27305)\n", SIGSEGV);
+
+	ck_assert_str_eq(s.text, "1;SIGSEGV;prog!crash_here;prog!level1;prog!main");
+	ck_assert(s.from_trace);
+	ck_assert_uint_eq(s.frames, 3);
+	ck_assert_uint_eq(strlen(s.hex), 16);
+}
+END_TEST
+
+/* Loaded elsewhere (ASLR, another run, another host): the same signature. */
+START_TEST(test_stable_across_addresses)
+{
+	struct signature a = make("#0  0x000055d1c0a0133d crash_here (prog + 0x133d)\n"
+				  "#1  0x000055d1c0a01400 level1 (prog + 0x1400)\n", SIGSEGV);
+	struct signature b = make("#0  0x0000561234a0133d crash_here (prog + 0x133d)\n"
+				  "#1  0x0000561234a01400 level1 (prog + 0x1400)\n", SIGSEGV);
+
+	ck_assert_str_eq(a.hex, b.hex);
+}
+END_TEST
+
+/* Another function, another signal: another bug. */
+START_TEST(test_other_bug_other_signature)
+{
+	struct signature a = make("#0  0x1 crash_here (prog + 0x133d)\n#1  0x2 level1 (prog + 0x1400)\n", SIGSEGV);
+	struct signature b = make("#0  0x1 divide (prog + 0x1200)\n#1  0x2 level1 (prog + 0x1400)\n", SIGSEGV);
+	struct signature c = make("#0  0x1 crash_here (prog + 0x133d)\n#1  0x2 level1 (prog + 0x1400)\n", SIGBUS);
+
+	ck_assert_str_ne(a.hex, b.hex);
+	ck_assert_str_ne(a.hex, c.hex);
+}
+END_TEST
+
+START_TEST(test_assert_skipped)
+{
+	struct signature s = make("#0  0x1 __pthread_kill_implementation (libc.so.6 + 0x8aebc)\n"
+				  "#1  0x2 raise (libc.so.6 + 0x3cfb2)\n#2  0x3 abort (libc.so.6 + 0x27472)\n"
+				  "#3  0x4 __assert_fail_base (libc.so.6 + 0x27395)\n"
+				  "#4  0x5 __assert_fail (libc.so.6 + 0x35eb2)\n#5  0x6 check_input (prog + 0x1189)\n"
+				  "#6  0x7 main (prog + 0x11c0)\n", SIGABRT);
+
+	ck_assert_str_eq(s.text, "1;SIGABRT;prog!check_input;prog!main");
+}
+END_TEST
+
+START_TEST(test_cxx_terminate_skipped)
+{
+	struct signature s = make("#0  0x1 __pthread_kill_implementation (libc.so.6 + 0x8aebc)\n"
+				  "#1  0x2 raise (libc.so.6 + 0x3cfb2)\n#2  0x3 abort (libc.so.6 + 0x27472)\n"
+				  "#3  0x4 _ZN9__gnu_cxx27__verbose_terminate_handlerEv (libstdc++.so.6 + 0x9a9ff)\n"
+				  "#4  0x5 _ZN10__cxxabiv111__terminateEPFvvE (libstdc++.so.6 + 0xa60ca)\n"
+				  "#5  0x6 _ZSt9terminatev (libstdc++.so.6 + 0xa6135)\n"
+				  "#6  0x7 __cxa_throw (libstdc++.so.6 + 0xa6388)\n"
+				  "#7  0x8 _Z7do_workv (prog + 0x1250)\n#8  0x9 main (prog + 0x1290)\n", SIGABRT);
+
+	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_Z7do_workv;prog!main");
+}
+END_TEST
+
+START_TEST(test_rust_panic_skipped)
+{
+	struct signature s = make("#0  0x1 __pthread_kill_implementation (libc.so.6 + 0x8aebc)\n"
+				  "#1  0x2 raise (libc.so.6 + 0x3cfb2)\n#2  0x3 abort (libc.so.6 + 0x27472)\n"
+				  "#3  0x4 _ZN3std3sys3pal4unix14abort_internal17h8b1c2d3e4f5a6b7cE (prog + 0x4a2f9)\n"
+				  "#4  0x5 _ZN3std7process5abort17h0123456789abcdefE (prog + 0x4a309)\n"
+				  "#5  0x6 _ZN3std9panicking20rust_panic_with_hook17h1111E (prog + 0x4b000)\n"
+				  "#6  0x7 _ZN4core9panicking9panic_fmt17h2222E (prog + 0x4c000)\n"
+				  "#7  0x8 _ZN4core6option13unwrap_failed17h3333E (prog + 0x4c100)\n"
+				  "#8  0x9 _ZN4prog5parse17h4444E (prog + 0x7000)\n", SIGABRT);
+
+	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_ZN4prog5parse17h4444E");
+}
+END_TEST
+
+/* A frame with no name is the module's build-id (or package) and offset; one in no module is left out. */
+START_TEST(test_unnamed_frames)
+{
+	struct signature s = make("#0  0x00007ffd1 n/a (n/a + 0x0)\n#1  0x1 n/a (prog + 0x1234)\n"
+				  "#2  0x2 n/a (libc.so.6 + 0x2a)\n#3  0x3 main (prog + 0x1500)\n", SIGSEGV);
+
+	ck_assert_str_eq(s.text, "1;SIGSEGV;prog@1111111111111111111111111111111111111111+0x1234;"
+			 "libc.so.6@glibc-2.36-9+deb12u13.amd64+0x2a;prog!main");
+}
+END_TEST
+
+/* No trace, or no frame of one: the executable and the signal, marked as weaker. */
+START_TEST(test_weaker_without_frames)
+{
+	struct signature s, t;
+
+	signature_make(NULL, SIGSEGV, "/usr/bin/prog", &s);
+	ck_assert(!s.from_trace);
+	ck_assert_str_eq(s.text, "1;SIGSEGV;exe:prog");
+	signature_make(trace("#0  0x1 n/a (n/a + 0x0)\n"), SIGSEGV, "/srv/root/usr/bin/prog", &t);
+	ck_assert(!t.from_trace);
+	ck_assert_str_eq(t.text, "1;SIGSEGV;exe:1111111111111111111111111111111111111111");
+}
+END_TEST
+
+/* The hash is 64-bit FNV-1a of the text, as docs/signatures.md says, for other tools to compute it. */
+START_TEST(test_hash_documented)
+{
+	struct signature s;
+
+	signature_make(NULL, SIGSEGV, "a", &s);
+	ck_assert_str_eq(s.text, "1;SIGSEGV;exe:a");
+	/* python3 -c 'h=0xcbf29ce484222325
+	 * for b in b"1;SIGSEGV;exe:a": h=((h^b)*0x100000001b3)%2**64
+	 * print("%016x"%h)' */
+	ck_assert_str_eq(s.hex, "95d829b73271005d");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("signature");
+	TCase *tc = tcase_create("signature");
+
+	tcase_add_test(tc, test_null_dereference);
+	tcase_add_test(tc, test_stable_across_addresses);
+	tcase_add_test(tc, test_other_bug_other_signature);
+	tcase_add_test(tc, test_assert_skipped);
+	tcase_add_test(tc, test_cxx_terminate_skipped);
+	tcase_add_test(tc, test_rust_panic_skipped);
+	tcase_add_test(tc, test_unnamed_frames);
+	tcase_add_test(tc, test_weaker_without_frames);
+	tcase_add_test(tc, test_hash_documented);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
