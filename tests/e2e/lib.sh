@@ -292,8 +292,9 @@ matches() { printf '%s\n' "$1" | grep -qE -- "$2"; }
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
 lacks() { ! has "$@"; }
 
-# The entries of a core directory but the ledger (.coresink.state): cores, and anything that should not be there.
-entries() { ls -A "$1" | grep -vx '\.coresink\.state'; }
+# The entries of a core directory but the ledger (.coresink.state) and the signatures seen (.coresink.signatures):
+# cores, and anything that should not be there.
+entries() { ls -A "$1" | grep -vxE '\.coresink\.(state|signatures)'; }
 
 # The only entry of a core directory (the ledger aside), or failure when there are none or several.
 only_file() {

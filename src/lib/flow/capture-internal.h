@@ -16,5 +16,6 @@ void crash_analyse(struct crash *cr);
 void crash_log(struct crash *cr);
 void crash_report_dropped(struct crash *cr);
 void crash_report_orphans(struct crash *cr);
+void crash_sign(struct crash *cr);
 
 #endif

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "capture-internal.h"
-#include "analyse.h"
 #include "capture.h"
 #include "intake.h"
 #include "minicore.h"
@@ -90,8 +89,7 @@ void crash_finish(struct crash *cr)
 	crash_release(cr);
 	cr->o.owner_entry = crash_owner_sees(cr);
 	crash_analyse(cr);
-	signature_make(cr->a.trace, cr->k.signal, cr->pi.exe, &cr->o.sig);
-	cr->o.have_sig = true;
+	crash_sign(cr);
 	if (cr->have_mapped)
 		mapped_free(&cr->mapped);
 	(void) report_diag(&cr->kd, "the kernel arguments", "safe defaults used, the core kept for root only");

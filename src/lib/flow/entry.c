@@ -140,6 +140,34 @@ void crash_report_orphans(struct crash *cr)
 	cr->q.n_lost = 0;
 }
 
+/*
+ * The crash's signature (signature.c), from its stack trace, counted in the directory's store: how often this
+ * machine saw it, since when. A core stored past MaxCoresPerSignature= in its window is removed now that its trace is
+ * made; its entry stays whole and says why.
+ */
+void crash_sign(struct crash *cr)
+{
+	const char *name = strrchr(cr->o.path, '/');
+	bool stored = name && !cr->o.in_journal && (cr->o.result == RESULT_STORED || cr->o.result == RESULT_TRUNCATED);
+	int r;
+
+	signature_make(cr->a.trace, cr->k.signal, cr->pi.exe, &cr->o.sig);
+	cr->o.have_sig = true;
+	if (cr->dirfd < 0)
+		return;
+	cr->o.sig_max = cr->c.max_per_signature;
+	r = sigstore_note(cr->dirfd, cr->o.sig.hex, cr->k.time, stored, cr->c.max_per_signature,
+			  cr->c.signature_interval, &cr->o.seen);
+	cr->o.seen_error = r < 0 ? -r : 0;
+	if (r < 0 || cr->o.seen.keep || !stored)
+		return;
+	if (unlinkat(cr->dirfd, name + 1, 0) < 0)
+		return;
+	cr->o.sig_dropped = true;
+	cr->o.result = RESULT_SUPPRESSED;
+	cr->o.path[0] = '\0';
+}
+
 /* How long journald may take to write an entry with a core in it, before the core is stored as a file instead. */
 #define JOURNAL_WRITE_MS 5000
 

@@ -339,6 +339,8 @@ static const struct key keys[] = {
 	KEY("RateLimitIntervalSec", parse_interval, print_u64, rate_interval, true),
 	KEY("RateLimitBurst", parse_burst, print_u64, rate_burst, true),
 	KEY("RateLimitGlobalBurst", parse_burst, print_u64, rate_global_burst, false),
+	KEY("MaxCoresPerSignature", parse_burst, print_u64, max_per_signature, true),
+	KEY("SignatureIntervalSec", parse_interval, print_u64, signature_interval, true),
 	KEY("CaptureEnvironment", parse_bool, print_bool, capture_environment, true),
 	KEY("Compress", parse_bool, print_bool, compress, true),
 	KEY("CompressThreads", parse_threads, print_u64, compress_threads, true),
@@ -375,6 +377,9 @@ void config_defaults(struct config *c)
 	c->rate_interval = 60;
 	c->rate_burst = 5;
 	c->rate_global_burst = 20;
+	/* Every core of a known bug is kept unless asked; asked, the count is per day. */
+	c->max_per_signature = 0;
+	c->signature_interval = 86400;
 	/* systemd-coredump's default: cores several times smaller, which coredumpctl dump and debug read. */
 	c->compress = true;
 	c->compress_threads = default_compress_threads();

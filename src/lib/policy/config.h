@@ -52,6 +52,8 @@ struct config {
 	mode_t file_mode;
 	uint64_t rate_interval;    /* seconds */
 	uint64_t rate_burst;       /* stored crashes per executable per interval; 0: no limit */
+	uint64_t max_per_signature;   /* cores kept of one crash signature per signature_interval; 0: no limit */
+	uint64_t signature_interval;  /* seconds */
 	uint64_t rate_global_burst;
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 	bool sparse;               /* zero pages as holes */

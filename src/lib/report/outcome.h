@@ -30,6 +30,10 @@ struct outcome {
 	enum result result;
 	struct signature sig;       /* what identifies its bug (signature.c), when have_sig */
 	bool have_sig;
+	struct sig_seen seen;       /* what this machine saw of it (sigstore.c); seen_error: errno when not known */
+	int seen_error;
+	uint64_t sig_max;           /* MaxCoresPerSignature that applied; sig_dropped: its core was removed for it */
+	bool sig_dropped;
 	const char *exe;            /* "" when unknown */
 	char path[PATH_MAX + 256];  /* the stored file, "" when nothing was stored */
 	struct engine_stats st;     /* the core as it came */

@@ -211,6 +211,18 @@ static void add_signature_fields(struct fields *f, const struct outcome *o)
 	add_line(f, "CORESINK_SIGNATURE_TEXT", o->sig.text);
 	fields_add(f, "CORESINK_SIGNATURE_FROM=%s", o->sig.from_trace ? "trace" :
 		   "executable (no frame of the crashing thread was known: weaker)");
+	if (o->seen_error) {
+		fields_add(f, "CORESINK_SIGNATURE_ERROR=%s/%s: %s", "the signatures seen", SIGSTORE_FILE,
+			   strerror(o->seen_error));
+		return;
+	}
+	fields_add(f, "CORESINK_SIGNATURE_SEEN=%llu", (unsigned long long)o->seen.count);
+	fields_add(f, "CORESINK_SIGNATURE_FIRST_SEEN=%llu", (unsigned long long)o->seen.first * 1000000ULL);
+	if (o->seen.count == 1)
+		fields_add(f, "CORESINK_SIGNATURE_NEW=1");
+	if (o->sig_max)
+		fields_add(f, "CORESINK_SIGNATURE_KEPT=%u of MaxCoresPerSignature=%llu since %llu", o->seen.kept,
+			   (unsigned long long)o->sig_max, (unsigned long long)o->seen.window * 1000000ULL);
 }
 
 /* Why a limit stopped the capture, as a clause. */
@@ -250,7 +262,11 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 			(void) snprintf(buf, len, "discarded after %llu bytes: %s, and OnLimit=discard", bytes, why);
 		break;
 	case RESULT_SUPPRESSED:
-		(void) snprintf(buf, len, "not stored: %s crash-rate limit (RateLimitBurst)", o->suppressed_by);
+		if (o->sig_dropped)
+			(void) snprintf(buf, len, "not kept: MaxCoresPerSignature=%llu cores of its signature are kept "
+					"already", (unsigned long long)o->sig_max);
+		else
+			(void) snprintf(buf, len, "not stored: %s crash-rate limit (RateLimitBurst)", o->suppressed_by);
 		break;
 	case RESULT_SKIPPED:
 		(void) snprintf(buf, len, "not stored: RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);

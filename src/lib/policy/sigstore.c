@@ -1,0 +1,161 @@
+/*
+ * sigstore.c: what this machine has seen of each crash signature (signature.c): how many crashes, since when, and
+ * how many of their cores are kept in the current window (MaxCoresPerSignature=, SignatureIntervalSec=). Text, one
+ * signature a line, "sig HEX COUNT FIRST LAST KEPT WINDOW", then "end", rewritten whole under flock() of the file
+ * itself, which is root's and 0600 in the core directory, as the ledger is (session.c): no user can forge the
+ * counts, nor hold the lock. A line that does not parse is dropped: a damaged file costs counts, never a core.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "analyse.h"
+#include "sigstore.h"
+
+#define LINE_MAX_BYTES 128
+
+struct sig_line {
+	char hex[SIGNATURE_HEX + 1];
+	uint64_t count, first, last, window;
+	uint32_t kept;
+};
+
+struct sig_table {
+	struct sig_line *l;
+	size_t n;
+};
+
+static void parse(struct sig_table *t, char *text)
+{
+	for (char *line = strtok(text, "\n"); line && t->n < SIGSTORE_MAX; line = strtok(NULL, "\n")) {
+		struct sig_line s;
+
+		if (strcmp(line, "end") == 0)
+			break;
+		if (sscanf(line, "sig %16[0-9a-f] %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu32 " %" SCNu64, s.hex,
+			   &s.count, &s.first, &s.last, &s.kept, &s.window) == 6 && strlen(s.hex) == SIGNATURE_HEX)
+			t->l[t->n++] = s;
+	}
+}
+
+/* The line of hex, made (in the place of the one seen longest ago, when the table is full) where missing. */
+static struct sig_line *line_of(struct sig_table *t, const char *hex, uint64_t now)
+{
+	size_t stalest = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (strcmp(t->l[i].hex, hex) == 0)
+			return &t->l[i];
+		if (t->l[i].last < t->l[stalest].last)
+			stalest = i;
+	}
+	if (t->n < SIGSTORE_MAX)
+		stalest = t->n++;
+	t->l[stalest] = (struct sig_line) { .first = now, .window = now };
+	(void) snprintf(t->l[stalest].hex, sizeof(t->l[stalest].hex), "%s", hex);
+	return &t->l[stalest];
+}
+
+/* Counts this crash in s, and decides whether its core is kept: the first max_cores of a window of interval s. */
+static void count(struct sig_line *s, uint64_t now, bool stored, uint64_t max_cores, uint64_t interval,
+		  struct sig_seen *seen)
+{
+	bool keep;
+
+	s->count++;
+	s->last = now;
+	if (now >= s->window + interval || now < s->window) {
+		s->window = now;
+		s->kept = 0;
+	}
+	keep = !(stored && max_cores > 0 && s->kept >= max_cores);
+	if (stored && keep)
+		s->kept++;
+	*seen = (struct sig_seen) { .count = s->count, .first = s->first, .kept = s->kept, .window = s->window,
+				    .keep = keep };
+}
+
+static int save(int fd, const struct sig_table *t)
+{
+	size_t len = t->n * LINE_MAX_BYTES + 8, n = 0;
+	char *text = malloc(len);
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		n += (size_t)snprintf(text + n, len - n, "sig %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu64
+				      "\n", t->l[i].hex, t->l[i].count, t->l[i].first, t->l[i].last, t->l[i].kept,
+				      t->l[i].window);
+	n += (size_t)snprintf(text + n, len - n, "end\n");
+	r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : io_write_full(fd, text, n);
+	if (r == 0 && ftruncate(fd, (off_t)n) < 0)
+		r = -errno;
+	free(text);
+	return r;
+}
+
+/*
+ * The file, opened without following a link or blocking on a FIFO put in its place: a regular file of root's, made
+ * 0600 if it was not, or -EPERM.
+ */
+static int open_store(int dirfd)
+{
+	int fd = openat(dirfd, SIGSTORE_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)) {
+		(void) close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/*
+ * Counts a crash of signature hex at now in the directory's store, stored telling whether its core was kept so
+ * far: into *seen, how often and since when it was seen, and whether that core is to stay (the first max_cores of
+ * each interval seconds; 0: all). 0 or -errno (then *seen says this one is new and its core stays).
+ */
+int sigstore_note(int dirfd, const char *hex, uint64_t now, bool stored, uint64_t max_cores, uint64_t interval,
+		  struct sig_seen *seen)
+{
+	struct sig_table t = { .n = 0 };
+	char *text = NULL;
+	ssize_t n;
+	int fd, r;
+
+	*seen = (struct sig_seen) { .count = 1, .first = now, .keep = true };
+	fd = open_store(dirfd);
+	if (fd < 0)
+		return fd;
+	t.l = calloc(SIGSTORE_MAX, sizeof(*t.l));
+	text = malloc((size_t)SIGSTORE_MAX * LINE_MAX_BYTES + 1);
+	r = t.l && text ? 0 : -ENOMEM;
+	if (r == 0 && flock(fd, LOCK_EX) < 0)
+		r = -errno;
+	if (r == 0) {
+		n = io_read_full(fd, text, (size_t)SIGSTORE_MAX * LINE_MAX_BYTES, NULL);
+		r = n < 0 ? (int)n : 0;
+		if (r == 0) {
+			text[n] = '\0';
+			parse(&t, text);
+			count(line_of(&t, hex, now), now, stored, max_cores, interval, seen);
+			r = save(fd, &t);
+		}
+		(void) flock(fd, LOCK_UN);
+	}
+	free(text);
+	free(t.l);
+	(void) close(fd);
+	return r;
+}
