@@ -94,6 +94,20 @@ START_TEST(test_cxx_terminate_skipped)
 }
 END_TEST
 
+/* Debian's libstdc++ has no symbol for its terminate handler: its unnamed frames above the machinery go too. */
+START_TEST(test_unnamed_machinery_skipped)
+{
+	struct signature s = make("#0  0x1 __pthread_kill_implementation (libc.so.6 + 0x8aebc)\n"
+				  "#1  0x2 raise (libc.so.6 + 0x3cfb2)\n#2  0x3 abort (libc.so.6 + 0x27472)\n"
+				  "#3  0x4 n/a (libstdc++.so.6 + 0x9d919)\n#4  0x5 n/a (libstdc++.so.6 + 0xa8e1a)\n"
+				  "#5  0x6 _ZSt9terminatev (libstdc++.so.6 + 0xa8e85)\n"
+				  "#6  0x7 __cxa_throw (libstdc++.so.6 + 0xa90d8)\n"
+				  "#7  0x8 _ZL7do_worki (prog + 0x11c8)\n#8  0x9 main (prog + 0x1201)\n", SIGABRT);
+
+	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_ZL7do_worki;prog!main");
+}
+END_TEST
+
 START_TEST(test_rust_panic_skipped)
 {
 	struct signature s = make("#0  0x1 __pthread_kill_implementation (libc.so.6 + 0x8aebc)\n"
@@ -103,7 +117,10 @@ START_TEST(test_rust_panic_skipped)
 				  "#5  0x6 _ZN3std9panicking20rust_panic_with_hook17h1111E (prog + 0x4b000)\n"
 				  "#6  0x7 _ZN4core9panicking9panic_fmt17h2222E (prog + 0x4c000)\n"
 				  "#7  0x8 _ZN4core6option13unwrap_failed17h3333E (prog + 0x4c100)\n"
-				  "#8  0x9 _ZN4prog5parse17h4444E (prog + 0x7000)\n", SIGABRT);
+				  "#8  0x9 _ZN3std2rt12__rust_abort17h5555E (prog + 0x4d000)\n"
+				  "#9  0xa _ZN11panic_abort18__rust_start_panic5abort17h6666E (prog + 0x4e000)\n"
+				  "#10 0xb _ZN4core6option13expect_failed17h7777E (prog + 0x4c200)\n"
+				  "#11 0xc _ZN4prog5parse17h4444E (prog + 0x7000)\n", SIGABRT);
 
 	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_ZN4prog5parse17h4444E");
 }
@@ -158,6 +175,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_other_bug_other_signature);
 	tcase_add_test(tc, test_assert_skipped);
 	tcase_add_test(tc, test_cxx_terminate_skipped);
+	tcase_add_test(tc, test_unnamed_machinery_skipped);
 	tcase_add_test(tc, test_rust_panic_skipped);
 	tcase_add_test(tc, test_unnamed_frames);
 	tcase_add_test(tc, test_weaker_without_frames);

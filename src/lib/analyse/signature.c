@@ -3,10 +3,11 @@
  * the first meaningful frames of the crashing thread, read from the stack trace's text (stacktrace.c, the format
  * systemd-coredump writes), so that any tool holding the entry's MESSAGE can compute it again. Definition
  * (docs/signatures.md):
- *   frames:  the first thread's frames, in order, less the abort, assert, fortify, C++ terminate and Rust panic
- *            machinery (the lists below), the signal trampoline, and frames in no known module; the first
- *            SIGNATURE_FRAMES of the rest, each "MODULE!FUNCTION" where the function is named, else
- *            "MODULE@ID+0xOFFSET" (ID: the module's build-id, else its package's name-version, else nothing);
+ *   frames:  the first thread's frames, in order, from the one after the deepest frame of the abort, assert,
+ *            fortify, C++ terminate and Rust panic machinery (the lists below) and the signal trampoline; of
+ *            those, the first SIGNATURE_FRAMES in a known module, each "MODULE!FUNCTION" where the function is
+ *            named, else "MODULE@ID+0xOFFSET" (ID: the module's build-id, else its package's name-version, else
+ *            nothing);
  *   text:    "1;SIG<NAME>;" then the frames joined by ';' (version 1);
  *   without a frame: "1;SIG<NAME>;exe:ID" (the executable's build-id, else its file name): weaker, marked so;
  *   hash:    64-bit FNV-1a of the text, 16 lower-case hex digits.
@@ -22,6 +23,7 @@
 
 #define MODULES_MAX 512
 #define MODULE_ID_MAX 160
+#define FRAMES_READ 64   /* stacktrace.c writes no more a thread */
 
 /* Frames that are how a program dies, not where: a signature that held them would hold every abort() alike. */
 static const char *const machinery[] = {
@@ -39,7 +41,8 @@ static const char *const machinery_prefix[] = {
 	"__gnu_cxx::__verbose_terminate_handler", "_ZN3std9panicking", "_ZN4core9panicking", "_ZN3std3sys",
 	"_ZN3std7process5abort", "_ZN4core6result13unwrap_failed", "_ZN4core6option13unwrap_failed",
 	"_ZN4core6option13expect_failed", "std::panicking::", "core::panicking::", "std::sys::", "std::process::abort",
-	"core::result::unwrap_failed", "core::option::", "__rust_",
+	"core::result::unwrap_failed", "core::option::", "__rust_", "_ZN11panic_abort", "panic_abort::",
+	"_ZN3std2rt12__rust_abort",
 };
 
 struct module {
@@ -101,11 +104,15 @@ static const char *module_id(const struct modules *ms, const char *name)
 	return "";
 }
 
-/*
- * "#N  0xPC FUNCTION (MODULE + 0xOFFSET)" into its part of the signature (part, len); false for a frame that has
- * none: the machinery, no module, a line that is no frame.
- */
-static bool frame_part(const char *line, const struct modules *ms, char *part, size_t len)
+/* A frame of the crashing thread: its part of the signature, and what it is. */
+struct frame {
+	char part[SIGNATURE_TEXT_MAX];
+	bool known;       /* in a known module: it may be part of the signature */
+	bool machinery;   /* named, and how a program dies, not where */
+};
+
+/* "#N  0xPC FUNCTION (MODULE + 0xOFFSET)" into fr; false for a line that is no frame. */
+static bool frame_parse(const char *line, const struct modules *ms, struct frame *fr)
 {
 	/* A longer name is cut, the same way every time. */
 	char function[SIGNATURE_TEXT_MAX / 2], module[MODULE_ID_MAX];
@@ -123,16 +130,38 @@ static bool frame_part(const char *line, const struct modules *ms, char *part, s
 	if (!plus || sscanf(plus, " + 0x%llx)", &off) != 1)
 		return false;
 	(void) snprintf(module, sizeof(module), "%.*s", (int)(plus - open - 1), open + 1);
-	if (strcmp(module, "n/a") == 0 || strncmp(module, "linux-vdso", 10) == 0 || strncmp(module, "linux-gate", 10) == 0)
-		return false;
-	if (strcmp(function, "n/a") != 0) {
-		if (is_machinery(function))
-			return false;
-		(void) snprintf(part, len, "%s!%s", module, function);
-	} else {
-		(void) snprintf(part, len, "%s@%s+0x%llx", module, module_id(ms, module), off);
-	}
+	fr->known = strcmp(module, "n/a") != 0 && strncmp(module, "linux-vdso", 10) != 0 &&
+		    strncmp(module, "linux-gate", 10) != 0;
+	fr->machinery = strcmp(function, "n/a") != 0 && is_machinery(function);
+	if (strcmp(function, "n/a") != 0)
+		(void) snprintf(fr->part, sizeof(fr->part), "%s!%s", module, function);
+	else
+		(void) snprintf(fr->part, sizeof(fr->part), "%s@%s+0x%llx", module, module_id(ms, module), off);
 	return true;
+}
+
+/* The module lines, then the first thread's frames (up to FRAMES_READ) into frames; returns how many. */
+static size_t read_trace(const char *trace, struct modules *ms, struct frame *frames)
+{
+	char line[SIGNATURE_TEXT_MAX];
+	bool in_first = false;
+	size_t n = 0;
+
+	for (const char *p = trace ? trace : ""; *p && n < FRAMES_READ;) {
+		p = line_of(p, line, sizeof(line));
+		module_of(line, ms);
+		if (strncmp(line, "Stack trace of thread ", 22) == 0) {
+			/* The crashing thread is the first: the kernel writes its notes first. */
+			if (in_first)
+				break;
+			in_first = true;
+		} else if (in_first && line[0] == '\0') {
+			break;
+		} else if (in_first && frame_parse(line, ms, &frames[n])) {
+			n++;
+		}
+	}
+	return n;
 }
 
 static void hash(const char *text, char hex[SIGNATURE_HEX + 1])
@@ -162,35 +191,32 @@ static void exe_id(const struct modules *ms, const char *exe, char *buf, size_t 
 void signature_make(const char *trace, int sig, const char *exe, struct signature *s)
 {
 	static struct modules ms;
+	static struct frame frames[FRAMES_READ];
 	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-	char line[SIGNATURE_TEXT_MAX], part[SIGNATURE_TEXT_MAX];
-	bool in_first = false;
-	size_t n;
+	size_t n, from = 0, nf;
+	char id[MODULE_ID_MAX];
 
 	*s = (struct signature) { .from_trace = false };
 	ms.n = 0;
+	nf = read_trace(trace, &ms, frames);
+	/*
+	 * Every frame down to the deepest of the machinery is how the program died: unnamed ones among them too
+	 * (Debian's libstdc++ has no symbol for its terminate handler's frames).
+	 */
+	for (size_t i = 0; i < nf; i++)
+		if (frames[i].machinery)
+			from = i + 1;
 	n = (size_t)snprintf(s->text, sizeof(s->text), "1;SIG%s", abbrev ? abbrev : "?");
-	for (const char *p = trace ? trace : ""; *p && s->frames < SIGNATURE_FRAMES;) {
-		p = line_of(p, line, sizeof(line));
-		module_of(line, &ms);
-		if (strncmp(line, "Stack trace of thread ", 22) == 0) {
-			/* The crashing thread is the first: the kernel writes its notes first. */
-			if (in_first)
-				break;
-			in_first = true;
+	for (size_t i = from; i < nf && s->frames < SIGNATURE_FRAMES; i++) {
+		if (!frames[i].known || n + 1 + strlen(frames[i].part) >= sizeof(s->text))
 			continue;
-		}
-		if (in_first && line[0] == '\0')
-			break;
-		if (!in_first || !frame_part(line, &ms, part, sizeof(part)) || n + 1 + strlen(part) >= sizeof(s->text))
-			continue;
-		n += (size_t)snprintf(s->text + n, sizeof(s->text) - n, ";%s", part);
+		n += (size_t)snprintf(s->text + n, sizeof(s->text) - n, ";%s", frames[i].part);
 		s->frames++;
 	}
 	s->from_trace = s->frames > 0;
 	if (!s->from_trace) {
-		exe_id(&ms, exe ? exe : "", part, sizeof(part));
-		(void) snprintf(s->text + n, sizeof(s->text) - n, ";exe:%s", part);
+		exe_id(&ms, exe ? exe : "", id, sizeof(id));
+		(void) snprintf(s->text + n, sizeof(s->text) - n, ";exe:%s", id);
 	}
 	hash(s->text, s->hex);
 }

@@ -1,0 +1,107 @@
+#!/bin/bash
+# Crash signatures on real crashes (docs/signatures.md). One program with two bugs: one crashing 20 times, each time
+# a new process loaded elsewhere (ASLR), the other twice: two signatures, the counts (SEEN) and the first-seen
+# marker (NEW) right. The same bug on the host and in a container with its own root: one signature. Then
+# MaxCoresPerSignature=2 keeps 2 cores of a loop of 5 and both of the other bug's, the others' entries whole and
+# saying why. And each way of dying lands on the program's own frame, past the machinery: a null dereference, a
+# failed assert, abort(), an uncaught C++ exception, a Rust panic, a crash in C called from Python by ctypes.
+. "$(dirname "$0")/lib.sh"
+need_root "it sets kernel.core_pattern and starts systemd-journald"
+command -v cc > /dev/null || skip "no C compiler to build the programs"
+scratch
+start_journald
+write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
+use_handler "$T/c.conf"
+cc -O0 -g -o "$T/bugs" "$TOP/tests/helpers/bugs.c" || fail "building bugs"
+cc -O0 -g -static -o "$T/bugs-static" "$TOP/tests/helpers/bugs.c" || fail "building bugs, static"
+
+# run ARGS...: a crash of ARGS, its entry in E, and its signature in SIG (TEXT: what was hashed).
+run() {
+	crash_run "$@"
+	E=$(journal_entry "$CRASH_PID") || fail "no entry for $*"
+	SIG=$(field "$E" CORESINK_SIGNATURE) TEXT=$(field "$E" CORESINK_SIGNATURE_TEXT)
+}
+
+# 1. A loop of one bug and another bug of the same program.
+run "$T/bugs" null
+loop=$SIG
+check "the first crash of a bug is new: $TEXT" all_of "$E" "CORESINK_SIGNATURE_NEW=1" "CORESINK_SIGNATURE_SEEN=1" \
+	"CORESINK_SIGNATURE_FROM=trace"
+check "its text is the bug's frames" test "$TEXT" = "1;SIGSEGV;bugs!store_through;bugs!null_bug;bugs!main"
+first=$(field "$E" CORESINK_SIGNATURE_FIRST_SEEN)
+same=1
+for i in $(seq 2 20); do
+	run "$T/bugs" null
+	[ "$SIG" = "$loop" ] || same=0
+done
+check "20 crashes of it, each a new process: one signature ($loop)" test "$same" -eq 1
+check "the 20th: seen 20 times, since the first, and not new" all_of "$E" "CORESINK_SIGNATURE_SEEN=20" \
+	"CORESINK_SIGNATURE_FIRST_SEEN=$first"
+check "and not new" lacks "$E" "CORESINK_SIGNATURE_NEW="
+run "$T/bugs" other
+other=$SIG
+check "another bug of the same program: another signature ($TEXT)" test "$other" != "$loop"
+check "and it is new" has_line "$E" "CORESINK_SIGNATURE_NEW=1"
+run "$T/bugs" other
+check "twice: seen 2 times" has_line "$E" "CORESINK_SIGNATURE_SEEN=2"
+
+# 2. The same bug in a container with its own root (nothing but the program): the host's signature.
+mkdir -p "$T/croot"
+cp "$T/bugs-static" "$T/croot/bugs-static"
+run "$T/bugs-static" null
+host=$SIG
+{ ( ulimit -c unlimited; exec unshare --pid --mount --fork chroot "$T/croot" /bugs-static null ) & cp=$!; \
+  wait "$cp"; } 2> /dev/null
+# The crashed process is unshare's child, with a pid of its own: its entry is the newest of bugs-static.
+sleep 1
+E=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_COMM=bugs-static" | tr -d '\0' |
+	awk 'BEGIN { RS = ""; } { last = $0 } END { print last }')
+check "in a container with its own root: the host's signature ($(field "$E" CORESINK_SIGNATURE_TEXT))" \
+	test "$(field "$E" CORESINK_SIGNATURE)" = "$host" -a -n "$host"
+
+# 3. MaxCoresPerSignature=2: 2 cores of the loop kept, both of the other bug's.
+write_config "$T/m.conf" "Directory=$T/mcores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
+	"MaxCoresPerSignature=2"
+use_handler "$T/m.conf"
+kept=0 dropped=0
+for i in $(seq 5); do
+	run "$T/bugs" null
+	case $(field "$E" CORESINK_RESULT) in
+	stored) kept=$((kept + 1)) ;;
+	suppressed) dropped=$((dropped + 1)); last=$E ;;
+	esac
+done
+run "$T/bugs" other
+run "$T/bugs" other
+check "a loop of 5: 2 stored, 3 not kept" test "$kept" -eq 2 -a "$dropped" -eq 3
+check "one not kept says why, and keeps its trace: $(field "$last" MESSAGE | head -n 1)" all_of "$last" \
+	"CORESINK_SIGNATURE_KEPT=2 of MaxCoresPerSignature=2 since $(field "$last" CORESINK_SIGNATURE_KEPT |
+	sed 's/.* since //')"
+check "its message says it" has "$(field "$last" MESSAGE)" "not kept: MaxCoresPerSignature=2"
+check "its stack trace is in its message" has "$(entry_message "$(field "$last" COREDUMP_PID)")" "null_bug"
+check "and it names no core" lacks "$last" "COREDUMP_FILENAME="
+check "the directory holds 4 cores: 2 of the loop, both of the other bug" test "$(entries "$T/mcores" | wc -l)" -eq 4
+
+# 4. Every way of dying lands on the program's own frame.
+use_handler "$T/c.conf"
+run "$T/bugs" assert
+check "a failed assert: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs!check_input;bugs!main;"
+run "$T/bugs" abort
+check "abort(): $TEXT" matches "$TEXT" "^1;SIGABRT;bugs!give_up;bugs!main;"
+if command -v g++ > /dev/null && g++ -O0 -g -o "$T/bugs-cxx" "$TOP/tests/helpers/bugs.cc"; then
+	run "$T/bugs-cxx"
+	check "an uncaught C++ exception: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs-cxx!_ZL7do_worki;bugs-cxx!main;"
+else
+	echo "skip $NAME: no g++: the C++ case not run"
+fi
+if command -v rustc > /dev/null && rustc -g -C opt-level=0 -C panic=abort -o "$T/bugs-rs" \
+	"$TOP/tests/helpers/bugs.rs" 2> /dev/null; then
+	run "$T/bugs-rs" x
+	check "a Rust panic: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs-rs!_ZN4bugs5parse"
+else
+	echo "skip $NAME: no rustc: the Rust case not run"
+fi
+PY=$(command -v /usr/bin/python3 python3 | head -n 1)
+run "$PY" -c 'import ctypes; ctypes.string_at(0)'
+check "Python, a C function called by ctypes: $TEXT" matches "$TEXT" "^1;SIGSEGV;[^;!]+!"
+check "and no frame of it is the interpreter's machinery" none_of "$TEXT" "raise" "abort"
