@@ -26,6 +26,8 @@ cmd:mkfs.ext4 e2fsprogs mkfs.ext4
 cmd:mkfs.xfs xfsprogs mkfs.xfs
 cmd:mkfs.btrfs btrfs-progs mkfs.btrfs
 cmd:strace strace strace
+cmd:g++ g++ a C++ compiler (t-signature: an uncaught exception)
+cmd:rustc rustc the Rust compiler (t-signature: a panic)
 cmd:groff groff-base groff
 cmd:coredumpctl systemd-coredump coredumpctl
 file:/lib/systemd/systemd-journald systemd systemd-journald

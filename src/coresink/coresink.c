@@ -23,6 +23,7 @@
 #include "intake.h"
 #include "policy.h"
 #include "serve.h"
+#include "summary.h"
 
 #define CORE_PATTERN_MAX 127   /* the kernel keeps 128 bytes with the NUL */
 
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 		"       coresink [--config FILE] --serve\n"
 		"       coresink [--config FILE] --retry-uploads [--all]\n"
 		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
+		"       coresink --summary [--json] [-D DIR] [--since @SECONDS]\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD [TID]]\n"
 		"       coresink --help | --version\n");
 }
@@ -118,21 +120,25 @@ int main(int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "core-pattern", no_argument, NULL, 'p' },
+		{ "directory", required_argument, NULL, 'D' },
 		{ "handler", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "retry-uploads", no_argument, NULL, 'R' },
 		{ "serve", no_argument, NULL, 'S' },
+		{ "since", required_argument, NULL, 'i' },
 		{ "socket", no_argument, NULL, 's' },
+		{ "summary", no_argument, NULL, 'y' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL;
-	bool named = false, socket = false, all = false;
+	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL, *journal_dir = NULL, *since = NULL;
+	bool named = false, socket = false, all = false, json = false;
 	int mode = 0, ch;
 
 	make_safe();
 	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
-	while ((ch = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:D:h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			all = true;
@@ -144,8 +150,17 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'D':
+			journal_dir = optarg;
+			break;
 		case 'H':
 			handler = optarg;
+			break;
+		case 'i':
+			since = optarg;
+			break;
+		case 'j':
+			json = true;
 			break;
 		case 's':
 			socket = true;
@@ -154,6 +169,7 @@ int main(int argc, char **argv)
 		case 'p':
 		case 'R':
 		case 'S':
+		case 'y':
 			mode = ch;
 			break;
 		case 'V':
@@ -174,6 +190,8 @@ int main(int argc, char **argv)
 		return ship_retry(config, named, all) < 0 ? EXIT_SYSTEM : 0;
 	if (mode == 'k')
 		return check_config(config, named, argc - optind, argv + optind);
+	if (mode == 'y' && optind == argc)
+		return summary_main(journal_dir, since, json);
 	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */
 	if (mode == 0 && optind < argc)
 		return capture_pipe(config, named, argc - optind, argv + optind) < 0 ? EXIT_SYSTEM : 0;

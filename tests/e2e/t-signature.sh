@@ -5,6 +5,8 @@
 # MaxCoresPerSignature=2 keeps 2 cores of a loop of 5 and both of the other bug's, the others' entries whole and
 # saying why. And each way of dying lands on the program's own frame, past the machinery: a null dereference, a
 # failed assert, abort(), an uncaught C++ exception, a Rust panic, a crash in C called from Python by ctypes.
+# coresink --summary groups these crashes by signature, its table and its JSON alike; and 100000 synthetic entries
+# of 7 hosts, written by systemd-journal-remote into a directory as a fleet's would be, are grouped right (-D).
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v cc > /dev/null || skip "no C compiler to build the programs"
@@ -105,3 +107,37 @@ PY=$(command -v /usr/bin/python3 python3 | head -n 1)
 run "$PY" -c 'import ctypes; ctypes.string_at(0)'
 check "Python, a C function called by ctypes: $TEXT" matches "$TEXT" "^1;SIGSEGV;[^;!]+!"
 check "and no frame of it is the interpreter's machinery" none_of "$TEXT" "raise" "abort"
+
+# 5. The summary of these crashes: the loop's signature with its 20 crashes (and 5 more under MaxCoresPerSignature,
+# in another directory but the same journal), the other bug's 2 + 2; the table and the JSON say the same.
+J=$("$CORESINK" --summary --json --since "${TEST_SINCE}") || fail "coresink --summary --json"
+check "the summary's JSON: the loop seen 25 times" test "$(printf '%s' "$J" |
+	jq -r --arg s "$loop" '.signatures[] | select(.signature == $s) | .crashes')" = 25
+check "the other bug 4 times" test "$(printf '%s' "$J" |
+	jq -r --arg s "$other" '.signatures[] | select(.signature == $s) | .crashes')" = 4
+table=$("$CORESINK" --summary --since "${TEST_SINCE}") || fail "coresink --summary"
+check "the table says the same: $(printf '%s\n' "$table" | grep "^$loop")" matches "$table" "^$loop +25 +1 "
+check "the loop's top frames and newest core in the table" has "$table" "SIGSEGV;bugs!store_through;bugs!null_bug"
+
+# 6. 100000 entries of 200 signatures from 7 hosts, as systemd-journal-remote writes a fleet's.
+if [ -x /lib/systemd/systemd-journal-remote ]; then
+	mkdir -p "$T/fleet"
+	awk 'BEGIN { for (i = 0; i < 100000; i++) {
+		s = (i % 10) ? i % 200 : 0
+		printf "__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=0123456789abcdef0123456789abcdef\n", \
+			1764000000000000 + i * 1000, 1000 + i
+		printf "_HOSTNAME=host%d\nMESSAGE_ID=%s\nMESSAGE=Process %d (prog) dumped core\n", i % 7, id, i
+		printf "COREDUMP_EXE=/usr/bin/prog\nCORESINK_SIGNATURE=%016x\n", 4096 + s
+		printf "CORESINK_SIGNATURE_TEXT=1;SIGSEGV;prog!f%d;prog!main\nCORESINK_SIGNATURE_FROM=trace\n\n", s
+	} }' id="$MESSAGE_ID" > "$T/fleet.export"
+	/lib/systemd/systemd-journal-remote --output="$T/fleet/remote.journal" "$T/fleet.export" > /dev/null 2>&1 ||
+		fail "systemd-journal-remote"
+	t0=$(date +%s%N)
+	J=$("$CORESINK" --summary --json -D "$T/fleet") || fail "coresink --summary -D"
+	t1=$(date +%s%N)
+	echo "$NAME: 100000 entries summarised in $(( (t1 - t0) / 1000000 )) ms"
+	check "100000 entries: 181 signatures" test "$(printf '%s' "$J" | jq '.signatures | length')" = 181
+	check "the most frequent first, 10000 crashes on 7 hosts" test "$(printf '%s' "$J" |
+		jq -r '.signatures[0] | "\(.signature) \(.crashes) \(.hosts | length)"')" = "0000000000001000 10000 7"
+	check "the least, 500 each" test "$(printf '%s' "$J" | jq '[.signatures[].crashes] | min')" = 500
+fi

@@ -1,0 +1,312 @@
+/*
+ * summary.c: coresink --summary, the crashes in the journal grouped by bug (CORESINK_SIGNATURE, docs/signatures.md):
+ * for each signature, how many crashes, on how many hosts, first and last seen, the executable, its top frames, and
+ * the newest crash's core. Read through sd-journal, from the local journal or from a directory of journal files
+ * (-D: what systemd-journal-remote collected from a fleet), all of it or from --since; a table for people, or --json
+ * for tools. Crash entries
+ * without a signature (older coresink, a crash whose handler died) are counted apart.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+
+#include "base.h"
+#include "report.h"
+#include "summary.h"
+
+#define HOSTS_MAX 32        /* distinct hosts named per signature; more are counted as "32+" */
+#define FIELD_MAX 512
+
+struct group {
+	uint64_t key;         /* the signature as a number; 0: a free slot */
+	char sig[17];
+	uint64_t count, first, last;   /* realtime, microseconds */
+	char exe[FIELD_MAX], top[FIELD_MAX], core[FIELD_MAX], from[16];
+	char *hosts[HOSTS_MAX];
+	unsigned n_hosts;
+	bool more_hosts;
+};
+
+struct table {
+	struct group *g;
+	size_t cap, n;
+	uint64_t unsigned_entries;
+};
+
+/* The value of field name in the current entry into buf ("" when it has none), cut to len. */
+static void get(sd_journal *j, const char *name, char *buf, size_t len)
+{
+	const void *data;
+	size_t n, k = strlen(name);
+
+	buf[0] = '\0';
+	if (sd_journal_get_data(j, name, &data, &n) < 0 || n <= k + 1)
+		return;
+	n -= k + 1;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, (const char *)data + k + 1, n);
+	buf[n] = '\0';
+}
+
+static int grow(struct table *t)
+{
+	struct table bigger = { .cap = t->cap ? t->cap * 2 : 1024, .n = t->n,
+				.unsigned_entries = t->unsigned_entries };
+
+	bigger.g = calloc(bigger.cap, sizeof(*bigger.g));
+	if (!bigger.g)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++) {
+		size_t h;
+
+		if (!t->g[i].key)
+			continue;
+		for (h = t->g[i].key % bigger.cap; bigger.g[h].key; h = (h + 1) % bigger.cap)
+			;
+		bigger.g[h] = t->g[i];
+	}
+	free(t->g);
+	*t = bigger;
+	return 0;
+}
+
+/* The group of signature sig (16 hex digits), made where missing; NULL for no memory or not a signature. */
+static struct group *group_of(struct table *t, const char *sig)
+{
+	char *end;
+	uint64_t key = strtoull(sig, &end, 16);
+	size_t h;
+
+	if (strlen(sig) != 16 || *end || key == 0)
+		return NULL;
+	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
+		return NULL;
+	for (h = key % t->cap; t->g[h].key && t->g[h].key != key; h = (h + 1) % t->cap)
+		;
+	if (!t->g[h].key) {
+		t->g[h] = (struct group) { .key = key, .first = UINT64_MAX };
+		(void) snprintf(t->g[h].sig, sizeof(t->g[h].sig), "%s", sig);
+		t->n++;
+	}
+	return &t->g[h];
+}
+
+static void add_host(struct group *g, const char *host)
+{
+	for (unsigned i = 0; i < g->n_hosts; i++)
+		if (strcmp(g->hosts[i], host) == 0)
+			return;
+	if (g->n_hosts == HOSTS_MAX) {
+		g->more_hosts = true;
+		return;
+	}
+	g->hosts[g->n_hosts] = strdup(host);
+	if (g->hosts[g->n_hosts])
+		g->n_hosts++;
+}
+
+/* The first frame of CORESINK_SIGNATURE_TEXT ("1;SIGSEGV;a!f;b!g"): the signal and the frames, as shown. */
+static void top_of(const char *text, char *buf, size_t len)
+{
+	const char *p = strchr(text, ';');
+
+	(void) snprintf(buf, len, "%s", p ? p + 1 : text);
+}
+
+/* Takes the current entry into its group. */
+static void take(sd_journal *j, struct table *t)
+{
+	char sig[32], host[256], field[FIELD_MAX];
+	struct group *g;
+	uint64_t at = 0;
+
+	get(j, "CORESINK_SIGNATURE", sig, sizeof(sig));
+	g = sig[0] ? group_of(t, sig) : NULL;
+	if (!g) {
+		t->unsigned_entries++;
+		return;
+	}
+	(void) sd_journal_get_realtime_usec(j, &at);
+	g->count++;
+	if (at < g->first)
+		g->first = at;
+	get(j, "_HOSTNAME", host, sizeof(host));
+	add_host(g, host[0] ? host : "-");
+	if (at < g->last)
+		return;
+	/* The newest crash speaks for the group. */
+	g->last = at;
+	get(j, "COREDUMP_EXE", g->exe, sizeof(g->exe));
+	get(j, "CORESINK_SIGNATURE_TEXT", field, sizeof(field));
+	top_of(field, g->top, sizeof(g->top));
+	get(j, "COREDUMP_FILENAME", g->core, sizeof(g->core));
+	get(j, "CORESINK_SIGNATURE_FROM", g->from, sizeof(g->from));
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->last < y->last ? 1 : x->last > y->last ? -1 : 0;
+}
+
+static void stamp(uint64_t usec, char *buf, size_t len)
+{
+	time_t s = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (!gmtime_r(&s, &tm) || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		(void) snprintf(buf, len, "%" PRIu64, usec);
+}
+
+static void print_table(const struct table *t, FILE *f)
+{
+	fprintf(f, "%-16s %7s %5s %-20s %-20s %-24s %s\n", "SIGNATURE", "CRASHES", "HOSTS", "FIRST", "LAST",
+		"EXECUTABLE", "TOP FRAMES");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct group *g = &t->g[i];
+		char first[32], last[32];
+		const char *exe = strrchr(g->exe, '/') ? strrchr(g->exe, '/') + 1 : g->exe;
+
+		stamp(g->first, first, sizeof(first));
+		stamp(g->last, last, sizeof(last));
+		fprintf(f, "%-16s %7" PRIu64 " %4u%s %-20s %-20s %-24s %s%s\n", g->sig, g->count, g->n_hosts,
+			g->more_hosts ? "+" : " ", first, last, exe[0] ? exe : "-", g->top,
+			strncmp(g->from, "trace", 5) == 0 ? "" : " (weaker: no frame)");
+		if (g->core[0])
+			fprintf(f, "%-16s newest core: %s\n", "", g->core);
+	}
+	if (t->unsigned_entries)
+		fprintf(f, "%" PRIu64 " crash entries without a signature (older coresink, or a handler that died)\n",
+			t->unsigned_entries);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void print_json(const struct table *t, FILE *f)
+{
+	fputs("{\"signatures\":[", f);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct group *g = &t->g[i];
+
+		fprintf(f, "%s\n{\"signature\":\"%s\",\"crashes\":%" PRIu64 ",\"first_usec\":%" PRIu64
+			",\"last_usec\":%" PRIu64 ",\"weaker\":%s,\"hosts\":[", i ? "," : "", g->sig, g->count, g->first,
+			g->last, strncmp(g->from, "trace", 5) == 0 ? "false" : "true");
+		for (unsigned h = 0; h < g->n_hosts; h++) {
+			fputs(h ? "," : "", f);
+			json_string(f, g->hosts[h]);
+		}
+		fprintf(f, "],\"more_hosts\":%s,\"executable\":", g->more_hosts ? "true" : "false");
+		json_string(f, g->exe);
+		fputs(",\"top\":", f);
+		json_string(f, g->top);
+		fputs(",\"newest_core\":", f);
+		json_string(f, g->core);
+		fputc('}', f);
+	}
+	fprintf(f, "\n],\"without_signature\":%" PRIu64 "}\n", t->unsigned_entries);
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		for (unsigned h = 0; h < t->g[i].n_hosts; h++)
+			free(t->g[i].hosts[h]);
+	free(t->g);
+}
+
+/*
+ * Reads every crash entry of j from since (microseconds since the epoch, 0: all) into t, the groups then packed at
+ * its start, most crashes first. 0 or -errno.
+ */
+static int read_groups(sd_journal *j, uint64_t since, struct table *t)
+{
+	size_t n = 0;
+	int r;
+
+	/* Only the fields read here are wanted: a stack trace of 64 threads is not read 100000 times. */
+	(void) sd_journal_set_data_threshold(j, FIELD_MAX);
+	r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
+	if (r >= 0)
+		r = since ? sd_journal_seek_realtime_usec(j, since) : sd_journal_seek_head(j);
+	while (r >= 0 && (r = sd_journal_next(j)) > 0)
+		take(j, t);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->g[i].key)
+			t->g[n++] = t->g[i];
+	t->n = n;
+	qsort(t->g, n, sizeof(*t->g), by_count);
+	return 0;
+}
+
+/* "@SECONDS[.FRACTION]" since the epoch, as journalctl --since takes it, into microseconds. 0 or -EINVAL. */
+static int parse_since(const char *s, uint64_t *usec)
+{
+	char *end;
+	double v;
+
+	*usec = 0;
+	if (!s)
+		return 0;
+	errno = 0;
+	v = s[0] == '@' ? strtod(s + 1, &end) : -1;
+	if (v < 0 || errno || *end)
+		return -EINVAL;
+	*usec = (uint64_t)(v * 1e6);
+	return 0;
+}
+
+/*
+ * coresink --summary [--json] [-D DIR] [--since @SECONDS]: 0, EXIT_USAGE, or EXIT_SYSTEM when the journal cannot be
+ * read.
+ */
+int summary_main(const char *directory, const char *since, bool json)
+{
+	struct table t = { .n = 0 };
+	sd_journal *j = NULL;
+	uint64_t from;
+	int r;
+
+	if (parse_since(since, &from) < 0)
+		return fprintf(stderr, "coresink: --since takes @SECONDS since the epoch: %s\n", since), EXIT_USAGE;
+	r = directory ? sd_journal_open_directory(&j, directory, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	if (r >= 0)
+		r = read_groups(j, from, &t);
+	if (j)
+		sd_journal_close(j);
+	if (r < 0) {
+		fprintf(stderr, "coresink: reading the journal%s%s: %s\n", directory ? " in " : "",
+			directory ? directory : "", strerror(-r));
+		table_free(&t);
+		return EXIT_SYSTEM;
+	}
+	if (json)
+		print_json(&t, stdout);
+	else
+		print_table(&t, stdout);
+	table_free(&t);
+	return 0;
+}
