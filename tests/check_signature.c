@@ -120,9 +120,29 @@ START_TEST(test_rust_panic_skipped)
 				  "#8  0x9 _ZN3std2rt12__rust_abort17h5555E (prog + 0x4d000)\n"
 				  "#9  0xa _ZN11panic_abort18__rust_start_panic5abort17h6666E (prog + 0x4e000)\n"
 				  "#10 0xb _ZN4core6option13expect_failed17h7777E (prog + 0x4c200)\n"
-				  "#11 0xc _ZN4prog5parse17h4444E (prog + 0x7000)\n", SIGABRT);
+				  "#11 0xc _ZN4prog5parse17h4444E (prog + 0x7000)\n"
+				  "#12 0xd _ZN4prog4main17h8888E (prog + 0x7100)\n"
+				  /* Below main, a name like the machinery's is not it. */
+				  "#13 0xe _ZN3std3sys9backtrace28__rust_begin_short_backtrace17h9999E (prog + 0x7200)\n"
+				  "#14 0xf _ZN3std2rt10lang_start17haaaaE (prog + 0x7300)\n", SIGABRT);
 
-	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_ZN4prog5parse17h4444E");
+	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_ZN4prog5parse17h4444E;prog!_ZN4prog4main17h8888E;"
+			 "prog!_ZN3std3sys9backtrace28__rust_begin_short_backtrace17h9999E");
+}
+END_TEST
+
+/* Rust's v0 mangling: the panic machinery is known by its path segments. */
+START_TEST(test_rust_v0_skipped)
+{
+	struct signature s = make("#0  0x1 abort (libc.so.6 + 0x27472)\n"
+				  "#1  0x2 _RNvNtNtCs1a_3std3sys3pal14abort_internal (prog + 0x4a2f9)\n"
+				  "#2  0x3 _RNvCsfLfy6EI15iL_7___rustc12___rust_abort (prog + 0x4a300)\n"
+				  "#3  0x3 _RNvCsfLfy6EI15iL_7___rustc10rust_panic (prog + 0x4a400)\n"
+				  "#3  0x3 _RNvNtCs1a_4core9panicking9panic_fmt (prog + 0x4c000)\n"
+				  "#3  0x3 _RNvNtCsgEmfK2I1SDS_4core6option13expect_failed (prog + 0x4c100)\n"
+				  "#3  0x4 _RNvCs2b_4prog5parse (prog + 0x7000)\n", SIGABRT);
+
+	ck_assert_str_eq(s.text, "1;SIGABRT;prog!_RNvCs2b_4prog5parse");
 }
 END_TEST
 
@@ -177,6 +197,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_cxx_terminate_skipped);
 	tcase_add_test(tc, test_unnamed_machinery_skipped);
 	tcase_add_test(tc, test_rust_panic_skipped);
+	tcase_add_test(tc, test_rust_v0_skipped);
 	tcase_add_test(tc, test_unnamed_frames);
 	tcase_add_test(tc, test_weaker_without_frames);
 	tcase_add_test(tc, test_hash_documented);

@@ -39,11 +39,12 @@ STEPS=("${STEPS[@]}")
 [ "$RECORD" -gt 0 ] || fail "no write of the crash's record in the faultless capture's calls"
 SERVER=" $(awk -v s="${SERVER_PID:-0}" '$1 == s { sc = $2; sub(/\(.*/, "", sc); print sc }' "$T/base.log" | sort -u | tr '\n' ' ')"
 
-# entries_of PID: how many crash entries name PID (waiting up to 1 s for one).
+# entries_of PID SINCE: how many crash entries name PID since SINCE, its crash's start: pids are reused within a
+# sweep (waiting up to 1 s for one).
 entries_of() {
 	local n=0
 	for _ in $(seq 10); do
-		n=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | grep -c '^Process ')
+		n=$(JCTL_SINCE=$2 jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | grep -c '^Process ')
 		[ "$n" -gt 0 ] && break
 		sleep 0.1
 	done
@@ -73,7 +74,7 @@ killed() {
 
 # kill_at I: the handler of an 8 MiB crash killed before step I; the checks; prints a row of the table.
 kill_at() {
-	local i=$1 sc n bad="" t0 t1 pid k e count result core row
+	local i=$1 sc n bad="" t0 t1 pid since k e count result core row
 	read -r sc n <<< "${STEPS[$i]}"
 	case $SERVER in *" $sc "*) printf '| %d | %s %s | left out: the server makes it too | | ok |\n' "$i" "$sc" "$n" \
 		| tee -a "$T/table"; return 0 ;; esac
@@ -83,15 +84,15 @@ kill_at() {
 	t0=$(date +%s%N)
 	crash_run "$CRASHER" 8
 	t1=$(date +%s%N)
-	pid=$CRASH_PID
+	pid=$CRASH_PID since=$CRASH_SINCE
 	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
 	k=$(killed)
 	[ "$k" != "the server" ] || bad="$bad the server killed;"
 	next_crash
 	bad="$bad$NEXT_BAD"
-	CRASH_PID=$pid
+	CRASH_PID=$pid CRASH_SINCE=$since
 	e=""
-	count=$(entries_of "$pid")
+	count=$(entries_of "$pid" "$since")
 	[ "$count" -eq 0 ] || e=$(journal_entry "$pid")
 	result=$(field "$e" CORESINK_RESULT) core=$(field "$e" COREDUMP_FILENAME)
 	case $count in

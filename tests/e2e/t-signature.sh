@@ -55,11 +55,14 @@ host=$SIG
 { ( ulimit -c unlimited; exec unshare --pid --mount --fork chroot "$T/croot" /bugs-static null ) & cp=$!; \
   wait "$cp"; } 2> /dev/null
 # The crashed process is unshare's child, with a pid of its own: its entry is the newest of bugs-static.
-sleep 1
-E=$(jctl -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_COMM=bugs-static" | tr -d '\0' |
-	awk 'BEGIN { RS = ""; } { last = $0 } END { print last }')
-check "in a container with its own root: the host's signature ($(field "$E" CORESINK_SIGNATURE_TEXT))" \
-	test "$(field "$E" CORESINK_SIGNATURE)" = "$host" -a -n "$host"
+inner=""
+for _ in $(seq 50); do
+	inner=$(jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_COMM=bugs-static" | tail -n 1 |
+		jq -r 'select(.COREDUMP_PID != "'"$CRASH_PID"'") | "\(.CORESINK_SIGNATURE) \(.CORESINK_SIGNATURE_TEXT)"')
+	[ -n "$inner" ] && break
+	sleep 0.1
+done
+check "in a container with its own root: the host's signature (${inner#* })" test "${inner%% *}" = "$host" -a -n "$host"
 
 # 3. MaxCoresPerSignature=2: 2 cores of the loop kept, both of the other bug's.
 write_config "$T/m.conf" "Directory=$T/mcores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
@@ -76,11 +79,11 @@ done
 run "$T/bugs" other
 run "$T/bugs" other
 check "a loop of 5: 2 stored, 3 not kept" test "$kept" -eq 2 -a "$dropped" -eq 3
-check "one not kept says why, and keeps its trace: $(field "$last" MESSAGE | head -n 1)" all_of "$last" \
-	"CORESINK_SIGNATURE_KEPT=2 of MaxCoresPerSignature=2 since $(field "$last" CORESINK_SIGNATURE_KEPT |
-	sed 's/.* since //')"
-check "its message says it" has "$(field "$last" MESSAGE)" "not kept: MaxCoresPerSignature=2"
-check "its stack trace is in its message" has "$(entry_message "$(field "$last" COREDUMP_PID)")" "null_bug"
+msg=$(entry_message "$(field "$last" COREDUMP_PID)")
+check "one not kept says why: $(printf '%s\n' "$msg" | head -n 1)" has "$msg" "not kept: MaxCoresPerSignature=2"
+check "and how many were kept since when: $(field "$last" CORESINK_SIGNATURE_KEPT)" matches "$last" \
+	"^CORESINK_SIGNATURE_KEPT=2 of MaxCoresPerSignature=2 since [0-9]+$"
+check "its stack trace is in its message" has "$msg" "null_bug"
 check "and it names no core" lacks "$last" "COREDUMP_FILENAME="
 check "the directory holds 4 cores: 2 of the loop, both of the other bug" test "$(entries "$T/mcores" | wc -l)" -eq 4
 
@@ -92,7 +95,7 @@ run "$T/bugs" abort
 check "abort(): $TEXT" matches "$TEXT" "^1;SIGABRT;bugs!give_up;bugs!main;"
 if command -v g++ > /dev/null && g++ -O0 -g -o "$T/bugs-cxx" "$TOP/tests/helpers/bugs.cc"; then
 	run "$T/bugs-cxx"
-	check "an uncaught C++ exception: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs-cxx!_ZL7do_worki;bugs-cxx!main;"
+	check "an uncaught C++ exception: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs-cxx!(do_work|_ZL7do_worki);bugs-cxx!main;"
 else
 	echo "skip $NAME: no g++: the C++ case not run"
 fi
@@ -122,14 +125,14 @@ check "the loop's top frames and newest core in the table" has "$table" "SIGSEGV
 # 6. 100000 entries of 200 signatures from 7 hosts, as systemd-journal-remote writes a fleet's.
 if [ -x /lib/systemd/systemd-journal-remote ]; then
 	mkdir -p "$T/fleet"
-	awk 'BEGIN { for (i = 0; i < 100000; i++) {
+	awk -v id="$MESSAGE_ID" 'BEGIN { for (i = 0; i < 100000; i++) {
 		s = (i % 10) ? i % 200 : 0
-		printf "__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=0123456789abcdef0123456789abcdef\n", \
+		printf "__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=0123456789abcdef0123456789abcdef\n", \
 			1764000000000000 + i * 1000, 1000 + i
 		printf "_HOSTNAME=host%d\nMESSAGE_ID=%s\nMESSAGE=Process %d (prog) dumped core\n", i % 7, id, i
 		printf "COREDUMP_EXE=/usr/bin/prog\nCORESINK_SIGNATURE=%016x\n", 4096 + s
 		printf "CORESINK_SIGNATURE_TEXT=1;SIGSEGV;prog!f%d;prog!main\nCORESINK_SIGNATURE_FROM=trace\n\n", s
-	} }' id="$MESSAGE_ID" > "$T/fleet.export"
+	} }' > "$T/fleet.export"
 	/lib/systemd/systemd-journal-remote --output="$T/fleet/remote.journal" "$T/fleet.export" > /dev/null 2>&1 ||
 		fail "systemd-journal-remote"
 	t0=$(date +%s%N)

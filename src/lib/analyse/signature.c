@@ -3,9 +3,10 @@
  * the first meaningful frames of the crashing thread, read from the stack trace's text (stacktrace.c, the format
  * systemd-coredump writes), so that any tool holding the entry's MESSAGE can compute it again. Definition
  * (docs/signatures.md):
- *   frames:  the first thread's frames, in order, from the one after the deepest frame of the abort, assert,
- *            fortify, C++ terminate and Rust panic machinery (the lists below) and the signal trampoline; of
- *            those, the first SIGNATURE_FRAMES in a known module, each "MODULE!FUNCTION" where the function is
+ *   frames:  the first thread's frames, in order, from the one after the last frame of the abort, assert,
+ *            fortify, C++ terminate and Rust panic machinery (the lists below) and the signal trampoline on top of
+ *            the stack (before its first named frame that is none of them); of those, the first SIGNATURE_FRAMES
+ *            in a known module, each "MODULE!FUNCTION" where the function is
  *            named, else "MODULE@ID+0xOFFSET" (ID: the module's build-id, else its package's name-version, else
  *            nothing);
  *   text:    "1;SIG<NAME>;" then the frames joined by ';' (version 1);
@@ -42,7 +43,8 @@ static const char *const machinery_prefix[] = {
 	"_ZN3std7process5abort", "_ZN4core6result13unwrap_failed", "_ZN4core6option13unwrap_failed",
 	"_ZN4core6option13expect_failed", "std::panicking::", "core::panicking::", "std::sys::", "std::process::abort",
 	"core::result::unwrap_failed", "core::option::", "__rust_", "_ZN11panic_abort", "panic_abort::",
-	"_ZN3std2rt12__rust_abort",
+	"_ZN3std2rt12__rust_abort", "_ZN4core6option15Option$LT$T$GT$", "_ZN4core6result19Result$LT$T$C$E$GT$",
+	"core::result::Result<",
 };
 
 struct module {
@@ -55,8 +57,18 @@ struct modules {
 	size_t n;
 };
 
+/* Rust's v0 mangling (_R...) names each path segment by its length: these are in the machinery's names. */
+static const char *const machinery_v0[] = {
+	"9panicking", "7___rustc", "___rust_", "11panic_abort", "3std3sys", "3std7process5abort", "13unwrap_failed",
+	"13expect_failed", "4core6option", "4core6result",
+};
+
 static bool is_machinery(const char *function)
 {
+	if (strncmp(function, "_R", 2) == 0)
+		for (size_t i = 0; i < ELEMENTSOF(machinery_v0); i++)
+			if (strstr(function, machinery_v0[i]))
+				return true;
 	for (size_t i = 0; i < ELEMENTSOF(machinery); i++)
 		if (strcmp(function, machinery[i]) == 0)
 			return true;
@@ -108,6 +120,7 @@ static const char *module_id(const struct modules *ms, const char *name)
 struct frame {
 	char part[SIGNATURE_TEXT_MAX];
 	bool known;       /* in a known module: it may be part of the signature */
+	bool named;       /* its function has a name */
 	bool machinery;   /* named, and how a program dies, not where */
 };
 
@@ -132,7 +145,8 @@ static bool frame_parse(const char *line, const struct modules *ms, struct frame
 	(void) snprintf(module, sizeof(module), "%.*s", (int)(plus - open - 1), open + 1);
 	fr->known = strcmp(module, "n/a") != 0 && strncmp(module, "linux-vdso", 10) != 0 &&
 		    strncmp(module, "linux-gate", 10) != 0;
-	fr->machinery = strcmp(function, "n/a") != 0 && is_machinery(function);
+	fr->named = strcmp(function, "n/a") != 0;
+	fr->machinery = fr->named && is_machinery(function);
 	if (strcmp(function, "n/a") != 0)
 		(void) snprintf(fr->part, sizeof(fr->part), "%s!%s", module, function);
 	else
@@ -200,10 +214,12 @@ void signature_make(const char *trace, int sig, const char *exe, struct signatur
 	ms.n = 0;
 	nf = read_trace(trace, &ms, frames);
 	/*
-	 * Every frame down to the deepest of the machinery is how the program died: unnamed ones among them too
-	 * (Debian's libstdc++ has no symbol for its terminate handler's frames).
+	 * The frames on top down to the last of the machinery are how the program died: unnamed ones among them too
+	 * (Debian's libstdc++ has no symbol for its terminate handler's frames). The first named frame that is not
+	 * the machinery ends them: below it, a name like the machinery's is the program's (Rust's main runs under
+	 * std::sys::backtrace::__rust_begin_short_backtrace).
 	 */
-	for (size_t i = 0; i < nf; i++)
+	for (size_t i = 0; i < nf && (frames[i].machinery || !frames[i].named); i++)
 		if (frames[i].machinery)
 			from = i + 1;
 	n = (size_t)snprintf(s->text, sizeof(s->text), "1;SIG%s", abbrev ? abbrev : "?");
