@@ -170,14 +170,17 @@ fuzz-run: $(FUZZ_BIN)
 fuzz:
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
 
-# Every syscall of the capture failed in turn with each errno it can return, at its 1st, 2nd and every later call,
-# in pipe mode and in socket mode, then the handler (pipe mode) and the crash's process (socket mode) killed before
-# each step of a capture (make check runs a short list of each); the tables go to $(B)/faults.md,
-# $(B)/faults-socket.md, $(B)/kills.md and $(B)/kills-socket.md.
+# Every syscall of the capture failed in turn with each errno it can return, at its 1st, 2nd, last and every later
+# call, in pipe mode, in socket mode and compressing (the zstd copy's calls); then the handler (pipe mode) and the
+# crash's process (socket mode) killed before each step of a capture (make check runs a short list of each); the
+# tables go to $(B)/faults.md,
+# $(B)/faults-socket.md, $(B)/faults-compress.md, $(B)/kills.md and $(B)/kills-socket.md.
 fault-sweep: all $(HELPERS)
 	FAULTS=all FAULTS_TABLE=$(CURDIR)/$(B)/faults.md CORESINK_TEST_NAME=fault-sweep bash tests/e2e/t-faults.sh
 	FAULTS=all FAULTS_TABLE=$(CURDIR)/$(B)/faults-socket.md CORESINK_TEST_NAME=fault-sweep-socket \
 		bash tests/e2e/t-faults-socket.sh
+	FAULTS=all FAULTS_TABLE=$(CURDIR)/$(B)/faults-compress.md CORESINK_TEST_NAME=fault-sweep-compress \
+		bash tests/e2e/t-faults-compress.sh
 	FAULTS=all FAULTS_TABLE=$(CURDIR)/$(B)/kills.md CORESINK_TEST_NAME=kill-sweep bash tests/e2e/t-kills.sh
 	FAULTS=all FAULTS_TABLE=$(CURDIR)/$(B)/kills-socket.md CORESINK_TEST_NAME=kill-sweep-socket \
 		bash tests/e2e/t-kills-socket.sh

@@ -9,8 +9,10 @@ MODE=${FAULTS_MODE:-pipe}
 [ "$MODE" = pipe ] || need_socket_mode
 scratch
 start_journald
+# FAULTS_CONFIG: more lines for the config (t-faults-compress: Compress=yes, the zstd copy's calls).
+# shellcheck disable=SC2086
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
-	"Socket=$T/kernel.socket"
+	"Socket=$T/kernel.socket" ${FAULTS_CONFIG:-}
 declare -A OFF=()
 
 if [ "$MODE" = pipe ]; then
@@ -149,5 +151,5 @@ settled() {
 }
 
 # stray: the directory's names that are no core's (a temporary file under a name, a half-made anything).
-stray() { entries "$T/cores" | grep -vE '^core\.crasher\.[0-9]+\.[0-9TZ]+(\.[0-9]+)?$'; }
+stray() { entries "$T/cores" | grep -vE '^core\.crasher\.[0-9]+\.[0-9TZ]+(\.[0-9]+)?(\.zst)?$'; }
 

@@ -72,7 +72,7 @@ check "fdatasync EIO: no file" test -z "$FILES"
 run_one fstatfs EIO 3+ 64
 check "fstatfs EIO from the 3rd call on: stored all the same ($(field "$E" CORESINK_RESULT))" has_line "$E" \
 	"CORESINK_RESULT=stored"
-check "fstatfs EIO: whole" "$PATCHECK" "$(field "$E" COREDUMP_FILENAME)" 64
+check "fstatfs EIO: whole" whole "$(field "$E" COREDUMP_FILENAME)" 64
 check "fstatfs EIO: and the entry says what it went on: $(field "$E" CORESINK_STATFS_ERROR)" matches "$E" \
 	"^CORESINK_STATFS_ERROR=Input/output error"
 

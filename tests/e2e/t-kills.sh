@@ -10,15 +10,15 @@
 # A handler killed before it has written the crash's record into the ledger leaves nothing any later one can name
 # the crash by (its early steps: the config, /proc, the directory): such a crash has no entry, and the row says so.
 # In socket mode (FAULTS_MODE=socket: t-kills-socket.sh) the server's process for the crash is the one killed:
-# strace is attached to the server and follows what it forks, each process counted from its fork. A step whose call
-# the server makes itself (counted from the attach) is left out, lest the server be the one killed; a kill that
-# lands in the analysis (which counts its own calls) is said as such. The server names every crash whose process
+# strace is attached to the server and follows what it forks, each process counted from its fork; it stops the
+# process at the step, lets go, and the test kills it (stop_and_kill). A step whose call the server makes itself
+# during a capture (counted from the attach) is left out, lest the server be the one stopped; a stop that lands in
+# the analysis (which counts its own calls) kills the analysis, and is said as such. The server names every crash whose process
 # died, so every kill must leave exactly one entry.
 # A short list here; FAULTS=all (make fault-sweep) kills before every step, FAULTS_TABLE=FILE writes the table.
 . "$(dirname "$0")/faults.sh"
 
 count_calls
-[ "$MODE" = socket ] && FOLLOW="-f " || FOLLOW=""
 
 # STEPS: "SYSCALL N" a line (N: its Nth call of SYSCALL since main, or since the fork), in the order of the
 # faultless capture; RECORD: the index in STEPS of the first write of the ledger that holds a capture in flight (the
@@ -72,6 +72,39 @@ killed() {
 	esac
 }
 
+# stop_and_kill SYSCALL N (socket mode): a crash whose process strace stops (SIGSTOP) as it enters its Nth SYSCALL;
+# then strace lets go of the server, and the stopped process is killed (SIGKILL) by its pid. Not killed by strace
+# itself: the server, traced too, would be killed at its own Nth call of it, which it makes as it names the crash.
+# Sets CRASH_PID and CRASH_SINCE as crash_run does.
+stop_and_kill() {
+	local stopped="" st
+	wrap "-f -o $T/kill.log -e trace=$1,write -e inject=$1:signal=STOP:when=$(aim "$1" "$2")"
+	CRASH_SINCE="@$(date +%s.%N)"
+	{ ( ulimit -c unlimited; exec "$CRASHER" 8 ) & CRASH_PID=$!; } 2> /dev/null
+	for _ in $(seq 600); do
+		kill -0 "$CRASH_PID" 2> /dev/null || break
+		stopped=$(awk '/--- SIGSTOP / { print $1; exit }' "$T/kill.log")
+		[ -n "$stopped" ] && break
+		sleep 0.05
+	done
+	if [ -n "$stopped" ]; then
+		for _ in $(seq 100); do
+			st=$(awk '{ print $3 }' "/proc/$stopped/stat" 2> /dev/null)
+			case $st in T|t) break ;; esac
+			sleep 0.01
+		done
+		detach
+		# The line killed() reads; the server is let go on, and its row says it was stopped (a broken promise).
+		echo "$stopped +++ killed by SIGKILL +++" >> "$T/kill.log"
+		if [ "$stopped" = "$SERVER_PID" ]; then
+			kill -CONT "$stopped"
+		else
+			kill -KILL "$stopped" 2> /dev/null
+		fi
+	fi
+	{ wait "$CRASH_PID"; } 2> /dev/null
+}
+
 # kill_at I: the handler of an 8 MiB crash killed before step I; the checks; prints a row of the table.
 kill_at() {
 	local i=$1 sc n bad="" t0 t1 pid since k e count result core row
@@ -79,15 +112,19 @@ kill_at() {
 	case $SERVER in *" $sc "*) printf '| %d | %s %s | left out: the server makes it too | | ok |\n' "$i" "$sc" "$n" \
 		| tee -a "$T/table"; return 0 ;; esac
 	rm -f "$T/cores"/core.*
-	# The ledger's writes traced too: whether the record was written before the kill (the counts of reads vary).
-	wrap "${FOLLOW}-o $T/kill.log -e trace=$sc,write -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
 	t0=$(date +%s%N)
-	crash_run "$CRASHER" 8
+	if [ "$MODE" = socket ]; then
+		stop_and_kill "$sc" "$n" 2> /dev/null
+	else
+		# The ledger's writes traced too: whether the record was written before the kill (reads vary in count).
+		wrap "-o $T/kill.log -e trace=$sc,write -e inject=$sc:signal=KILL:when=$(aim "$sc" "$n")"
+		crash_run "$CRASHER" 8
+	fi
 	t1=$(date +%s%N)
 	pid=$CRASH_PID since=$CRASH_SINCE
 	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
 	k=$(killed)
-	[ "$k" != "the server" ] || bad="$bad the server killed;"
+	[ "$k" != "the server" ] || bad="$bad the server stopped;"
 	next_crash
 	bad="$bad$NEXT_BAD"
 	CRASH_PID=$pid CRASH_SINCE=$since
