@@ -83,15 +83,24 @@ START_TEST(test_tables_bounded)
 }
 END_TEST
 
-START_TEST(test_file)
+/* A ledger file in a new directory (dir, which the caller removes). */
+static int state_file(char *dir, size_t len)
 {
-	char dir[256], path[512];
+	char path[512];
 	int fd;
 
-	unit_tmpdir(dir, sizeof(dir));
+	unit_tmpdir(dir, len);
 	snprintf(path, sizeof(path), "%s/state", dir);
 	fd = open(path, O_RDWR | O_CREAT, 0600);
 	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+START_TEST(test_file)
+{
+	char dir[256];
+	int fd = state_file(dir, sizeof(dir));
+
 	memset(&l, 0, sizeof(l));
 	l.published = 1ULL << 40;
 	for (int i = 0; i < 10; i++)
@@ -114,14 +123,10 @@ END_TEST
  */
 START_TEST(test_torn_save)
 {
-	char dir[256], path[512];
+	char dir[256];
+	int fd = state_file(dir, sizeof(dir));
 	size_t n;
-	int fd;
 
-	unit_tmpdir(dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/state", dir);
-	fd = open(path, O_RDWR | O_CREAT, 0600);
-	ck_assert_int_ge(fd, 0);
 	memset(&l, 0, sizeof(l));
 	for (int i = 0; i < 10; i++)
 		ledger_inflight(&l, 100 + i, 5)->crash.pid = 2000 + i;

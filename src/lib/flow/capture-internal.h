@@ -17,5 +17,6 @@ void crash_log(struct crash *cr);
 void crash_report_dropped(struct crash *cr);
 void crash_report_orphans(struct crash *cr);
 void crash_sign(struct crash *cr);
+bool crash_entry_out(pid_t handler, pid_t pid, const char *entry);
 
 #endif

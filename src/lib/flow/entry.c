@@ -98,26 +98,6 @@ static int orphan_core(const struct crash *cr, const struct inflight *f, char *p
 	return 0;
 }
 
-/* How long the entry a dead handler was sending may take to show in the journal: journald takes it, then writes it. */
-#define ORPHAN_ENTRY_WAIT_MS 1000
-
-/*
- * Whether the entry of f's crash is out after all: its handler died after it began to send it (f->entry set) and
- * before the ledger heard that it had. Looked for in the journal by its id, and in the kernel log, where it went
- * when journald did not take it.
- */
-static bool orphan_entry_out(const struct inflight *f)
-{
-	char match[64];
-
-	if (!f->entry[0])
-		return false;
-	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", f->entry);
-	if (journal_listening() && journal_find(match, NULL, ORPHAN_ENTRY_WAIT_MS) == 0)
-		return true;
-	return kmsg_find_entry(f->pid, f->crash.pid) == 1;
-}
-
 /*
  * Pipe mode: the crashes whose handler died before its entry (killed, out of memory, crashed itself), found in the
  * ledger by this handler, each in the one entry it never got: stored, where its core had been given its name and is
@@ -130,7 +110,7 @@ void crash_report_orphans(struct crash *cr)
 		char path[PATH_MAX + NAME_MAX_LEN] = "";
 		uint64_t size = 0;
 
-		if (orphan_entry_out(f))
+		if (crash_entry_out(f->pid, f->crash.pid, f->entry))
 			continue;
 
 		if (orphan_core(cr, f, path, sizeof(path), &size) < 0)

@@ -10,20 +10,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture-internal.h"
 #include "capture.h"
 #include "policy.h"
 #include "report.h"
 #include "store.h"
 
-/* How long an entry the dead process was sending (its record says so) may take to show in the journal. */
+/* How long an entry a dead handler was sending (its record says so) may take to show in the journal. */
 #define LOST_ENTRY_WAIT_MS 1000
 
 /*
- * Whether the entry of crash pid is out after all, sent by its process (pid handler) before it died: by its id,
- * waiting for it, where the process's record said it was being sent (entry); else at one look, by the pids; and in
- * the kernel log, where it went when journald did not take it.
+ * Whether the entry of crash pid is out after all, sent by its handler (pid handler) before it died: by its id,
+ * waiting for it, where the handler's record said it was being sent (entry); else at one look, by the pids; and in
+ * the kernel log, where it went when journald did not take it. For both modes: the server's naming of a crash
+ * (capture_lost) and the next pipe-mode handler's (crash_report_orphans).
  */
-static bool entry_out(pid_t handler, pid_t pid, const char *entry)
+bool crash_entry_out(pid_t handler, pid_t pid, const char *entry)
 {
 	char match[64], and_match[32];
 
@@ -68,7 +70,7 @@ void capture_lost(const char *directory, pid_t handler, const struct ledger_cras
 
 	if (dirfd >= 0)
 		take_record(dirfd, handler, entry, sizeof(entry));
-	if (entry_out(handler, c->pid, entry)) {
+	if (crash_entry_out(handler, c->pid, entry)) {
 		if (dirfd >= 0)
 			(void) close(dirfd);
 		return;

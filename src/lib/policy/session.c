@@ -246,23 +246,40 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
 }
 
 /*
- * The crash's entry, with id entry (CORESINK_ENTRY=), is about to be sent: should this handler die before
- * session_named(), the next one looks for that entry before it names the crash (crash_report_orphans). 0 or -errno.
+ * This handler's record, under the lock: its crash's entry, with id entry (CORESINK_ENTRY=), about to be sent; or,
+ * entry NULL, out, its crash no more to be named. 0 or -errno.
  */
-int session_sending(struct session *q, const char *entry)
+static int mark_entry(struct session *q, const char *entry)
 {
 	int r = lock(q);
 
 	if (r < 0)
 		return r;
 	r = load(q);
-	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
-		if (is_mine(q, &q->l.inflight[i]))
-			(void) snprintf(q->l.inflight[i].entry, sizeof(q->l.inflight[i].entry), "%s", entry);
+	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++) {
+		struct inflight *f = &q->l.inflight[i];
+
+		if (!is_mine(q, f))
+			continue;
+		if (entry)
+			(void) snprintf(f->entry, sizeof(f->entry), "%s", entry);
+		else
+			f->crash.pid = 0;
+	}
 	if (r == 0)
 		r = ledger_save(q->statefd, &q->l);
 	unlock(q);
 	return r;
+}
+
+/*
+ * The crash's entry, with id entry (CORESINK_ENTRY=), is about to be sent: should this handler die before
+ * session_named(), the one that names the crash looks for that entry first (crash_report_orphans, capture_lost).
+ * 0 or -errno.
+ */
+int session_sending(struct session *q, const char *entry)
+{
+	return mark_entry(q, entry);
 }
 
 /*
@@ -292,18 +309,7 @@ int session_take(struct session *q, pid_t pid, struct inflight *f)
 /* The crash's entry is written: no later handler is to name it, whatever becomes of this one now. 0 or -errno. */
 int session_named(struct session *q)
 {
-	int r = lock(q);
-
-	if (r < 0)
-		return r;
-	r = load(q);
-	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++)
-		if (is_mine(q, &q->l.inflight[i]))
-			q->l.inflight[i].crash.pid = 0;
-	if (r == 0)
-		r = ledger_save(q->statefd, &q->l);
-	unlock(q);
-	return r;
+	return mark_entry(q, NULL);
 }
 
 /*
