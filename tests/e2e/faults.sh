@@ -8,6 +8,8 @@ command -v strace >/dev/null || skip "no strace"
 MODE=${FAULTS_MODE:-pipe}
 [ "$MODE" = pipe ] || need_socket_mode
 scratch
+# A fault that costs the config sends the core to the default Directory: it goes with the test, if the test made it.
+[ -e /var/lib/coresink ] || at_exit "rm -rf /var/lib/coresink"
 start_journald
 # FAULTS_CONFIG: more lines for the config (t-faults-compress: Compress=yes, the zstd copy's calls).
 # shellcheck disable=SC2086

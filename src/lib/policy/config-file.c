@@ -187,10 +187,22 @@ int config_load_dropins(struct config *c, const char *path, struct diag *d)
  */
 void config_read(struct config *c, const char *path, bool named, struct diag *d)
 {
+	const struct diag before = *d;
 	int r;
 
 	config_defaults(c);
 	r = config_load(c, path, d);
+	/*
+	 * A read that failed for a passing reason (a signal, a moment's want of memory or of fds, one I/O error) is
+	 * made once more, from the defaults and the problems known before it: else the crash would go, with the
+	 * defaults, to another Directory than the admin's (t-faults: read EINTR and openat EMFILE at the 1st call).
+	 */
+	if (r == -EINTR || r == -EAGAIN || r == -ENOMEM || r == -EMFILE || r == -ENFILE || r == -EIO) {
+		config_free(c);
+		config_defaults(c);
+		*d = before;
+		r = config_load(c, path, d);
+	}
 	if (r < 0 && (named || r != -ENOENT))
 		diag_add(d, "cannot read %s: %s", path, strerror(-r));
 	(void) config_load_dropins(c, path, d);
