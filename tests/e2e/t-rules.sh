@@ -56,7 +56,7 @@ cp "$CRASHER" "$T/bin/excluded"
 crash_cmd "$T/bin/excluded" 8
 check "excluded: CORESINK_RULE=excluded" has_line "$E" "CORESINK_RULE=excluded"
 check "excluded: recorded, no file" test "$(field "$E" CORESINK_RESULT)-$CORE" = "recorded-"
-check "excluded: nothing in the directory" test -z "$(ls -A "$T/cores" 2>/dev/null | grep -vx '\.coresink\.state')"
+check "excluded: nothing in the directory" test -z "$(entries "$T/cores" 2>/dev/null)"
 
 # The first matching rule, in the order read: early (10-) over late (20-); the main file's own rule matched nothing.
 crash_cmd "$CRASHER" 8

@@ -15,6 +15,8 @@ use_handler "$T/c.conf"
 crash 2
 e=$(journal_entry "$CRASH_PID") || fail "no entry"
 check "Storage=journal: CORESINK_STORAGE=journal" has_line "$e" "CORESINK_STORAGE=journal"
+check "Storage=journal: the crash's signature too: $(field "$e" CORESINK_SIGNATURE)" matches "$e" \
+	"^CORESINK_SIGNATURE=[0-9a-f]{16}$"
 check "no COREDUMP_FILENAME" lacks "$e" "COREDUMP_FILENAME="
 handlers_done "$T/c.conf"
 check "no file left in the directory: $(entries "$T/cores" | tr '\n' ' ')" test -z "$(entries "$T/cores")"

@@ -60,6 +60,9 @@ check "sent: the core arrived byte for byte" cmp -s "$core" "$T/store/cores/$hos
 json=$T/store/cores/$host/$name.json
 check "sent: its JSON beside it names the crash" test "$(jq -r .COREDUMP_PID "$json")" = "$CRASH_PID"
 check "sent: the JSON holds the entry's fields, the stack trace too" has "$(jq -r .MESSAGE "$json")" "crash_here"
+check "sent: and the crash's signature, as its entry says it: $(jq -r .CORESINK_SIGNATURE "$json")" test \
+	"$(jq -r .CORESINK_SIGNATURE "$json")" = "$(field "$(journal_entry "$CRASH_PID")" CORESINK_SIGNATURE)" -a \
+	"$(jq -r .CORESINK_SIGNATURE "$json" | wc -c)" -eq 17
 check "sent: no pending mark on the core" test -z "$(getfattr --only-values -n user.coresink.upload "$core" 2>/dev/null)"
 rm -f "$T"/cores/core.*
 
