@@ -81,10 +81,12 @@ stop_and_kill() {
 	wrap "-f -o $T/kill.log -e trace=$1,write -e inject=$1:signal=STOP:when=$(aim "$1" "$2")"
 	CRASH_SINCE="@$(date +%s.%N)"
 	{ ( ulimit -c unlimited; exec "$CRASHER" 8 ) & CRASH_PID=$!; } 2> /dev/null
-	for _ in $(seq 600); do
-		kill -0 "$CRASH_PID" 2> /dev/null || break
+	# Until the stop, or the capture's end: the crashed process let go and no capture left in the ledger (a stop
+	# after the release, in the analysis say, comes when the crashed process is gone).
+	for _ in $(seq 1200); do
 		stopped=$(awk '/--- SIGSTOP / { print $1; exit }' "$T/kill.log")
 		[ -n "$stopped" ] && break
+		! kill -0 "$CRASH_PID" 2> /dev/null && ! grep -q '^inflight ' "$T/cores/.coresink.state" 2> /dev/null && break
 		sleep 0.05
 	done
 	if [ -n "$stopped" ]; then
