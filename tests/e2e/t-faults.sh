@@ -43,8 +43,11 @@ sweep_one() {
 	[ -z "$(stray)" ] || bad="$bad a stray file;"
 	# A config that could not be read: the defaults (Directory=/var/lib/coresink, compressed) took the core.
 	case $CORE in "$T/cores/"*|"") ;; *) RESULT="$RESULT (config unread: defaults)"; rm -f "$CORE" ;; esac
-	# One failed call is not to cost the admin's config: it is read once more.
-	case $RESULT:$when in *"(config unread"*:1) bad="$bad one failure cost the config;" ;; esac
+	# One failed call for a passing reason is not to cost the admin's config: it is read once more (a refusal,
+	# EACCES, is no passing reason: the defaults, as documented).
+	case $RESULT:$err:$when in *"(config unread"*:EINTR:1|*"(config unread"*:EAGAIN:1|*"(config unread"*:ENOMEM:1|\
+		*"(config unread"*:EMFILE:1|*"(config unread"*:ENFILE:1|*"(config unread"*:EIO:1)
+		bad="$bad one failure cost the config;" ;; esac
 	[ $(( (t1 - t0) / 1000000 )) -lt 30000 ] || bad="$bad held $(( (t1 - t0) / 1000000 )) ms;"
 	local faulted=$E row="$RESULT${STEP:+: $STEP}"
 	# A call index past what this capture made (the counts of reads and writes vary with the pipe) injects nothing.
