@@ -20,7 +20,7 @@ echo 16 > /proc/sys/kernel/core_pipe_limit
 "$B/coresink" --config "$T/c.conf" --core-pattern > /proc/sys/kernel/core_pattern
 t0=$(date +%s)
 for _ in $(seq "$N"); do
-	(ulimit -c unlimited; exec "$T/bugs" null) 2> /dev/null || true
+	{ (ulimit -c unlimited; exec "$T/bugs" null) || true; } 2> /dev/null
 done
 # The last handler may still be compressing.
 for _ in $(seq 100); do grep -q '^inflight ' "$T/cores/.coresink.state" || break; sleep 0.1; done
