@@ -1,15 +1,17 @@
 #!/bin/bash
 # Crash signatures on real crashes (docs/signatures.md). One program with two bugs: one crashing 20 times, each time
 # a new process loaded elsewhere (ASLR), the other twice: two signatures, the counts (SEEN) and the first-seen
-# marker (NEW) right. The same bug on the host and in a container with its own root: one signature. Then
-# MaxCoresPerSignature=2 keeps 2 cores of a loop of 5 and both of the other bug's, the others' entries whole and
-# saying why. And each way of dying lands on the program's own frame, past the machinery: a null dereference, a
+# marker (NEW) right. The same in a container with its own root: the host's signature for the same bug, counted
+# together, and the other bug's apart. Then MaxCoresPerSignature=2 keeps 2 cores of a loop of 5 and both of the
+# other bug's, the others' entries whole and saying why; and a [Rule] sets it for the crashes it matches. And each way of dying lands on the program's own frame, past the machinery: a null dereference, a
 # failed assert, abort(), an uncaught C++ exception, a Rust panic, a crash in C called from Python by ctypes.
 # coresink --summary groups these crashes by signature, its table and its JSON alike; and 100000 synthetic entries
 # of 7 hosts, written by systemd-journal-remote into a directory as a fleet's would be, are grouped right (-D).
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v cc > /dev/null || skip "no C compiler to build the programs"
+# Root's crashes are analysed as coresink-analysis: without it, no trace, and only the weaker signatures.
+id coresink-analysis > /dev/null 2>&1 || skip "no user coresink-analysis: run through tests/e2e/run.sh"
 scratch
 start_journald
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
@@ -47,22 +49,40 @@ check "and it is new" has_line "$E" "CORESINK_SIGNATURE_NEW=1"
 run "$T/bugs" other
 check "twice: seen 2 times" has_line "$E" "CORESINK_SIGNATURE_SEEN=2"
 
-# 2. The same bug in a container with its own root (nothing but the program): the host's signature.
+# 2. The two bugs in a container with its own root (nothing but the program, static, in its own pid namespace):
+# the same bug's signature as on the host, counted with the host's crash; the other bug's, new, counted apart.
 mkdir -p "$T/croot"
 cp "$T/bugs-static" "$T/croot/bugs-static"
 run "$T/bugs-static" null
 host=$SIG
-{ ( ulimit -c unlimited; exec unshare --pid --mount --fork chroot "$T/croot" /bugs-static null ) & cp=$!; \
-  wait "$cp"; } 2> /dev/null
-# The crashed process is unshare's child, with a pid of its own: its entry is the newest of bugs-static.
-inner=""
-for _ in $(seq 50); do
-	inner=$(jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_COMM=bugs-static" | tail -n 1 |
-		jq -r 'select(.COREDUMP_PID != "'"$CRASH_PID"'") | "\(.CORESINK_SIGNATURE) \(.CORESINK_SIGNATURE_TEXT)"')
-	[ -n "$inner" ] && break
-	sleep 0.1
-done
-check "in a container with its own root: the host's signature (${inner#* })" test "${inner%% *}" = "$host" -a -n "$host"
+# inside BUG: a crash of BUG in the container; its entry, as JSON, in IN. Its pid is the container's child's: the
+# entry is the newest of bugs-static since the crash.
+inside() {
+	local since cp
+	since="@$(date +%s.%N)"
+	{ ( ulimit -c unlimited; exec unshare --pid --mount --fork chroot "$T/croot" /bugs-static "$1" ) & cp=$!; \
+	  wait "$cp"; } 2> /dev/null
+	IN=""
+	for _ in $(seq 50); do
+		IN=$(JCTL_SINCE=$since jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_COMM=bugs-static" | tail -n 1)
+		[ -n "$IN" ] && break
+		sleep 0.1
+	done
+}
+field_in() { printf '%s' "$IN" | jq -r ".$1"; }
+inside null
+check "in a container with its own root: the host's signature ($(field_in CORESINK_SIGNATURE_TEXT))" \
+	test "$(field_in CORESINK_SIGNATURE)" = "$host" -a -n "$host"
+inside null
+inside null
+check "three crashes of it there and one here: seen 4 times" test "$(field_in CORESINK_SIGNATURE_SEEN)" = 4
+inside other
+other_in=$(field_in CORESINK_SIGNATURE)
+check "the other bug in the container: another signature, new" test "$other_in" != "$host" -a \
+	"$(field_in CORESINK_SIGNATURE_NEW)" = 1
+inside other
+check "twice: seen 2 times, the same signature" test "$(field_in CORESINK_SIGNATURE_SEEN)" = 2 -a \
+	"$(field_in CORESINK_SIGNATURE)" = "$other_in"
 
 # 3. MaxCoresPerSignature=2: 2 cores of the loop kept, both of the other bug's.
 write_config "$T/m.conf" "Directory=$T/mcores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
@@ -86,6 +106,20 @@ check "and how many were kept since when: $(field "$last" CORESINK_SIGNATURE_KEP
 check "its stack trace is in its message" has "$msg" "null_bug"
 check "and it names no core" lacks "$last" "COREDUMP_FILENAME="
 check "the directory holds 4 cores: 2 of the loop, both of the other bug" test "$(entries "$T/mcores" | wc -l)" -eq 4
+
+# A [Rule] sets it for the crashes it matches: MaxCoresPerSignature=1 for this program, 1 of 3 cores kept.
+write_config "$T/r.conf" "Directory=$T/rcores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
+printf '[Rule]\nName=loops\nMatchExecutable=%s\nMaxCoresPerSignature=1\n' "$T/bugs" >> "$T/r.conf"
+use_handler "$T/r.conf"
+results=""
+for i in $(seq 3); do
+	run "$T/bugs" null
+	results="$results $(field "$E" CORESINK_RESULT)"
+done
+check "a [Rule] with MaxCoresPerSignature=1: stored once, then not kept:$results" test "$results" = \
+	" stored suppressed suppressed"
+check "the entry names the rule" has_line "$E" "CORESINK_RULE=loops"
+check "one core in its directory" test "$(entries "$T/rcores" | wc -l)" -eq 1
 
 # 4. Every way of dying lands on the program's own frame.
 use_handler "$T/c.conf"
@@ -111,15 +145,16 @@ run "$PY" -c 'import ctypes; ctypes.string_at(0)'
 check "Python, a C function called by ctypes: $TEXT" matches "$TEXT" "^1;SIGSEGV;[^;!]+!"
 check "and no frame of it is the interpreter's machinery" none_of "$TEXT" "raise" "abort"
 
-# 5. The summary of these crashes: the loop's signature with its 20 crashes (and 5 more under MaxCoresPerSignature,
-# in another directory but the same journal), the other bug's 2 + 2; the table and the JSON say the same.
+# 5. The summary of these crashes: the loop's signature with its 20 crashes (and 5 + 3 more under
+# MaxCoresPerSignature, in other directories but the same journal), the other bug's 2 + 2; the table and the JSON
+# say the same.
 J=$("$CORESINK" --summary --json --since "${TEST_SINCE}") || fail "coresink --summary --json"
-check "the summary's JSON: the loop seen 25 times" test "$(printf '%s' "$J" |
-	jq -r --arg s "$loop" '.signatures[] | select(.signature == $s) | .crashes')" = 25
+check "the summary's JSON: the loop seen 28 times" test "$(printf '%s' "$J" |
+	jq -r --arg s "$loop" '.signatures[] | select(.signature == $s) | .crashes')" = 28
 check "the other bug 4 times" test "$(printf '%s' "$J" |
 	jq -r --arg s "$other" '.signatures[] | select(.signature == $s) | .crashes')" = 4
 table=$("$CORESINK" --summary --since "${TEST_SINCE}") || fail "coresink --summary"
-check "the table says the same: $(printf '%s\n' "$table" | grep "^$loop")" matches "$table" "^$loop +25 +1 "
+check "the table says the same: $(printf '%s\n' "$table" | grep "^$loop")" matches "$table" "^$loop +28 +1 "
 check "the loop's top frames and newest core in the table" has "$table" "SIGSEGV;bugs!store_through;bugs!null_bug"
 
 # 6. 100000 entries of 200 signatures from 7 hosts, as systemd-journal-remote writes a fleet's.
