@@ -188,22 +188,6 @@ static void print_table(const struct table *t, FILE *f)
 			t->unsigned_entries);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void print_json(const struct table *t, FILE *f)
 {
 	fputs("{\"signatures\":[", f);
@@ -215,14 +199,14 @@ static void print_json(const struct table *t, FILE *f)
 			g->last, strncmp(g->from, "trace", 5) == 0 ? "false" : "true");
 		for (unsigned h = 0; h < g->n_hosts; h++) {
 			fputs(h ? "," : "", f);
-			json_string(f, g->hosts[h]);
+			json_string(f, g->hosts[h], strlen(g->hosts[h]));
 		}
 		fprintf(f, "],\"more_hosts\":%s,\"executable\":", g->more_hosts ? "true" : "false");
-		json_string(f, g->exe);
+		json_string(f, g->exe, strlen(g->exe));
 		fputs(",\"top\":", f);
-		json_string(f, g->top);
+		json_string(f, g->top, strlen(g->top));
 		fputs(",\"newest_core\":", f);
-		json_string(f, g->core);
+		json_string(f, g->core, strlen(g->core));
 		fputc('}', f);
 	}
 	fprintf(f, "\n],\"without_signature\":%" PRIu64 "}\n", t->unsigned_entries);

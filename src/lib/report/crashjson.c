@@ -12,8 +12,8 @@
 
 #define ENV_VALUE_MAX 4096
 
-/* Appends s to the JSON text as a string. */
-static void json_string(FILE *m, const char *s, size_t len)
+/* Writes the len bytes at s to m as a JSON string. */
+void json_string(FILE *m, const char *s, size_t len)
 {
 	fputc('"', m);
 	for (size_t i = 0; i < len; i++) {
