@@ -472,21 +472,22 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 }
 
 /*
- * Logs crash c, taken by socket mode's server, whose capture wrote no entry: its process was killed or died (step
- * says how, error is the errno the entry gives), or none could be started. path: its core, size bytes, where the
- * process had stored it; "" otherwise. What the server knew of the crash is all there is. 0 journald, 1 kernel
- * log, or -errno.
+ * The one entry of crash c, whose handler died before it wrote it, written by whoever found that out: stored,
+ * naming path (size bytes) where the handler had stored the core and it is still there, else failed at step with
+ * error. What the ledger or the server knew of the crash is all there is; why says so. 0 journald, 1 kernel log,
+ * or -errno.
  */
-int report_lost(const struct ledger_crash *c, const char *step, int error, const char *path, uint64_t size,
-		enum strategy strategy)
+static int report_named(const struct ledger_crash *c, const char *why, const char *step, int error, const char *path,
+			uint64_t size, bool socket, enum strategy strategy)
 {
-	const struct kargs k = { .pid = c->pid, .uid = c->uid, .gid = c->gid, .time = c->time, .rlimit = UINT64_MAX,
-				 .hostname = "", .comm = c->comm, .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
+	const struct kargs k = { .pid = c->pid, .uid = c->uid, .gid = c->gid, .time = c->time,
+				 .signal = (int)c->signal, .rlimit = UINT64_MAX, .hostname = "", .comm = c->comm,
+				 .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
 	static struct outcome o;
-	const struct procinfo pi = { .why = "its capture wrote no entry" };
+	const struct procinfo pi = { .why = why };
 	const struct analysis a = { 0 };
 
-	o = (struct outcome) { .result = path[0] ? RESULT_STORED : RESULT_FAILED, .exe = "", .socket = true,
+	o = (struct outcome) { .result = path[0] ? RESULT_STORED : RESULT_FAILED, .exe = "", .socket = socket,
 			       .strategy = strategy, .step = step, .error = path[0] ? 0 : error };
 	(void) snprintf(o.path, sizeof(o.path), "%s", path);
 	o.st.bytes = size;
@@ -494,28 +495,28 @@ int report_lost(const struct ledger_crash *c, const char *step, int error, const
 }
 
 /*
+ * Logs crash c, taken by socket mode's server, whose capture wrote no entry: its process was killed or died (step
+ * says how, error is the errno the entry gives), or none could be started; path and size as report_named().
+ */
+int report_lost(const struct ledger_crash *c, const char *step, int error, const char *path, uint64_t size,
+		enum strategy strategy)
+{
+	return report_named(c, "its capture wrote no entry", step, error, path, size, true, strategy);
+}
+
+/*
  * Logs crash c, whose pipe-mode handler (pid handler) died before its entry, as a later handler found it in the
- * ledger: that crash's one entry. path: its core, size bytes, when it had been stored and is still there; ""
- * otherwise. 0 journald, 1 kernel log, or -errno.
+ * ledger; path and size as report_named().
  */
 int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path, uint64_t size)
 {
-	const struct kargs k = { .pid = c->pid, .uid = c->uid, .gid = c->gid, .time = c->time,
-				 .signal = (int)c->signal, .rlimit = UINT64_MAX, .hostname = "", .comm = c->comm,
-				 .dumpmode = SUID_DUMP_ROOT, .pidfd = -1 };
-	static struct outcome o;
 	char step[128], why[128];
-	const struct analysis a = { 0 };
-	struct procinfo pi = { .why = why };
 
 	(void) snprintf(step, sizeof(step), "the capture (its handler, pid %d, died before the entry)", (int)handler);
 	(void) snprintf(why, sizeof(why), "its handler (pid %d) died before the entry; named by a later handler",
 			(int)handler);
-	o = (struct outcome) { .result = path[0] ? RESULT_STORED : RESULT_FAILED, .exe = "", .step = step,
-			       .error = path[0] ? 0 : ECANCELED };
-	(void) snprintf(o.path, sizeof(o.path), "%s", path);
-	o.st.bytes = size;
-	return report_crash(&k, &o, &pi, &a, -1);
+	/* The strategy the dead handler used is not known; the entry has said splice (the zeroed value) until now. */
+	return report_named(c, why, step, ECANCELED, path, size, false, STRATEGY_SPLICE);
 }
 
 /*
