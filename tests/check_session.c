@@ -85,7 +85,7 @@ START_TEST(test_held_kept_from_the_others_vacuum)
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	close(fd);
 	close(openat(dirfd_, "core.free.2.20261121T130000Z", O_CREAT | O_WRONLY, 0600));
-	ck_assert_int_eq(session_publishing(&a, (uint64_t)st.st_ino, true), 0);
+	ck_assert_int_eq(session_hold(&a, (uint64_t)st.st_ino), 0);
 	ck_assert_int_eq(hb.lock(hb.ctx), 0);
 	ck_assert_int_eq(hb.used(hb.ctx, &freed, &freed), 0);
 	ck_assert_int_eq(hb.make_room(hb.ctx, 1 << 30, &freed), 0);

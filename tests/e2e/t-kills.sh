@@ -72,8 +72,9 @@ killed() {
 	esac
 }
 
-# stop_and_kill SYSCALL N (socket mode): a crash whose process strace stops (SIGSTOP) as it enters its Nth SYSCALL;
-# then strace lets go of the server, and the stopped process is killed (SIGKILL) by its pid. Not killed by strace
+# stop_and_kill SYSCALL N (socket mode): a crash whose process strace stops (SIGSTOP) at its Nth SYSCALL; a stop,
+# unlike a kill, lets the call itself run first, so socket mode's kill comes just after each step rather than just
+# before it. Then strace lets go of the server, and the stopped process is killed (SIGKILL) by its pid. Not killed by strace
 # itself: the server, traced too, would be killed at its own Nth call of it, which it makes as it names the crash.
 # Sets CRASH_PID and CRASH_SINCE as crash_run does.
 stop_and_kill() {

@@ -74,31 +74,6 @@ void crash_report_dropped(struct crash *cr)
 }
 
 /*
- * The core a dead handler published for its crash f, into path (its size into *size): the file with the inode its
- * record names, where its name is that crash's (pid and time: an inode is reused once its file is gone). 0 or -errno.
- */
-static int orphan_core(const struct crash *cr, const struct inflight *f, char *path, size_t len, uint64_t *size)
-{
-	char name[NAME_MAX_LEN];
-	struct name_parts p;
-	struct stat st;
-	int r;
-
-	if (!f->core_ino)
-		return -ENOENT;
-	r = vacuum_name_of(cr->dirfd, f->core_ino, name, sizeof(name));
-	if (r < 0)
-		return r;
-	if (name_parse(name, &p) < 0 || p.pid != f->crash.pid || p.time != f->crash.time)
-		return -ENOENT;
-	if (fstatat(cr->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	(void) snprintf(path, len, "%s/%s", cr->c.directory, name);
-	*size = (uint64_t)st.st_size;
-	return 0;
-}
-
-/*
  * Pipe mode: the crashes whose handler died before its entry (killed, out of memory, crashed itself), found in the
  * ledger by this handler, each in the one entry it never got: stored, where its core had been given its name and is
  * still there (the name comes before the ledger hears of it), else failed. The ledger gave each to this handler alone.
@@ -113,7 +88,7 @@ void crash_report_orphans(struct crash *cr)
 		if (crash_entry_out(f->pid, f->crash.pid, f->entry))
 			continue;
 
-		if (orphan_core(cr, f, path, sizeof(path), &size) < 0)
+		if (crash_core_of(cr->dirfd, cr->c.directory, &f->crash, path, sizeof(path), &size) < 0)
 			path[0] = '\0';
 		(void) report_orphan(&f->crash, f->pid, path, size);
 	}

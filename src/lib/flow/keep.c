@@ -103,11 +103,11 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 		st = (struct stat) { .st_ino = 0 };
 	cr->o.disk = (uint64_t)st.st_blocks * 512;
 	/*
-	 * Its inode in the ledger before its name: a handler killed once the name is out is named as stored. The
-	 * analysis reads the raw core once it has its name: no vacuum may take it before it is done.
+	 * The analysis reads the raw core once it has its name: no vacuum may take it before it is done. (A handler
+	 * killed once the name is out is named as stored: its core is found by that name, crash_core_of().)
 	 */
-	if (cr->have_session && st.st_ino)
-		(void) session_publishing(&cr->q, (uint64_t)st.st_ino, !compressed);
+	if (!compressed && cr->have_session && st.st_ino)
+		(void) session_hold(&cr->q, (uint64_t)st.st_ino);
 	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, name, sizeof(name));
 	if (r < 0)
 		return crash_fail(cr, "publishing the file", r);

@@ -4,6 +4,7 @@
  * further than the server saw: its entry out, or its core under its name. Pipe mode's counterpart, where the next
  * handler names a dead one's crash, is crash_report_orphans() (entry.c).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -57,6 +58,27 @@ static void take_record(int dirfd, pid_t handler, char *entry, size_t len)
 }
 
 /*
+ * The core a dead handler stored for crash c, in the directory (dirfd, named directory): the one whose name holds
+ * the crash's pid and time (name_format() writes no other), whatever the ledger heard; its path into path and its
+ * size into *size. For both modes (crash_report_orphans, capture_lost). 0, -ENOENT, or -errno.
+ */
+int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, char *path, size_t len,
+		  uint64_t *size)
+{
+	char name[NAME_MAX_LEN];
+	struct stat st;
+	int r = vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name));
+
+	if (r < 0)
+		return r;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	(void) snprintf(path, len, "%s/%s", directory, name);
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/*
  * Crash c, whose process (pid handler) ended without its entry (step, error: how), in its one entry: none when the
  * process's own is out; stored, naming the core, where the process had given it its name (the crash's pid and time
  * are in it); else failed.
@@ -64,8 +86,8 @@ static void take_record(int dirfd, pid_t handler, char *entry, size_t len)
 void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
 		  enum strategy strategy)
 {
-	char entry[LEDGER_ENTRY_LEN + 1] = "", name[NAME_MAX_LEN], path[PATH_MAX + NAME_MAX_LEN] = "";
-	struct stat st = { .st_size = 0 };
+	char entry[LEDGER_ENTRY_LEN + 1] = "", path[PATH_MAX + NAME_MAX_LEN] = "";
+	uint64_t size = 0;
 	int dirfd = store_open_dir(directory);
 
 	if (dirfd >= 0)
@@ -75,10 +97,9 @@ void capture_lost(const char *directory, pid_t handler, const struct ledger_cras
 			(void) close(dirfd);
 		return;
 	}
-	if (dirfd >= 0 && vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name)) == 0 &&
-	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		(void) snprintf(path, sizeof(path), "%s/%s", directory, name);
+	if (dirfd >= 0 && crash_core_of(dirfd, directory, c, path, sizeof(path), &size) < 0)
+		path[0] = '\0';
 	if (dirfd >= 0)
 		(void) close(dirfd);
-	(void) report_lost(c, step, error, path, path[0] ? (uint64_t)st.st_size : 0, strategy);
+	(void) report_lost(c, step, error, path, path[0] ? size : 0, strategy);
 }

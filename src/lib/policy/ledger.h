@@ -30,7 +30,8 @@ struct inflight {
 	uint64_t held;    /* the inode of a stored core its handler still reads (the analysis), kept from vacuum; 0 */
 	struct ledger_crash crash;
 	uint32_t stored;  /* 1 once its core was published */
-	uint64_t core_ino;   /* the published core's inode, to find it by */
+	uint64_t core_ino;   /* the published core's inode, for whoever reads the ledger (a dead handler's core
+				is found by its name: crash_core_of()) */
 	char entry[LEDGER_ENTRY_LEN + 1];   /* set as its entry is sent: the entry's id (CORESINK_ENTRY=), else "" */
 };
 

@@ -313,11 +313,10 @@ int session_named(struct session *q)
 }
 
 /*
- * Records ino, the core this handler is about to publish, in its record: should the handler die between the core's
- * name and its entry, the next one finds the core by it (crash_report_orphans). With hold, this handler also reads
- * that core until session_close() (the analysis): no vacuum removes it meanwhile. 0 or -errno.
+ * Marks ino, a core this handler is about to publish and will read until session_close() (the analysis), as held:
+ * no vacuum removes it meanwhile. 0 or -errno.
  */
-int session_publishing(struct session *q, uint64_t ino, bool hold)
+int session_hold(struct session *q, uint64_t ino)
 {
 	struct inflight *f;
 	int r = lock(q);
@@ -327,9 +326,7 @@ int session_publishing(struct session *q, uint64_t ino, bool hold)
 	r = load(q);
 	f = r == 0 ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
 	if (f) {
-		f->core_ino = ino;
-		if (hold)
-			f->held = ino;
+		f->held = ino;
 		r = ledger_save(q->statefd, &q->l);
 	} else if (r == 0) {
 		r = -ENOSPC;

@@ -34,7 +34,7 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
 int session_sending(struct session *q, const char *entry);
 int session_named(struct session *q);
 int session_take(struct session *q, pid_t pid, struct inflight *f);
-int session_publishing(struct session *q, uint64_t ino, bool hold);
+int session_hold(struct session *q, uint64_t ino);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 

@@ -117,21 +117,6 @@ int vacuum_total(int dirfd, uint64_t *bytes)
 	return n < 0 ? n : 0;
 }
 
-/* The name of the core whose inode is ino, into name (len bytes). 0, -ENOENT when none is, or -errno. */
-int vacuum_name_of(int dirfd, uint64_t ino, char *name, size_t len)
-{
-	struct core *list;
-	int n = list_cores(dirfd, &list), r = n < 0 ? n : -ENOENT;
-
-	for (int i = 0; i < n && r == -ENOENT; i++)
-		if ((uint64_t)list[i].ino == ino && strlen(list[i].name) < len) {
-			strcpy(name, list[i].name);
-			r = 0;
-		}
-	free(list);
-	return r;
-}
-
 /*
  * The name of the core of crash pid at time (what its name says: name_format()), into name (len bytes). 0, -ENOENT
  * when there is none, or -errno.

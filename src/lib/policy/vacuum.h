@@ -9,7 +9,6 @@
 
 bool vacuum_is_core(const char *name);
 int vacuum_total(int dirfd, uint64_t *bytes);
-int vacuum_name_of(int dirfd, uint64_t ino, char *name, size_t len);
 int vacuum_name_of_crash(int dirfd, pid_t pid, uint64_t time, char *name, size_t len);
 int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed,
 		  unsigned *unsent);
