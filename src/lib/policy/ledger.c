@@ -13,6 +13,7 @@
 
 #include "base.h"
 #include "ledger.h"
+#include "statefile.h"
 
 #define LEDGER_MAX_BYTES (64 * 1024)
 #define LEDGER_END "end"
@@ -183,13 +184,6 @@ int ledger_load(int fd, struct ledger *l)
 int ledger_save(int fd, const struct ledger *l)
 {
 	static char text[LEDGER_MAX_BYTES];
-	size_t n = ledger_format(l, text, sizeof(text));
-	int r;
 
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	r = io_write_full(fd, text, n);
-	if (r < 0)
-		return r;
-	return ftruncate(fd, (off_t)n) < 0 ? -errno : 0;
+	return statefile_rewrite(fd, text, ledger_format(l, text, sizeof(text)));
 }

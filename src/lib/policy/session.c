@@ -18,6 +18,7 @@
 #include "intake.h"
 #include "kskip.h"
 #include "session.h"
+#include "statefile.h"
 #include "vacuum.h"
 
 /* Whether an in-flight record is this handler's own: pid and start time name one process. */
@@ -79,20 +80,6 @@ static int load(struct session *q)
 	return r;
 }
 
-/* The ledger is root's alone, as created; one made by an older coresink or an admin is made so. 0 or -errno. */
-static int own_ledger(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0)
-		return -EPERM;
-	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)
-		return -errno;
-	return 0;
-}
-
 int session_open(struct session *q, int dirfd)
 {
 	int r;
@@ -101,16 +88,9 @@ int session_open(struct session *q, int dirfd)
 	r = proc_start_time(q->pid, &q->start);
 	if (r < 0)
 		return r;
-	/* O_NONBLOCK: a FIFO put in its place could not stall the open (own_ledger refuses it). */
-	q->statefd = openat(dirfd, LEDGER_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	if (q->statefd < 0)
-		return -errno;
-	r = own_ledger(q->statefd);
-	if (r < 0) {
-		(void) close(q->statefd);
-		q->statefd = -1;
-	}
-	return r;
+	r = statefile_open(dirfd, LEDGER_FILE);
+	q->statefd = r < 0 ? -1 : r;
+	return r < 0 ? r : 0;
 }
 
 /*

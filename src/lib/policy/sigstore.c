@@ -2,8 +2,7 @@
  * sigstore.c: what this machine has seen of each crash signature (signature.c): how many crashes, since when, and
  * how many of their cores are kept in the current window (MaxCoresPerSignature=, SignatureIntervalSec=). Text, one
  * signature a line, "sig HEX COUNT FIRST LAST KEPT WINDOW", then "end", rewritten whole under flock() of the file
- * itself, which is root's and 0600 in the core directory, as the ledger is (session.c): no user can forge the
- * counts, nor hold the lock. A line that does not parse is dropped: a damaged file costs counts, never a core.
+ * itself, a state file as the ledger is (statefile.c): no user can forge the counts, nor hold the lock. A line that does not parse is dropped: a damaged file costs counts, never a core.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +17,7 @@
 #include "base.h"
 #include "analyse.h"
 #include "sigstore.h"
+#include "statefile.h"
 
 #define LINE_MAX_BYTES 128
 
@@ -95,30 +95,9 @@ static int save(int fd, const struct sig_table *t)
 				      "\n", t->l[i].hex, t->l[i].count, t->l[i].first, t->l[i].last, t->l[i].kept,
 				      t->l[i].window);
 	n += (size_t)snprintf(text + n, len - n, "end\n");
-	r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : io_write_full(fd, text, n);
-	if (r == 0 && ftruncate(fd, (off_t)n) < 0)
-		r = -errno;
+	r = statefile_rewrite(fd, text, n);
 	free(text);
 	return r;
-}
-
-/*
- * The file, opened without following a link or blocking on a FIFO put in its place: a regular file of root's, made
- * 0600 if it was not, or -EPERM.
- */
-static int open_store(int dirfd)
-{
-	int fd = openat(dirfd, SIGSTORE_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)) {
-		(void) close(fd);
-		return -EPERM;
-	}
-	return fd;
 }
 
 /*
@@ -135,7 +114,7 @@ int sigstore_note(int dirfd, const char *hex, uint64_t now, bool stored, uint64_
 	int fd, r;
 
 	*seen = (struct sig_seen) { .count = 1, .first = now, .keep = true };
-	fd = open_store(dirfd);
+	fd = statefile_open(dirfd, SIGSTORE_FILE);
 	if (fd < 0)
 		return fd;
 	t.l = calloc(SIGSTORE_MAX, sizeof(*t.l));
