@@ -80,6 +80,31 @@ static int load(struct session *q)
 	return r;
 }
 
+/*
+ * Takes the ledger's lock and reads it, dead handlers' crashes taken out (load): 0, or -errno with the lock let go.
+ * Every change of a handler's record is take_ledger(), the change, put_ledger().
+ */
+static int take_ledger(struct session *q)
+{
+	int r = lock(q);
+
+	if (r < 0)
+		return r;
+	r = load(q);
+	if (r < 0)
+		unlock(q);
+	return r;
+}
+
+/* Saves the ledger unless r is an error, and lets go of its lock. r, or the save's -errno. */
+static int put_ledger(struct session *q, int r)
+{
+	if (r == 0)
+		r = ledger_save(q->statefd, &q->l);
+	unlock(q);
+	return r;
+}
+
 int session_open(struct session *q, int dirfd)
 {
 	int r;
@@ -100,21 +125,15 @@ int session_open(struct session *q, int dirfd)
 int session_begin(struct session *q, const struct ledger_crash *crash)
 {
 	struct inflight *f;
-	int r = lock(q);
+	int r = take_ledger(q);
 
 	if (r < 0)
 		return r;
-	r = load(q);
 	/* A full table only costs the naming: the engine's own reservation says what a full table costs it. */
-	f = r == 0 && crash ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
+	f = crash ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
 	if (f)
 		f->crash = *crash;
-	if (r == 0)
-		r = vacuum_total(q->dirfd, &q->l.published);
-	if (r == 0)
-		r = ledger_save(q->statefd, &q->l);
-	unlock(q);
-	return r;
+	return put_ledger(q, vacuum_total(q->dirfd, &q->l.published));
 }
 
 /* Engine hook: the bytes of stored cores and of the other captures in flight. Called under the lock. */
@@ -189,12 +208,11 @@ void session_hooks(struct session *q, struct engine_hooks *h)
  */
 static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, bool done)
 {
-	int r = lock(q);
+	int r = take_ledger(q);
 
 	if (r < 0)
 		return r;
-	r = load(q);
-	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++) {
+	for (size_t i = 0; i < q->l.n_inflight; i++) {
 		struct inflight *f = &q->l.inflight[i];
 
 		if (!is_mine(q, f))
@@ -210,10 +228,7 @@ static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint
 		break;
 	}
 	q->l.published += size;
-	if (r == 0)
-		r = ledger_save(q->statefd, &q->l);
-	unlock(q);
-	return r;
+	return put_ledger(q, 0);
 }
 
 /*
@@ -231,12 +246,11 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
  */
 static int mark_entry(struct session *q, const char *entry)
 {
-	int r = lock(q);
+	int r = take_ledger(q);
 
 	if (r < 0)
 		return r;
-	r = load(q);
-	for (size_t i = 0; r == 0 && i < q->l.n_inflight; i++) {
+	for (size_t i = 0; i < q->l.n_inflight; i++) {
 		struct inflight *f = &q->l.inflight[i];
 
 		if (!is_mine(q, f))
@@ -246,10 +260,7 @@ static int mark_entry(struct session *q, const char *entry)
 		else
 			f->crash.pid = 0;
 	}
-	if (r == 0)
-		r = ledger_save(q->statefd, &q->l);
-	unlock(q);
-	return r;
+	return put_ledger(q, 0);
 }
 
 /*
@@ -299,20 +310,14 @@ int session_named(struct session *q)
 int session_hold(struct session *q, uint64_t ino)
 {
 	struct inflight *f;
-	int r = lock(q);
+	int r = take_ledger(q);
 
 	if (r < 0)
 		return r;
-	r = load(q);
-	f = r == 0 ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
-	if (f) {
+	f = ledger_inflight(&q->l, q->pid, q->start);
+	if (f)
 		f->held = ino;
-		r = ledger_save(q->statefd, &q->l);
-	} else if (r == 0) {
-		r = -ENOSPC;
-	}
-	unlock(q);
-	return r;
+	return put_ledger(q, f ? 0 : -ENOSPC);
 }
 
 void session_close(struct session *q)
