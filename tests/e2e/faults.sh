@@ -114,9 +114,7 @@ whole() {
 # journald's socket is what failed, the entry went to the kernel log, in one line.
 outcome() {
 	if E=$(journal_entry "$CRASH_PID"); then
-		# Since the crash: pids are reused within a sweep.
-		N=$(JCTL_SINCE=$(since_pid "$CRASH_PID") jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$CRASH_PID" |
-			grep -c '^Process ')
+		N=$(entries_of "$CRASH_PID" "$(since_pid "$CRASH_PID")")
 		RESULT=$(field "$E" CORESINK_RESULT) CORE=$(field "$E" COREDUMP_FILENAME) STEP=$(field "$E" CORESINK_ERROR)
 		return
 	fi

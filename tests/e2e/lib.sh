@@ -238,6 +238,19 @@ entry_poll() {
 	return 1
 }
 
+# entries_of PID [SINCE]: how many crash entries name PID, since SINCE (this test's start): a crash's start where
+# pids are reused within a test. Waits up to 1 s for one when there is none yet.
+entries_of() {
+	local n=0
+	for _ in $(seq 10); do
+		n=$(JCTL_SINCE=${2:-$TEST_SINCE} jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null |
+			grep -c '^Process ')
+		[ "$n" -gt 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+
 # entry_where FIELD=VALUE: the crash entry that has it, as journal_entry; for COREDUMP_PID=, since that crash
 # (since_pid).
 entry_where() {

@@ -24,8 +24,6 @@ kill_handler_of() {
 	kill -KILL "$h"
 }
 
-# entries_of PID: how many crash entries name PID, since this test began.
-entries_of() { jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | grep -c '^Process '; }
 
 # 1. Killed while it copies a 768 MiB core.
 { ( ulimit -c unlimited; exec "$CRASHER" 768 ) & cp=$!; } 2>/dev/null

@@ -39,18 +39,6 @@ STEPS=("${STEPS[@]}")
 [ "$RECORD" -gt 0 ] || fail "no write of the crash's record in the faultless capture's calls"
 SERVER=" $(awk -v s="${SERVER_PID:-0}" '$1 == s { sc = $2; sub(/\(.*/, "", sc); print sc }' "$T/base.log" | sort -u | tr '\n' ' ')"
 
-# entries_of PID SINCE: how many crash entries name PID since SINCE, its crash's start: pids are reused within a
-# sweep (waiting up to 1 s for one).
-entries_of() {
-	local n=0
-	for _ in $(seq 10); do
-		n=$(JCTL_SINCE=$2 jctl -o cat "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$1" 2>/dev/null | grep -c '^Process ')
-		[ "$n" -gt 0 ] && break
-		sleep 0.1
-	done
-	echo "$n"
-}
-
 # recorded: whether the killed handler wrote the crash's record into the ledger (a write of it naming a capture in
 # flight: the others have finished, settled) before it died. Socket mode: the server names the crash whatever.
 recorded() {
