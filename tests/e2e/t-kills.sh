@@ -13,8 +13,8 @@
 # strace is attached to the server and follows what it forks, each process counted from its fork; it stops the
 # process at the step, lets go, and the test kills it (stop_and_kill). A step whose call the server makes itself
 # during a capture (counted from the attach) is left out, lest the server be the one stopped; a stop that lands in
-# the analysis (which counts its own calls) kills the analysis, and is said as such. The server names every crash whose process
-# died, so every kill must leave exactly one entry.
+# the analysis (which counts its own calls) kills the analysis, and is said as such. The server names every crash
+# whose process died, so every kill must leave exactly one entry.
 # A short list here; FAULTS=all (make fault-sweep) kills before every step, FAULTS_TABLE=FILE writes the table.
 . "$(dirname "$0")/faults.sh"
 
@@ -37,7 +37,8 @@ RECORD=-1
 for i in "${!STEPS[@]}"; do [ "${STEPS[$i]}" = RECORD ] && { RECORD=$((i - 1)); unset "STEPS[$i]"; break; }; done
 STEPS=("${STEPS[@]}")
 [ "$RECORD" -gt 0 ] || fail "no write of the crash's record in the faultless capture's calls"
-SERVER=" $(awk -v s="${SERVER_PID:-0}" '$1 == s { sc = $2; sub(/\(.*/, "", sc); print sc }' "$T/base.log" | sort -u | tr '\n' ' ')"
+SERVER=" $(awk -v s="${SERVER_PID:-0}" '$1 == s { sc = $2; sub(/\(.*/, "", sc); print sc }' "$T/base.log" |
+	sort -u | tr '\n' ' ')"
 
 # recorded: whether the killed handler wrote the crash's record into the ledger (a write of it naming a capture in
 # flight: the others have finished, settled) before it died. Socket mode: the server names the crash whatever.
@@ -62,8 +63,9 @@ killed() {
 
 # stop_and_kill SYSCALL N (socket mode): a crash whose process strace stops (SIGSTOP) at its Nth SYSCALL; a stop,
 # unlike a kill, lets the call itself run first, so socket mode's kill comes just after each step rather than just
-# before it. Then strace lets go of the server, and the stopped process is killed (SIGKILL) by its pid. Not killed by strace
-# itself: the server, traced too, would be killed at its own Nth call of it, which it makes as it names the crash.
+# before it. Then strace lets go of the server, and the stopped process is killed (SIGKILL) by its pid. Not killed by
+# strace itself: the server, traced too, would be killed at its own Nth call of it, which it makes as it names the
+# crash.
 # Sets CRASH_PID and CRASH_SINCE as crash_run does.
 stop_and_kill() {
 	local stopped="" st

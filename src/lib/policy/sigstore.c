@@ -2,7 +2,8 @@
  * sigstore.c: what this machine has seen of each crash signature (signature.c): how many crashes, since when, and
  * how many of their cores are kept in the current window (MaxCoresPerSignature=, SignatureIntervalSec=). Text, one
  * signature a line, "sig HEX COUNT FIRST LAST KEPT WINDOW", then "end", rewritten whole under flock() of the file
- * itself, a state file as the ledger is (statefile.c): no user can forge the counts, nor hold the lock. A line that does not parse is dropped: a damaged file costs counts, never a core.
+ * itself, a state file as the ledger is (statefile.c): no user can forge the counts, nor hold the lock. A line that
+ * does not parse is dropped: a damaged file costs counts, never a core.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -37,7 +37,7 @@ int statefile_open(int dirfd, const char *name)
 	return fd;
 }
 
-/* Rewrites the file whole with the len bytes of text (under its lock): written from the start, then cut. 0 or -errno. */
+/* Rewrites the file whole with the len bytes of text (under its lock): from the start, then cut. 0 or -errno. */
 int statefile_rewrite(int fd, const char *text, size_t len)
 {
 	int r;
