@@ -193,6 +193,7 @@ install: $(B)/.deps
 	install -D -m 0755 scripts/upload-rclone.sh $(DESTDIR)$(LIBEXECDIR)/coresink-upload-rclone
 	install -D -m 0755 $(B)/coresink-bench $(DESTDIR)$(BINDIR)/coresink-bench
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
+	install -D -m 0755 scripts/activate.sh $(DESTDIR)$(DATADIR)/activate.sh
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.sysusers $(DESTDIR)$(SYSUSERSDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
@@ -211,7 +212,7 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -e $(SYSCTLDIR)/60-coresink.conf ]; then \
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
 	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink-upload-rclone \
-		$(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf \
+		$(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf $(DESTDIR)$(DATADIR)/activate.sh \
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(SYSUSERSDIR)/coresink.conf \
 		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \
@@ -230,9 +231,23 @@ enable:
 disable:
 	sh scripts/activate.sh disable $(DATADIR)/60-coresink.conf $(SYSCTLDIR) $(STATEFILE)
 
+# The Debian package (debian/), built by dpkg-buildpackage from a copy of the tree without build/ and .git, into
+# $(B)/deb/coresink_$(VERSION)_ARCH.deb, then checked by lintian (errors fail; warnings need an override).
+deb: $(B)/.deps-deb
+	rm -rf $(B)/deb && mkdir -p $(B)/deb/coresink-$(VERSION)
+	tar -c --exclude=./build --exclude=./.git --exclude=./debian/build --exclude='./$(B)' . | \
+		tar -x -C $(B)/deb/coresink-$(VERSION)
+	cd $(B)/deb/coresink-$(VERSION) && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
+	lintian --fail-on error,warning --info $(B)/deb/coresink_$(VERSION)_*.deb
+
+$(B)/.deps-deb:
+	@mkdir -p $(B)
+	sh scripts/install-deps.sh --deb
+	@touch $@
+
 clean:
 	rm -rf $(B)
 
 FORCE:
 
-.PHONY: all bench check asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean
+.PHONY: all bench check deb asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean

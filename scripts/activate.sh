@@ -7,7 +7,11 @@
 #            DROPIN into SYSCTLDIR and applies it now. Socket mode instead of
 #            DROPIN's pipe mode when systemd runs coresink.socket and the kernel takes "@@" (Linux 6.17): the drop-in
 #            then holds the pattern of 'coresink --core-pattern --socket'. It says which.
-#   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly; then removes STATEFILE.
+#   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly (but "core", the kernel's
+#            default, for a saved "|HANDLER" that is no longer installed: a package removed since); then removes
+#            STATEFILE.
+# In a chroot (an image being built, piuparts, a package installed with dpkg --root) the live values are the host's,
+# not this system's: enable only installs the drop-in (pipe mode), for the system's next boot, and disable removes it.
 # Exit codes: 0 done, 100 usage, 111 system failure.
 set -u
 [ $# -eq 4 ] || { echo "usage: activate.sh enable|disable DROPIN SYSCTLDIR STATEFILE" >&2; exit 100; }
@@ -24,7 +28,18 @@ set_live() {
 	printf '%s\n' "$2" > /proc/sys/kernel/core_pipe_limit || die "cannot set kernel.core_pipe_limit"
 }
 
+# Whether this runs in a chroot: its root is not PID 1's. Without /proc there is nothing live to go by either.
+chrooted() {
+	[ "$(stat -Lc %d:%i / 2>/dev/null)" != "$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null)" ]
+}
+
 enable() {
+	if chrooted; then
+		install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
+		echo "coresink: in a chroot: $installed installed (pipe mode) for this system's next boot;" \
+			"the live kernel.core_pattern is the host's and was left alone"
+		return 0
+	fi
 	# kernel.core_pattern is the host's: the kernel runs a "|" handler in the host's namespaces and takes "@@" only
 	# from the host's mount namespace. A container's coresink.socket is served once the host points "@@" at it. The
 	# kernel's own threads (kthreadd, pid 2) are seen only from the host's pid namespace; systemd-detect-virt
@@ -115,10 +130,25 @@ socket_unavailable() {
 disable() {
 	rm -f "$installed"
 	if [ ! -e "$state" ]; then
-		echo "coresink: not enabled by 'make enable' ($state is missing): nothing to restore"
+		echo "coresink: not enabled ('make enable' or the package: $state is missing): nothing to restore"
 		return 0
 	fi
-	set_live "$(value kernel.core_pattern "$state")" "$(value kernel.core_pipe_limit "$state")"
+	if chrooted; then
+		echo "coresink: in a chroot: $installed removed; the live kernel.core_pattern is the host's and was left alone"
+		return 0
+	fi
+	pattern=$(value kernel.core_pattern "$state")
+	case $pattern in
+	"|"*)
+		handler=${pattern#|}
+		handler=${handler%% *}
+		if [ ! -x "$handler" ]; then
+			echo "coresink: the saved handler $handler is no longer installed: restoring the kernel's default, core"
+			pattern=core
+		fi
+		;;
+	esac
+	set_live "$pattern" "$(value kernel.core_pipe_limit "$state")"
 	rm -f "$state"
 	echo "coresink: disabled: kernel.core_pattern=$(cat /proc/sys/kernel/core_pattern)"
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks that what coresink needs to build (or, with --test, to test) is there, the way the build finds it:
+# Checks that what coresink needs to build (or, with --test, to test; with --deb, to package) is there, the way the build finds it:
 # pkg-config for the libraries, PATH for the tools. Nothing is installed when all is there, so a packager's build in
 # a clean chroot with its build dependencies, or a Fedora or Arch machine with the libraries, never reaches apt-get.
 # Only what is really missing is installed, on Debian as root, and it is said first; elsewhere it is named.
@@ -42,8 +42,19 @@ cmd:zstd zstd zstd (coresink-bench reads compressed cores back)
 file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-remote (t-storage, the fleet recipe)
 cmd:rclone rclone rclone (t-upload, the fleet recipe)'
 
+# What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
+deb_needs='
+cmd:dpkg-buildpackage dpkg-dev dpkg-buildpackage
+cmd:dh debhelper debhelper
+cmd:fakeroot fakeroot fakeroot
+cmd:lintian lintian lintian
+cmd:piuparts piuparts piuparts'
+
 needs=$build_needs
-[ "${1:-}" = "--test" ] && needs="$build_needs$test_needs"
+case ${1:-} in
+--test) needs="$build_needs$test_needs$deb_needs" ;;
+--deb) needs="$build_needs$deb_needs" ;;
+esac
 
 present() {
 	case $1 in
