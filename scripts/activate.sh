@@ -28,9 +28,11 @@ set_live() {
 	printf '%s\n' "$2" > /proc/sys/kernel/core_pipe_limit || die "cannot set kernel.core_pipe_limit"
 }
 
-# Whether this runs in a chroot: its root is not PID 1's. Without /proc there is nothing live to go by either.
+# Whether this runs in a chroot: its root is not PID 1's. Where PID 1's root cannot be read (a PID 1 that even root
+# may not ptrace), there is no telling: taken as not a chroot, as ischroot(1) does.
 chrooted() {
-	[ "$(stat -Lc %d:%i / 2>/dev/null)" != "$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null)" ]
+	init=$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null) || return 1
+	[ "$(stat -Lc %d:%i /)" != "$init" ]
 }
 
 enable() {
@@ -57,7 +59,7 @@ enable() {
 	taken=""
 	if [ -e "$state" ] && ! ours "$live" "$handler"; then
 		echo "coresink: kernel.core_pattern was taken by another handler since coresink was enabled: $live;" \
-			"'make disable' gives it back"
+			"'make disable' (or removing the package) gives it back"
 		taken=yes
 	fi
 	if [ ! -e "$state" ] || [ -n "$taken" ]; then

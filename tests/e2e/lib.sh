@@ -412,19 +412,80 @@ storm_count() {
 # os_release KEY: KEY's value in /etc/os-release (sourced in a subshell: its NAME= is not this test's).
 os_release() { (. /etc/os-release && eval "echo \"\${$1:-}\""); }
 
-# debian_root DIR: a minimal root of the host's Debian release in DIR, built by mmdebstrap from Debian's packages:
-# systemd (to boot), gdb (for coredumpctl debug), make, and what coresink links. Built once per run of run.sh (a
-# tarball in its CORESINK_ROOT_CACHE), otherwise once per test. The test is skipped where it cannot be built.
+# debian_root DIR [CODENAME [PACKAGES]]: a minimal root of Debian's CODENAME (the host's release by default) in DIR,
+# built by mmdebstrap from Debian's packages: systemd (to boot), gdb (for coredumpctl debug), make, and what
+# coresink links, or PACKAGES (comma-separated) instead. Built once per run of run.sh (a tarball in its
+# CORESINK_ROOT_CACHE), otherwise once per test. The test is skipped where it cannot be built. The archive's
+# Valid-Until is not checked: a mirror frozen at a date serves unstable's Release file past its week.
 debian_root() {
-	local tar pkgs=systemd,systemd-coredump,dbus,libdw1,libelf1,libzstd1,libacl1,libseccomp2,gdb,make,acl,zstd,procps
+	local tar pkgs=${3:-systemd,systemd-coredump,dbus,libdw1,libelf1,libzstd1,libacl1,libseccomp2,gdb,make,acl,zstd,procps}
 	command -v mmdebstrap > /dev/null || skip "no mmdebstrap"
 	[ "$(os_release ID)" = debian ] || skip "the container is built from Debian's packages of the host's release: not Debian"
-	CODENAME=$(os_release VERSION_CODENAME)
-	tar=${CORESINK_ROOT_CACHE:-$T}/root-$CODENAME.tar
+	CODENAME=${2:-$(os_release VERSION_CODENAME)}
+	tar=${CORESINK_ROOT_CACHE:-$T}/root-$CODENAME-$(printf '%s' "$pkgs" | cksum | cut -d' ' -f1).tar
 	if [ ! -s "$tar" ]; then
-		mmdebstrap --variant=minbase --format=tar --include="$pkgs" "$CODENAME" "$tar.part" \
-			> "$T/mmdebstrap.log" 2>&1 && mv "$tar.part" "$tar" ||
+		mmdebstrap --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
+			--include="$pkgs" "$CODENAME" "$tar.part" > "$T/mmdebstrap.log" 2>&1 && mv "$tar.part" "$tar" ||
 			skip "mmdebstrap could not build a $CODENAME root (no Debian mirror?): $(tail -n 1 "$T/mmdebstrap.log")"
 	fi
 	mkdir -p "$1" && tar -C "$1" -xpf "$tar" || fail "extracting $tar"
+}
+
+# boot_root ROOT [NSPAWN-ARGS...]: boots the systemd of ROOT as PID 1 in a container (systemd-nspawn -b), stopped at
+# exit; waits until its manager says the boot is over. Sets NSPAWN (nspawn's pid), LEADER (the container's PID 1 as
+# the host sees it), BOOT_STATE (running or degraded, else what it said) and BOOT_MS (from nspawn's start to then).
+# inside CMD...: runs CMD in every namespace of the container. Without systemd on the host there is no bus to ask
+# for a scope: the container stays in this cgroup.
+boot_root() {
+	local root=$1 keep="" t0 state p; shift
+	[ -d /run/systemd/nspawn ] || at_exit "rm -rf /run/systemd/nspawn"
+	[ -d /run/systemd/system ] || keep=--keep-unit
+	t0=$(date +%s%N)
+	systemd-nspawn -q -b -D "$root" --register=no $keep "$@" < /dev/null > "$T/nspawn-${root##*/}.log" 2>&1 &
+	NSPAWN=$!
+	at_exit "stop_container $NSPAWN"
+	LEADER=""
+	for _ in $(seq 300); do
+		for p in $(pgrep -P "$NSPAWN"); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ] && LEADER=$p; done
+		[ -n "$LEADER" ] && break
+		sleep 0.1
+	done
+	[ -n "$LEADER" ] || { tail -n 5 "$T/nspawn-${root##*/}.log"; fail "the container's systemd did not start"; }
+	# Until its manager answers (its bus is not there at first) and says the boot is over.
+	for _ in $(seq 240); do
+		state=$(inside systemctl is-system-running 2>&1)
+		case $state in running|degraded) break ;; esac
+		sleep 0.25
+	done
+	BOOT_STATE=$state BOOT_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+inside() { nsenter -t "$LEADER" -a -- "$@"; }
+# stop_container PID: the container's systemd asked to power off (SIGTERM to nspawn), then killed after 30 s.
+stop_container() {
+	kill -TERM "$1" 2>/dev/null
+	for _ in $(seq 300); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null
+}
+
+# package_debs: the Debian package, built by 'make deb' (which runs lintian on it) into DEB, and the same tree at a
+# higher version into DEB2, to upgrade to. Built once per run of run.sh (a mark in its CORESINK_ROOT_CACHE).
+package_debs() {
+	local mark=${CORESINK_ROOT_CACHE:-$T}/debs-built tree
+	command -v dpkg-buildpackage > /dev/null || skip "no dpkg-buildpackage (dpkg-dev)"
+	if [ ! -e "$mark" ]; then
+		make -s -C "$TOP" deb B="$B" > "$T/deb.log" 2>&1 || { tail -n 30 "$T/deb.log"; fail "make deb"; }
+		tree=$(echo "$B"/deb/coresink-*/)
+		rm -rf "$B/deb2" && mkdir -p "$B/deb2" && cp -a "$tree" "$B/deb2/" || fail "copying the package's tree"
+		tree=$B/deb2/$(basename "$tree")
+		{ printf 'coresink (%s+upgrade1) unstable; urgency=medium\n\n  * A later version, for the upgrade test.\n\n' \
+			"$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Version)"
+		  printf ' -- coresink developers <coresink@example.org>  %s\n\n' "$(date -R)"
+		  cat "$tree/debian/changelog"; } > "$T/changelog" && mv "$T/changelog" "$tree/debian/changelog"
+		(cd "$tree" && dpkg-buildpackage -b -us -uc > ../build.log 2>&1) || { tail -n 30 "$B/deb2/build.log"; fail "building the later version"; }
+		cp "$T/deb.log" "$B/deb/make-deb.log"
+		touch "$mark"
+	fi
+	DEB=$(ls "$B"/deb/coresink_*.deb | grep -v dbgsym | head -n 1)
+	DEB2=$(ls "$B"/deb2/coresink_*.deb | grep -v dbgsym | head -n 1)
+	[ -s "$DEB" ] && [ -s "$DEB2" ] || fail "no package built"
 }

@@ -34,33 +34,9 @@ echo cs-e2e > "$ROOT/etc/hostname"
 mkdir -m 0700 "$SOCKDIR"
 ok "a $CODENAME root with coresink installed in $(( $(date +%s) - t0 )) s"
 
-# 2. Boot. Without systemd on the host there is no bus to ask for a scope: the container stays in this cgroup.
-[ -d /run/systemd/nspawn ] || at_exit "rm -rf /run/systemd/nspawn"
-keep=""
-[ -d /run/systemd/system ] || keep=--keep-unit
-systemd-nspawn -q -b -D "$ROOT" --register=no $keep --capability=CAP_CHECKPOINT_RESTORE --bind="$SOCKDIR:/run/coresink" --bind-ro="$TOP:/src" \
-	< /dev/null > "$T/nspawn.log" 2>&1 &
-NSPAWN=$!
-at_exit "stop_container"
-stop_container() {
-	kill -TERM "$NSPAWN" 2>/dev/null
-	for _ in $(seq 300); do kill -0 "$NSPAWN" 2>/dev/null || return 0; sleep 0.1; done
-	kill -KILL "$NSPAWN" 2>/dev/null
-}
-LEADER=""
-for _ in $(seq 300); do
-	for p in $(pgrep -P "$NSPAWN"); do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = systemd ] && LEADER=$p; done
-	[ -n "$LEADER" ] && break
-	sleep 0.1
-done
-[ -n "$LEADER" ] || { tail -n 5 "$T/nspawn.log"; fail "the container's systemd did not start"; }
-inside() { nsenter -t "$LEADER" -a -- "$@"; }
-# Until its manager answers (its bus is not there at first) and says the boot is over.
-for _ in $(seq 240); do
-	state=$(inside systemctl is-system-running 2>&1)
-	case $state in running|degraded) break ;; esac
-	sleep 0.5
-done
+# 2. Boot.
+boot_root "$ROOT" --capability=CAP_CHECKPOINT_RESTORE --bind="$SOCKDIR:/run/coresink" --bind-ro="$TOP:/src"
+state=$BOOT_STATE
 check "systemd booted as PID 1 in the container: $state" test "$state" = running -o "$state" = degraded
 [ "$state" = running ] || inside systemctl --failed --no-pager --no-legend | sed 's/^/     failed: /'
 check "the analysis user was made by systemd-sysusers from the installed sysusers.d entry" \
