@@ -1,5 +1,5 @@
 /*
- * check_elfcore.c: the signal read from a core's notes, and the core's size from its program headers, on a core
+ * check_elfcore.c: the signal and the crashing thread read from a core's notes, and the core's size from its program headers, on a core
  * laid out as the kernel writes one (ELF header, program headers, the crashing thread's notes), and on cores cut
  * short or malformed. Real cores are read end to end (t-escape: COREDUMP_CODE of a real SIGSEGV; t-compress: the
  * size).
@@ -19,7 +19,8 @@ static size_t make_core(void)
 	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
 			 .e_phnum = PHNUM, .e_ehsize = sizeof(Elf64_Ehdr) };
 	Elf64_Phdr ph[PHNUM] = { { .p_type = PT_LOAD }, { .p_type = PT_NOTE }, { .p_type = PT_LOAD } };
-	unsigned char filler[336] = { 0 };
+	unsigned char filler[336] = { 0 }, psinfo[136] = { 0 };
+	int32_t thread = 4243, process = 4242;
 	int si[32] = { SIGSEGV, 0, 1 };
 	size_t off = sizeof(e) + sizeof(ph), n = 0;
 
@@ -27,8 +28,11 @@ static size_t make_core(void)
 	memcpy(e.e_ident, ELFMAG, SELFMAG);
 	e.e_ident[EI_CLASS] = ELFCLASS64;
 	e.e_ident[EI_DATA] = ELFDATA2LSB;
+	/* The dumping thread's pr_pid (struct elf_prstatus, at 32), the process's (struct elf_prpsinfo, at 24). */
+	memcpy(filler + 32, &thread, sizeof(thread));
+	memcpy(psinfo + 24, &process, sizeof(process));
 	n += unit_core_note(core + off + n, NT_PRSTATUS, filler, sizeof(filler));
-	n += unit_core_note(core + off + n, NT_PRPSINFO, filler, 136);
+	n += unit_core_note(core + off + n, NT_PRPSINFO, psinfo, sizeof(psinfo));
 	n += unit_core_note(core + off + n, 0x53494749, si, sizeof(si));
 	ph[1].p_offset = off;
 	ph[1].p_filesz = n;
@@ -50,6 +54,26 @@ START_TEST(test_siginfo)
 	ck_assert_int_eq(elfcore_siginfo(core, sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), &s), -ENOENT);
 	ck_assert_int_eq(elfcore_siginfo(core, sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr), &s), -EBADMSG);
 	ck_assert_int_eq(elfcore_siginfo(core, 10, &s), -EBADMSG);
+}
+END_TEST
+
+/* The thread from the first NT_PRSTATUS, only for the pid the process has in its own namespace. */
+START_TEST(test_thread)
+{
+	size_t len = make_core();
+	pid_t tid = 0;
+
+	ck_assert_int_eq(elfcore_thread(core, len, 4242, &tid), 0);
+	ck_assert_int_eq(tid, 4243);
+	/* Another pid namespace's view: no thread rather than one of another namespace. */
+	tid = 0;
+	ck_assert_int_eq(elfcore_thread(core, len, 77, &tid), -ENOENT);
+	ck_assert_int_eq(tid, 0);
+	/* Cut before PRPSINFO; a 32-bit core. */
+	ck_assert_int_eq(elfcore_thread(core, sizeof(Elf64_Ehdr) + 3 * sizeof(Elf64_Phdr) + 12 + 8 + 336, 4242, &tid),
+			 -ENOENT);
+	core[EI_CLASS] = ELFCLASS32;
+	ck_assert_int_eq(elfcore_thread(core, len, 4242, &tid), -ENOENT);
 }
 END_TEST
 
@@ -104,6 +128,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, test_siginfo);
 	tcase_add_test(tc, test_size);
+	tcase_add_test(tc, test_thread);
 	tcase_add_test(tc, test_malformed);
 	suite_add_tcase(s, tc);
 	return s;

@@ -261,6 +261,9 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	if (cr->o.st.truncated)
 		crash_release(cr);
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
+	/* Socket mode has no %I: the core names the thread. */
+	if (cr->k.tid <= 0)
+		(void) elfcore_thread(eo.head, cr->o.st.head_bytes, cr->k.pid, &cr->k.tid);
 	cr->o.vacuumed = cr->q.removed;
 	cr->o.vacuumed_unsent = cr->q.unsent;
 	cr->o.vacuumed_bytes = cr->q.freed;

@@ -141,12 +141,11 @@ static uint64_t align4(uint64_t n)
 }
 
 /*
- * Reads the signal of the crash from the NT_SIGINFO note in the first len bytes of a core. 0, -ENOENT when the
- * notes at hand hold none, or -EBADMSG when this is not an ELF core.
+ * Finds the first "CORE" note of type in the first len bytes of a core: where its descriptor lies (*desc, *descsz,
+ * all within len). 0, -ENOENT when the notes at hand hold none, or -EBADMSG when this is not an ELF core.
  */
-int elfcore_siginfo(const void *head, size_t len, struct core_signal *s)
+static int find_note(const unsigned char *h, size_t len, uint32_t want, uint64_t *at, uint32_t *size)
 {
-	const unsigned char *h = head;
 	struct span notes;
 	uint64_t off, end;
 	int r = find_notes(h, len, &notes);
@@ -162,15 +161,63 @@ int elfcore_siginfo(const void *head, size_t len, struct core_signal *s)
 
 		if (!within(desc, descsz, end))
 			break;
-		if (type == NT_SIGINFO && namesz == sizeof("CORE") && memcmp(h + off + 12, "CORE", namesz) == 0 &&
-		    descsz >= 3 * sizeof(int)) {
-			int v[3];
-
-			memcpy(v, h + desc, sizeof(v));
-			*s = (struct core_signal) { .signo = v[0], .errnum = v[1], .code = v[2] };
+		if (type == want && namesz == sizeof("CORE") && memcmp(h + off + 12, "CORE", namesz) == 0) {
+			*at = desc, *size = descsz;
 			return 0;
 		}
 		off = desc + align4(descsz);
 	}
 	return -ENOENT;
+}
+
+/*
+ * Reads the signal of the crash from the NT_SIGINFO note in the first len bytes of a core. 0, -ENOENT when the
+ * notes at hand hold none, or -EBADMSG when this is not an ELF core.
+ */
+int elfcore_siginfo(const void *head, size_t len, struct core_signal *s)
+{
+	const unsigned char *h = head;
+	uint64_t at;
+	uint32_t size;
+	int v[3], r = find_note(h, len, NT_SIGINFO, &at, &size);
+
+	if (r < 0)
+		return r;
+	if (size < sizeof(v))
+		return -EBADMSG;
+	memcpy(v, h + at, sizeof(v));
+	*s = (struct core_signal) { .signo = v[0], .errnum = v[1], .code = v[2] };
+	return 0;
+}
+
+/*
+ * The thread that crashed, as its core names it: the first NT_PRSTATUS is the dumping thread's, and its pr_pid is
+ * that thread's id; NT_PRPSINFO's pr_pid is the process's. Both are as the crashing process's own pid namespace
+ * sees them, so *tid is given only where the process's id there is pid, the one the caller knows it by: a process
+ * in a pid namespace of its own (a container the caller is not in) gets no thread. Only 64-bit cores are read
+ * (struct elf_prstatus and elf_prpsinfo of x86_64 and aarch64: pr_pid at 32 and at 24). 0, -ENOENT, -EBADMSG.
+ */
+int elfcore_thread(const void *head, size_t len, pid_t pid, pid_t *tid)
+{
+	const unsigned char *h = head;
+	uint64_t status, info;
+	uint32_t status_size, info_size;
+	int32_t thread, process;
+	int r;
+
+	if (len < EI_NIDENT || h[EI_CLASS] != ELFCLASS64)
+		return -ENOENT;
+	r = find_note(h, len, NT_PRSTATUS, &status, &status_size);
+	if (r == 0)
+		r = find_note(h, len, NT_PRPSINFO, &info, &info_size);
+	if (r < 0)
+		return r;
+	if (status_size < 36 || info_size < 28)
+		return -EBADMSG;
+	memcpy(&thread, h + status + 32, sizeof(thread));
+	memcpy(&process, h + info + 24, sizeof(process));
+	if (process != pid || thread <= 0)
+		return -ENOENT;
+	*tid = thread;
+	return 0;
 }

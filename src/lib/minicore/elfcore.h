@@ -1,9 +1,13 @@
-/* elfcore.h: what the first bytes of a core say: the signal (the NT_SIGINFO note), and the size of the whole core. */
+/*
+ * elfcore.h: what the first bytes of a core say: the signal (the NT_SIGINFO note), the thread that crashed (the first
+ * NT_PRSTATUS), and the size of the whole core.
+ */
 #ifndef CORESINK_ELFCORE_H
 #define CORESINK_ELFCORE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* How far into the core the notes are looked for: past the program headers of ~18,000 mappings. */
 #define ELFCORE_HEAD_MAX (1024 * 1024)
@@ -13,6 +17,7 @@ struct core_signal {
 };
 
 int elfcore_siginfo(const void *head, size_t len, struct core_signal *s);
+int elfcore_thread(const void *head, size_t len, pid_t pid, pid_t *tid);
 int elfcore_size(const void *head, size_t len, uint64_t *size);
 
 #endif
