@@ -200,6 +200,10 @@ install: $(B)/.deps
 	install -D -m 0644 $(B)/coresink.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service
 	install -D -m 0644 $(B)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service
 	install -D -m 0644 systemd/coresink-upload.timer $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer
+	install -D -m 0644 systemd/coresink-coredumpd.conf \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d/coresink.conf
+	install -D -m 0644 systemd/coresink-coredumpd.conf \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d/coresink.conf
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
 	install -D -m 0644 man/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
 	install -D -m 0644 man/coresink-bench.1 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
@@ -217,8 +221,11 @@ uninstall:
 		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer \
-		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
-	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
+		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1 \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d/coresink.conf \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d/coresink.conf
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d 2>/dev/null
 	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/coresink.conf; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf ]; then \

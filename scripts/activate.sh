@@ -8,8 +8,8 @@
 #            DROPIN's pipe mode when systemd runs coresink.socket and the kernel takes "@@" (Linux 6.17): the drop-in
 #            then holds the pattern of 'coresink --core-pattern --socket'. It says which.
 #   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly (but "core", the kernel's
-#            default, for a saved "|HANDLER" that is no longer installed: a package removed since); then removes
-#            STATEFILE.
+#            default, for a saved "|HANDLER" that is no longer installed, a package removed since, or a saved "@@SOCKET"
+#            nothing serves); then removes STATEFILE.
 # In a chroot (an image being built, piuparts, a package installed with dpkg --root) the live values are the host's,
 # not this system's: enable only installs the drop-in (pipe mode), for the system's next boot, and disable removes it.
 # Exit codes: 0 done, 100 usage, 111 system failure.
@@ -47,7 +47,9 @@ enable() {
 	# kernel's own threads (kthreadd, pid 2) are seen only from the host's pid namespace; systemd-detect-virt
 	# guesses from files such as /.dockerenv, which some hosts have.
 	if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
-		die "in a container (no kernel threads in sight): kernel.core_pattern is the host's; run 'make enable' on the host"
+		die "in a container (no kernel threads in sight): kernel.core_pattern is the host's; enable coresink on the host" \
+			"(its package or 'make enable'), or point the host's pattern at this container's socket" \
+			"('coresink --core-pattern --socket' names it; docs/socket-mode.md)"
 	fi
 	[ -r "$dropin" ] || die "$dropin is missing: run 'make install' first"
 	pattern=$(value kernel.core_pattern "$dropin")
@@ -68,6 +70,13 @@ enable() {
 			printf 'kernel.core_pattern=%s\n' "$(cat /proc/sys/kernel/core_pattern)"
 			printf 'kernel.core_pipe_limit=%s\n' "$(cat /proc/sys/kernel/core_pipe_limit)"
 		} > "$state.tmp" && mv "$state.tmp" "$state" || die "cannot save the previous values in $state"
+	fi
+	# systemd-coredump's own server of the coredump socket (systemd 262, Linux 6.19) puts back the pattern it found
+	# at boot when it stops, whenever that is: stopped now, once its pattern is saved. Its drop-in keeps it off at
+	# boot while coresink is enabled.
+	if [ -d /run/systemd/system ] && systemctl is-active -q systemd-coredumpd.service 2>/dev/null; then
+		systemctl stop systemd-coredumpd.service &&
+			echo "coresink: systemd-coredumpd.service stopped (it served kernel.core_pattern=$live); it stays off while coresink is enabled"
 	fi
 	limit=$(value kernel.core_pipe_limit "$dropin")
 	if why=$(socket_unavailable) && socket=$("$handler" --core-pattern --socket) &&
@@ -146,6 +155,17 @@ disable() {
 		handler=${handler%% *}
 		if [ ! -x "$handler" ]; then
 			echo "coresink: the saved handler $handler is no longer installed: restoring the kernel's default, core"
+			pattern=core
+		fi
+		;;
+	@*)
+		# A socket's server that is gone (systemd-coredumpd, stopped when coresink was enabled): every crash would
+		# be lost on a socket nobody serves.
+		sock=${pattern#@}
+		sock=${sock#@}
+		if [ ! -S "$sock" ]; then
+			echo "coresink: nothing serves the saved socket $sock: restoring the kernel's default, core" \
+				"(systemd-coredump's server sets its own when started: systemctl start systemd-coredumpd.service)"
 			pattern=core
 		fi
 		;;

@@ -435,13 +435,14 @@ debian_root() {
 # exit; waits until its manager says the boot is over. Sets NSPAWN (nspawn's pid), LEADER (the container's PID 1 as
 # the host sees it), BOOT_STATE (running or degraded, else what it said) and BOOT_MS (from nspawn's start to then).
 # inside CMD...: runs CMD in every namespace of the container. Without systemd on the host there is no bus to ask
-# for a scope: the container stays in this cgroup.
+# for a scope: the container stays in this cgroup. The container gets the unified cgroup hierarchy (cgroup v2) even
+# where the host mounts v1: systemd 256 and later refuse to boot on v1 ("no longer supported").
 boot_root() {
 	local root=$1 keep="" t0 state p; shift
 	[ -d /run/systemd/nspawn ] || at_exit "rm -rf /run/systemd/nspawn"
 	[ -d /run/systemd/system ] || keep=--keep-unit
 	t0=$(date +%s%N)
-	systemd-nspawn -q -b -D "$root" --register=no $keep "$@" < /dev/null > "$T/nspawn-${root##*/}.log" 2>&1 &
+	SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn -q -b -D "$root" --register=no $keep "$@" < /dev/null > "$T/nspawn-${root##*/}.log" 2>&1 &
 	NSPAWN=$!
 	at_exit "stop_container $NSPAWN"
 	LEADER=""

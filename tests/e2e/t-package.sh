@@ -115,3 +115,17 @@ dpkg --purge coresink > "$T/purge.log" 2>&1 || { cat "$T/purge.log"; fail "dpkg 
 left=$(ls -d /etc/coresink.conf /var/lib/coresink /var/lib/coresink.previous /etc/sysctl.d/60-coresink.conf \
 	/etc/systemd/system/*/coresink* 2>/dev/null)
 check "purged: nothing of coresink's left${left:+: $left}" test -z "$left"
+
+# systemd 262's own server of the coredump socket held the pattern (@@/run/systemd/coredumpd/kernel) when coresink
+# was installed; it is gone by the removal (on this kernel it cannot even run: systemd-coredump --manager wants
+# PIDFD_INFO_COREDUMP_SIGNAL, Linux 6.19). Giving back a socket nobody serves would lose every crash: "core", said.
+printf '@@/run/systemd/coredumpd/kernel\n' > /proc/sys/kernel/core_pattern
+echo 16 > /proc/sys/kernel/core_pipe_limit
+dpkg -i "$DEB" > "$T/install2.log" 2>&1 || { cat "$T/install2.log"; fail "dpkg -i $DEB (again)"; }
+check "installed over systemd-coredumpd's pattern: coresink owns it ($(owner))" \
+	matches "$(cat /proc/sys/kernel/core_pattern)" '^\|/usr/libexec/coresink '
+dpkg --purge coresink > "$T/purge2.log" 2>&1 || { cat "$T/purge2.log"; fail "dpkg --purge coresink (again)"; }
+said=$(grep '^coresink:' "$T/purge2.log" | tr '\n' ' ')
+check "purged: no server at systemd-coredumpd's socket, so core_pattern is the kernel's core, and why: $said" \
+	test "$(cat /proc/sys/kernel/core_pattern)" = core -a -n "$(printf '%s' "$said" | grep 'nothing serves the saved socket')"
+check "core_pipe_limit given back: $(cat /proc/sys/kernel/core_pipe_limit)" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 16

@@ -19,8 +19,8 @@ PKGS=systemd,systemd-coredump,systemd-sysv,dbus,gdb,acl,zstd,procps,jq,apt,util-
 before=$(cat /proc/sys/kernel/core_pattern)
 at_exit "printf '%s\n' '$before' > /proc/sys/kernel/core_pattern"
 TABLE=$B/releases.md
-printf '| release | systemd | boot | coresink.service | systemd-coredump@.service | coredumpctl checks |\n' > "$TABLE"
-printf '| --- | --- | --- | --- | --- | --- |\n' >> "$TABLE"
+printf '| release | systemd | boot | coresink.service | systemd-coredump@.service | systemd-coredumpd.service | coredumpctl checks |\n' > "$TABLE"
+printf '| --- | --- | --- | --- | --- | --- | --- |\n' >> "$TABLE"
 
 # The program TEST-87 crashes: a copy of the root's sleep, killed by a signal once it sleeps.
 make_dump() {
@@ -163,7 +163,26 @@ release() {
 	ours=$(score coresink.service) theirs=$(score systemd-coredump@.service)
 	check "$REL: systemd-analyze security: coresink.service $ours, systemd-coredump@.service $theirs" \
 		awk -v a="$ours" -v b="$theirs" 'BEGIN { exit !(a != "" && b != "" && a + 0 <= b + 0) }'
-	printf '| %s | %s | %s ms | %s | %s | %s passed |\n' "$REL" "$version" "$BOOT_MS" "$ours" "$theirs" "$CHECKS" >> "$TABLE"
+	# The newer directives: taken where this systemd knows them, ignored (the older line kept) where not.
+	out=$(inside systemctl show -p PrivateTmp -p PrivateTmpEx -p PrivateIPC coresink.service | tr '\n' ' ')
+	if [ "$version" -ge 257 ]; then
+		check "$REL: PrivateTmp=disconnected taken: $out" matches "$out" 'PrivateTmpEx=disconnected'
+	else
+		check "$REL: PrivateTmp=disconnected ignored by $version, PrivateTmp=yes kept: $out" matches "$out" 'PrivateTmp=yes'
+	fi
+	check "$REL: PrivateIPC=yes" matches "$out" 'PrivateIPC=yes'
+	# systemd-coredump's own socket server, where this systemd has it: coresink's drop-in is loaded. (A container
+	# never runs it, ConditionVirtualization=!container.)
+	local server="" sscore="n/a"
+	if inside systemctl cat systemd-coredumpd.service > /dev/null 2>&1; then
+		check "$REL: systemd-coredumpd.service has coresink's drop-in" \
+			has "$(inside systemctl show -p DropInPaths systemd-coredumpd.service)" systemd-coredumpd.service.d/coresink.conf
+		sscore=$(score systemd-coredumpd.service)
+		server=" (systemd-coredumpd.service, its socket server: $sscore)"
+	fi
+	ok "$REL: exposure $ours for coresink.service, $theirs for systemd-coredump@.service$server"
+	printf '| %s | %s | %s ms | %s | %s | %s | %s passed |\n' "$REL" "$version" "$BOOT_MS" "$ours" "$theirs" "$sscore" \
+		"$CHECKS" >> "$TABLE"
 
 	# Upgrade with an edited config; then removal and purge.
 	inside sh -c 'echo "MaxUse=90%" >> /etc/coresink.conf'
