@@ -239,13 +239,14 @@ disable:
 	sh scripts/activate.sh disable $(DATADIR)/60-coresink.conf $(SYSCTLDIR) $(STATEFILE)
 
 # The Debian package (debian/), built by dpkg-buildpackage from a copy of the tree without build/ and .git, into
-# $(B)/deb/coresink_$(VERSION)_ARCH.deb, then checked by lintian (errors fail; warnings need an override).
+# $(B)/deb/coresink_$(VERSION)_ARCH.deb, then checked by lintian: an error fails the build; a warning is shown (make
+# check's t-package fails on it: each is fixed or overridden with its reason in debian/coresink.lintian-overrides).
 deb: $(B)/.deps-deb
 	rm -rf $(B)/deb && mkdir -p $(B)/deb/coresink-$(VERSION)
 	tar -c --exclude=./build --exclude=./.git --exclude=./debian/build --exclude='./$(B)' . | \
 		tar -x -C $(B)/deb/coresink-$(VERSION)
 	cd $(B)/deb/coresink-$(VERSION) && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
-	lintian --fail-on error,warning --info $(B)/deb/coresink_$(VERSION)_*.deb
+	lintian --fail-on error --info $(B)/deb/coresink_$(VERSION)_*.deb
 
 $(B)/.deps-deb:
 	@mkdir -p $(B)

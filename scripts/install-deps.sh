@@ -40,15 +40,15 @@ cmd:systemd-nspawn systemd-container systemd-nspawn (t-systemd boots systemd as 
 cmd:mmdebstrap mmdebstrap mmdebstrap (the Debian root t-systemd boots)
 cmd:zstd zstd zstd (coresink-bench reads compressed cores back)
 file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-remote (t-storage, the fleet recipe)
-cmd:rclone rclone rclone (t-upload, the fleet recipe)'
+cmd:rclone rclone rclone (t-upload, the fleet recipe)
+cmd:piuparts piuparts piuparts (t-package)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='
 cmd:dpkg-buildpackage dpkg-dev dpkg-buildpackage
 cmd:dh debhelper debhelper
 cmd:fakeroot fakeroot fakeroot
-cmd:lintian lintian lintian
-cmd:piuparts piuparts piuparts'
+cmd:lintian lintian lintian'
 
 needs=$build_needs
 case ${1:-} in
