@@ -15,6 +15,8 @@ expected="644 ./etc/coresink.conf
 644 ./usr/lib/systemd/system/coresink-upload.timer
 644 ./usr/lib/systemd/system/coresink.service
 644 ./usr/lib/systemd/system/coresink.socket
+644 ./usr/lib/systemd/system/systemd-coredump-register.service.d/coresink.conf
+644 ./usr/lib/systemd/system/systemd-coredumpd.service.d/coresink.conf
 644 ./usr/lib/sysusers.d/coresink.conf
 644 ./usr/lib/tmpfiles.d/coresink.conf
 644 ./usr/share/coresink/60-coresink.conf
@@ -23,7 +25,8 @@ expected="644 ./etc/coresink.conf
 644 ./usr/share/man/man8/coresink.8
 755 ./usr/bin/coresink-bench
 755 ./usr/libexec/coresink
-755 ./usr/libexec/coresink-upload-rclone"
+755 ./usr/libexec/coresink-upload-rclone
+755 ./usr/share/coresink/activate.sh"
 check "make install DESTDIR stages exactly the expected files and modes" test "$tree" = "$expected"
 check "and changes no live setting" \
 	test "$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pipe_limit)" = "$live_before"
