@@ -9,9 +9,8 @@ B=$(cd "${1:-build}" && pwd)
 RUNS=${2:-10}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d /var/tmp/coresink-mapped-cost.XXXXXX)
-old_pattern=$(cat /proc/sys/kernel/core_pattern)
-old_limit=$(cat /proc/sys/kernel/core_pipe_limit)
-trap 'printf "%s\n" "$old_pattern" > /proc/sys/kernel/core_pattern; echo "$old_limit" > /proc/sys/kernel/core_pipe_limit; rm -rf "$T"' EXIT
+. "$TOP/scripts/keep-pattern.sh"
+keep_pattern "$T"
 cc -O0 -g -shared -fPIC -o "$T/libmaplib.so" "$TOP/tests/helpers/maplib.c"
 cc -O0 -g -o "$T/mapprog" "$TOP/tests/helpers/mapprog.c" -L"$T" -lmaplib -Wl,-rpath,'$ORIGIN' -ldl
 mkdir "$T/libs" "$T/cores"

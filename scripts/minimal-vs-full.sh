@@ -9,9 +9,8 @@ cd "$(dirname "$0")/.." || exit 1
 RUNS=${1:-5}
 CR=build/crasher
 W=$(mktemp -d /tmp/coresink-minimal.XXXXXX) || exit 1
-old_pattern=$(cat /proc/sys/kernel/core_pattern)
-old_limit=$(cat /proc/sys/kernel/core_pipe_limit)
-trap 'printf "%s\n" "$old_pattern" > /proc/sys/kernel/core_pattern; echo "$old_limit" > /proc/sys/kernel/core_pipe_limit; rm -rf "$W"' EXIT
+. scripts/keep-pattern.sh
+keep_pattern "$W"
 echo 16 > /proc/sys/kernel/core_pipe_limit
 for c in full minimal; do
 	printf '[Coresink]\nDirectory=%s/%s\nKeepFree=64M\nMaxUse=20G\nRateLimitBurst=0\nRateLimitGlobalBurst=0\n' \

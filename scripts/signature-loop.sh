@@ -9,9 +9,8 @@ B=$(cd "${1:-build}" && pwd)
 N=${2:-1000}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d /var/tmp/coresink-signature-loop.XXXXXX)
-old_pattern=$(cat /proc/sys/kernel/core_pattern)
-old_limit=$(cat /proc/sys/kernel/core_pipe_limit)
-trap 'printf "%s\n" "$old_pattern" > /proc/sys/kernel/core_pattern; echo "$old_limit" > /proc/sys/kernel/core_pipe_limit; rm -rf "$T"' EXIT
+. "$TOP/scripts/keep-pattern.sh"
+keep_pattern "$T"
 cc -O0 -g -o "$T/bugs" "$TOP/tests/helpers/bugs.c"
 mkdir "$T/cores"
 printf '[Coresink]\nDirectory=%s/cores\nKeepFree=64M\nMaxUse=100%%\nRateLimitBurst=0\nRateLimitGlobalBurst=0\nMaxCoresPerSignature=2\n' \
