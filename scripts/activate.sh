@@ -53,10 +53,9 @@ enable() {
 	fi
 	[ -r "$dropin" ] || die "$dropin is missing: run 'make install' first"
 	pattern=$(value kernel.core_pattern "$dropin")
-	handler=${pattern#|}
-	handler=${handler%% *}
+	handler=$(target "$pattern")
 	# Never point the kernel at a handler that is not there: every core would be lost.
-	[ -x "$handler" ] || die "$handler is not installed: run 'make install' first"
+	missing "$pattern" && die "$handler is not installed: run 'make install' first"
 	live=$(cat /proc/sys/kernel/core_pattern)
 	taken=""
 	if [ -e "$state" ] && ! ours "$live" "$handler"; then
@@ -67,7 +66,7 @@ enable() {
 	if [ ! -e "$state" ] || [ -n "$taken" ]; then
 		mkdir -p "$(dirname "$state")"
 		{
-			printf 'kernel.core_pattern=%s\n' "$(cat /proc/sys/kernel/core_pattern)"
+			printf 'kernel.core_pattern=%s\n' "$live"
 			printf 'kernel.core_pipe_limit=%s\n' "$(cat /proc/sys/kernel/core_pipe_limit)"
 		} > "$state.tmp" && mv "$state.tmp" "$state" || die "cannot save the previous values in $state"
 	fi
@@ -96,6 +95,23 @@ enable() {
 	set_live "$pattern" "$limit"
 	echo "coresink: enabled in $mode: kernel.core_pattern=$pattern (previous values saved in $state)"
 	[ -z "$advice" ] || echo "$advice"
+}
+
+# target PATTERN: the program of a "|PROGRAM ARGS" pattern, the socket of an "@SOCKET" or "@@SOCKET" one, else nothing.
+target() {
+	case $1 in
+	"|"*) t=${1#|}; echo "${t%% *}" ;;
+	@*) t=${1#@}; echo "${t#@}" ;;
+	esac
+}
+
+# missing PATTERN: whether the program or socket PATTERN names is not there.
+missing() {
+	case $1 in
+	"|"*) [ ! -x "$(target "$1")" ] ;;
+	@*) [ ! -S "$(target "$1")" ] ;;
+	*) return 1 ;;
+	esac
 }
 
 # ours PATTERN HANDLER: whether PATTERN is one coresink set: its pipe pattern (|HANDLER ...) or its socket's.
@@ -149,27 +165,17 @@ disable() {
 		return 0
 	fi
 	pattern=$(value kernel.core_pattern "$state")
-	case $pattern in
-	"|"*)
-		handler=${pattern#|}
-		handler=${handler%% *}
-		if [ ! -x "$handler" ]; then
-			echo "coresink: the saved handler $handler is no longer installed: restoring the kernel's default, core"
-			pattern=core
-		fi
-		;;
-	@*)
-		# A socket's server that is gone (systemd-coredumpd, stopped when coresink was enabled): every crash would
-		# be lost on a socket nobody serves.
-		sock=${pattern#@}
-		sock=${sock#@}
-		if [ ! -S "$sock" ]; then
-			echo "coresink: nothing serves the saved socket $sock: restoring the kernel's default, core" \
-				"(systemd-coredump's server sets its own when started: systemctl start systemd-coredumpd.service)"
-			pattern=core
-		fi
-		;;
-	esac
+	# A handler removed since (a package), or a socket's server that is gone (systemd-coredumpd, stopped when
+	# coresink was enabled): every crash would be lost on it.
+	if missing "$pattern"; then
+		case $pattern in
+		"|"*) echo "coresink: the saved handler $(target "$pattern") is no longer installed: restoring the kernel's" \
+			"default, core" ;;
+		*) echo "coresink: nothing serves the saved socket $(target "$pattern"): restoring the kernel's default," \
+			"core (systemd-coredump's server sets its own when started: systemctl start systemd-coredumpd.service)" ;;
+		esac
+		pattern=core
+	fi
 	set_live "$pattern" "$(value kernel.core_pipe_limit "$state")"
 	rm -f "$state"
 	echo "coresink: disabled: kernel.core_pattern=$(cat /proc/sys/kernel/core_pattern)"
