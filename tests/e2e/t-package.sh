@@ -60,12 +60,12 @@ at_exit "dpkg --purge coresink > /dev/null 2>&1"
 theirs=$(cat /proc/sys/kernel/core_pattern) theirs_limit=$(cat /proc/sys/kernel/core_pipe_limit)
 check "systemd-coredump owns kernel.core_pattern: $theirs, core_pipe_limit $theirs_limit" has "$theirs" systemd-coredump
 
-# say STEP LOG: what a step left, for the log: who owns the pattern and what the package said.
+# owner: who owns kernel.core_pattern now, for the log. owned: whether it is the installed package's handler.
+owned() { matches "$(cat /proc/sys/kernel/core_pattern)" '^\|/usr/libexec/coresink '; }
 owner() { case $(cat /proc/sys/kernel/core_pattern) in *coresink*) echo coresink ;; *systemd-coredump*) echo systemd-coredump ;; *) cat /proc/sys/kernel/core_pattern ;; esac; }
 dpkg -i "$DEB" > "$T/install.log" 2>&1 || { cat "$T/install.log"; fail "dpkg -i $DEB"; }
 said=$(grep '^coresink:' "$T/install.log")
-check "install: coresink owns kernel.core_pattern ($(owner)); it said: $said" \
-	matches "$(cat /proc/sys/kernel/core_pattern)" '^\|/usr/libexec/coresink '
+check "install: coresink owns kernel.core_pattern ($(owner)); it said: $said" owned
 check "in pipe mode, and why (no systemd as PID 1 here)" has "$said" "enabled in pipe mode (socket mode needs systemd"
 check "kernel.core_pipe_limit is coresink's: $(cat /proc/sys/kernel/core_pipe_limit)" \
 	test "$(cat /proc/sys/kernel/core_pipe_limit)" = 128
@@ -95,8 +95,7 @@ fi
 [ -n "$deb_coredump" ] || skip "no systemd-coredump package file to install again (apt-get download failed)"
 dpkg -i "$deb_coredump" > "$T/reinstall.log" 2>&1 || { cat "$T/reinstall.log"; fail "dpkg -i systemd-coredump"; }
 said=$(grep '^coresink:' "$T/reinstall.log" | tr '\n' ' ')
-check "systemd-coredump installed again: coresink's trigger took the pattern back ($(owner)); it said: $said" \
-	matches "$(cat /proc/sys/kernel/core_pattern)" '^\|/usr/libexec/coresink '
+check "systemd-coredump installed again: coresink's trigger took the pattern back ($(owner)); it said: $said" owned
 check "and systemd-coredump's values are still the ones to give back" all_of "$(cat /var/lib/coresink.previous)" \
 	"kernel.core_pattern=$theirs" "kernel.core_pipe_limit=$theirs_limit"
 
@@ -105,7 +104,7 @@ dpkg -i "$DEB2" > "$T/upgrade.log" 2>&1 || { cat "$T/upgrade.log"; fail "dpkg -i
 check "upgraded to $(dpkg-query -W -f '${Version}' coresink): the edited /etc/coresink.conf kept" \
 	test "$(md5sum < /etc/coresink.conf)" = "$edited"
 check "the stored core kept" "$PATCHECK" "$core" 4
-check "coresink still owns kernel.core_pattern ($(owner))" matches "$(cat /proc/sys/kernel/core_pattern)" '^\|/usr/libexec/coresink '
+check "coresink still owns kernel.core_pattern ($(owner))" owned
 crash_run "$CRASHER" 2
 check "a crash after the upgrade is stored" all_of "$(journal_entry "$CRASH_PID")" "CORESINK_RESULT=stored"
 
@@ -128,8 +127,7 @@ check "purged: nothing of coresink's left${left:+: $left}" test -z "$left"
 printf '@@/run/systemd/coredumpd/kernel\n' > /proc/sys/kernel/core_pattern
 echo 16 > /proc/sys/kernel/core_pipe_limit
 dpkg -i "$DEB" > "$T/install2.log" 2>&1 || { cat "$T/install2.log"; fail "dpkg -i $DEB (again)"; }
-check "installed over systemd-coredumpd's pattern: coresink owns it ($(owner))" \
-	matches "$(cat /proc/sys/kernel/core_pattern)" '^\|/usr/libexec/coresink '
+check "installed over systemd-coredumpd's pattern: coresink owns it ($(owner))" owned
 dpkg --purge coresink > "$T/purge2.log" 2>&1 || { cat "$T/purge2.log"; fail "dpkg --purge coresink (again)"; }
 said=$(grep '^coresink:' "$T/purge2.log" | tr '\n' ' ')
 check "purged: no server at systemd-coredumpd's socket, so core_pattern is the kernel's core, and why: $said" \
