@@ -50,9 +50,24 @@ score() { inside systemd-analyze security --no-pager "$1" 2>/dev/null | sed -n '
 # knows STRING: whether this release's coredumpctl (or the shared library it uses) knows STRING.
 knows() { inside sh -c "grep -qaF '$1' /usr/bin/coredumpctl /usr/lib/*/systemd/libsystemd-shared-*.so /usr/lib/systemd/libsystemd-shared-*.so 2>/dev/null"; }
 
+# release REL: one release, from its root to its purge.
 release() {
 	REL=$1 CHECKS=0
-	local root=$T/root-$1 sock=$T/sock-$1 t0 version said e out core
+	local root=$T/root-$1 sock=$T/sock-$1
+	boot_release "$root" "$sock"
+	install_release "$sock"
+	coredumpctl_checks
+	user_checks
+	exposure
+	upgrade_and_remove
+	printf '%s\n' "$before" > /proc/sys/kernel/core_pattern
+	stop_container "$NSPAWN"
+	rm -rf "$root"
+}
+
+# boot_release ROOT SOCKDIR: REL's root with the packages, a user and TEST-87's program, booted; sets VERSION.
+boot_release() {
+	local root=$1 sock=$2 t0
 	t0=$(date +%s)
 	debian_root "$root" "$REL" "$PKGS"
 	chroot "$root" useradd -m -u 1000 testuser || fail "$REL: useradd"
@@ -64,27 +79,34 @@ release() {
 	ok "$REL: root ready in $(( $(date +%s) - t0 )) s"
 
 	boot_root "$root" --capability=CAP_CHECKPOINT_RESTORE --bind="$sock:/run/coresink"
-	version=$(inside systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
-	check "$REL: systemd $version booted as PID 1 in $BOOT_MS ms: $BOOT_STATE" \
+	VERSION=$(inside systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
+	check "$REL: systemd $VERSION booted as PID 1 in $BOOT_MS ms: $BOOT_STATE" \
 		test "$BOOT_STATE" = running -o "$BOOT_STATE" = degraded
 	[ "$BOOT_STATE" = running ] || inside systemctl --failed --no-pager --no-legend | sed 's/^/     failed: /'
+}
 
+# install_release SOCKDIR: the package installed with apt inside, then the host's "@@" pointed at its socket.
+install_release() {
+	local sock=$1 said
 	# Installed with apt, as the README says.
-	inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/root/debs/$(basename "$DEB")" \
-		> "$T/apt-$REL.log" 2>&1 || { tail -n 20 "$T/apt-$REL.log"; fail "$REL: apt install ./$(basename "$DEB")"; }
+	apt_in apt "apt install ./$(basename "$DEB")" install "/root/debs/$(basename "$DEB")"
 	said=$(grep '^coresink:' "$T/apt-$REL.log" | head -n 2 | tr '\n' ' ')
 	check "$REL: apt installed the package; coresink.socket started by its postinst" \
 		inside systemctl is-active -q coresink.socket
 	check "$REL: it leaves kernel.core_pattern to the host, and says so: $said" has "$said" "in a container"
 	check "$REL: users and core directory made (sysusers.d, tmpfiles.d)" \
-		inside sh -c 'id -u coresink-analysis && test -d /var/lib/coresink' > /dev/null
+		quiet inside sh -c 'id -u coresink-analysis && test -d /var/lib/coresink'
 	printf '@@%s/kernel.socket\n' "$sock" > /proc/sys/kernel/core_pattern || fail "core_pattern"
+}
 
+# coredumpctl_checks: TEST-87's crashes, and its checks as root, with this release's coredumpctl.
+coredumpctl_checks() {
+	local args out core
 	# TEST-87's crashes: root's test-dump and testuser's test-usr-dump, SIGTRAP and SIGABRT each.
-	inside systemd-run -q --wait --pipe /usr/local/bin/make-dump /usr/local/bin/test-dump SIGTRAP > /dev/null 2>&1
-	inside systemd-run -q --wait --pipe /usr/local/bin/make-dump /usr/local/bin/test-dump SIGABRT > /dev/null 2>&1
-	inside systemd-run -q --wait --pipe --uid=testuser /usr/local/bin/make-dump /usr/local/bin/test-usr-dump SIGTRAP > /dev/null 2>&1
-	inside systemd-run -q --wait --pipe --uid=testuser /usr/local/bin/make-dump /usr/local/bin/test-usr-dump SIGABRT > /dev/null 2>&1
+	dump root test-dump SIGTRAP
+	dump root test-dump SIGABRT
+	dump testuser test-usr-dump SIGTRAP
+	dump testuser test-usr-dump SIGABRT
 	wait_count /usr/local/bin/test-dump 2 && wait_count /usr/local/bin/test-usr-dump 2
 	cd_ok "coredumpctl lists the 4 crashes coresink.service (started by the socket) stored" \
 		test "$(count /usr/local/bin/test-dump) $(count /usr/local/bin/test-usr-dump)" = "2 2"
@@ -123,7 +145,7 @@ release() {
 			'length > 0 and all(.[]; .PID > 0 and .Signal > 0 and has("Executable") and has("Command") and has("Storage"))' \
 			<<< "$out"
 	else
-		ok "$REL: coredumpctl info --json: not in systemd $version (it prints no JSON for info)"
+		ok "$REL: coredumpctl info --json: not in systemd $VERSION (it prints no JSON for info)"
 	fi
 	out=$(inside journalctl -o json MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/test-dump | jq -r '"\(.COREDUMP_PID) \(.COREDUMP_TID)"' | sort -u)
 	cd_ok "COREDUMP_TID (read from the core in socket mode) is the thread that crashed, sleep's only one: $(echo $out)" \
@@ -147,8 +169,10 @@ release() {
 		"test -s /tmp/core.redirected && { zstd -dcqf '$core' 2>/dev/null || cat '$core'; } | cmp -s - /tmp/core.redirected"
 	cd_ok "coredumpctl dump -o file" inside sh -c 'coredumpctl dump -o /tmp/core.output test-dump > /dev/null 2>&1 && test -s /tmp/core.output'
 	cd_ok "coredumpctl dump --output=/dev/full fails" fails quiet inside coredumpctl dump --output=/dev/full test-dump
+}
 
-	# As the crashing user: their own crashes, not root's.
+# user_checks: TEST-87's checks as the crashing user: their own crashes, not root's.
+user_checks() {
 	cd_ok "as testuser: coredumpctl info test-usr-dump" has "$(as_user coredumpctl info test-usr-dump 2>&1)" \
 		"Executable: /usr/local/bin/test-usr-dump"
 	cd_ok "as testuser: not root's test-dump" fails quiet as_user coredumpctl info --all /usr/local/bin/test-dump
@@ -157,18 +181,21 @@ release() {
 	cd_ok "as testuser: coredumpctl debug --debugger=/bin/true" quiet as_user coredumpctl debug --debugger=/bin/true test-usr-dump
 	cd_ok "as testuser: coredumpctl dump of their own core" as_user sh -c 'coredumpctl dump test-usr-dump 2>/dev/null | head -c 4 | grep -q ELF'
 	cd_ok "as testuser: coredumpctl dump of root's fails" fails quiet as_user coredumpctl dump /usr/local/bin/test-dump
+}
 
+# exposure: systemd-analyze security of the unit beside this release's systemd-coredump, and the directives taken.
+exposure() {
 	# Exposure, beside this release's systemd-coredump.
-	local ours theirs
+	local ours theirs out
 	ours=$(score coresink.service) theirs=$(score systemd-coredump@.service)
 	check "$REL: systemd-analyze security: coresink.service $ours, systemd-coredump@.service $theirs" \
 		awk -v a="$ours" -v b="$theirs" 'BEGIN { exit !(a != "" && b != "" && a + 0 <= b + 0) }'
 	# The newer directives: taken where this systemd knows them, ignored (the older line kept) where not.
 	out=$(inside systemctl show -p PrivateTmp -p PrivateTmpEx -p PrivateIPC coresink.service | tr '\n' ' ')
-	if [ "$version" -ge 257 ]; then
+	if [ "$VERSION" -ge 257 ]; then
 		check "$REL: PrivateTmp=disconnected taken: $out" matches "$out" 'PrivateTmpEx=disconnected'
 	else
-		check "$REL: PrivateTmp=disconnected ignored by $version, PrivateTmp=yes kept: $out" matches "$out" 'PrivateTmp=yes'
+		check "$REL: PrivateTmp=disconnected ignored by $VERSION, PrivateTmp=yes kept: $out" matches "$out" 'PrivateTmp=yes'
 	fi
 	check "$REL: PrivateIPC=yes" matches "$out" 'PrivateIPC=yes'
 	# systemd-coredump's own socket server, where this systemd has it: coresink's drop-in is loaded. (A container
@@ -181,31 +208,39 @@ release() {
 		server=" (systemd-coredumpd.service, its socket server: $sscore)"
 	fi
 	ok "$REL: exposure $ours for coresink.service, $theirs for systemd-coredump@.service$server"
-	printf '| %s | %s | %s ms | %s | %s | %s | %s passed |\n' "$REL" "$version" "$BOOT_MS" "$ours" "$theirs" "$sscore" \
+	printf '| %s | %s | %s ms | %s | %s | %s | %s passed |\n' "$REL" "$VERSION" "$BOOT_MS" "$ours" "$theirs" "$sscore" \
 		"$CHECKS" >> "$TABLE"
+}
 
-	# Upgrade with an edited config; then removal and purge.
+# upgrade_and_remove: an upgrade with an edited config, then removal and purge.
+upgrade_and_remove() {
 	inside sh -c 'echo "MaxUse=90%" >> /etc/coresink.conf'
-	local edited ncores
+	local edited ncores out
 	edited=$(inside md5sum /etc/coresink.conf)
 	ncores=$(inside sh -c 'ls /var/lib/coresink | grep -c "^core\."')
-	inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/root/debs/$(basename "$DEB2")" \
-		> "$T/apt2-$REL.log" 2>&1 || { tail -n 20 "$T/apt2-$REL.log"; fail "$REL: the upgrade"; }
+	apt_in apt2 "the upgrade" install "/root/debs/$(basename "$DEB2")"
 	check "$REL: upgraded to $(inside dpkg-query -W -f '${Version}' coresink): edited config kept, $ncores cores kept" \
 		test "$(inside md5sum /etc/coresink.conf) $(inside sh -c 'ls /var/lib/coresink | grep -c "^core\."')" = "$edited $ncores"
-	inside systemd-run -q --wait --pipe /usr/local/bin/make-dump /usr/local/bin/test-dump SIGSEGV > /dev/null 2>&1
+	dump root test-dump SIGSEGV
 	check "$REL: a crash after the upgrade is stored" wait_count /usr/local/bin/test-dump 3
-	inside env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q coresink > "$T/rm-$REL.log" 2>&1 ||
-		{ tail -n 20 "$T/rm-$REL.log"; fail "$REL: apt remove"; }
+	apt_in rm "apt remove" remove coresink
 	check "$REL: removed: coresink.socket stopped" fails inside systemctl is-active -q coresink.socket
-	inside env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q coresink > "$T/purge-$REL.log" 2>&1 ||
-		{ tail -n 20 "$T/purge-$REL.log"; fail "$REL: apt purge"; }
+	apt_in purge "apt purge" purge coresink
 	out=$(inside sh -c 'ls -d /etc/coresink.conf /var/lib/coresink /var/lib/coresink.previous /etc/systemd/system/*/coresink* 2>/dev/null')
 	check "$REL: purged: nothing left${out:+: $out}" test -z "$out"
+}
 
-	printf '%s\n' "$before" > /proc/sys/kernel/core_pattern
-	stop_container "$NSPAWN"
-	rm -rf "$root"
+# apt_in LOG WHAT ARGS...: apt-get ARGS inside, its output in $T/LOG-REL.log; fails the test (WHAT) if apt does.
+apt_in() {
+	local log=$T/$1-$REL.log what=$2; shift 2
+	inside env DEBIAN_FRONTEND=noninteractive apt-get -y -q "$@" > "$log" 2>&1 || { tail -n 20 "$log"; fail "$REL: $what"; }
+}
+
+# dump USER BIN SIGNAL: TEST-87's make-dump of /usr/local/bin/BIN as USER, a unit of the container's systemd.
+dump() {
+	local uid=""
+	[ "$1" = root ] || uid=--uid=$1
+	inside systemd-run -q --wait --pipe $uid /usr/local/bin/make-dump "/usr/local/bin/$2" "$3" > /dev/null 2>&1
 }
 
 fails() { ! "$@"; }
