@@ -486,7 +486,7 @@ package_debs() {
 		cp "$T/deb.log" "$B/deb/make-deb.log"
 		touch "$mark"
 	fi
-	DEB=$(ls "$B"/deb/coresink_*.deb | grep -v dbgsym | head -n 1)
-	DEB2=$(ls "$B"/deb2/coresink_*.deb | grep -v dbgsym | head -n 1)
+	# (The debug symbols are coresink-dbgsym_*.ddeb: not matched.)
+	DEB=$(echo "$B"/deb/coresink_*.deb) DEB2=$(echo "$B"/deb2/coresink_*.deb)
 	[ -s "$DEB" ] && [ -s "$DEB2" ] || fail "no package built"
 }
