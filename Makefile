@@ -50,7 +50,8 @@ UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
 	$(B)/stopuid
 
-all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink-upload.service
+all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
+	$(B)/coresink-upload.service
 
 # The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
 # since LIBEXECDIR may differ between 'make' and 'make install'.
@@ -59,7 +60,7 @@ $(B)/60-coresink.conf: systemd/60-coresink.conf.in $(B)/coresink FORCE
 		sed "s#@CORE_PATTERN@#$$pattern#" systemd/60-coresink.conf.in > $@
 
 # The units run the handler where it is installed; regenerated on every run, as above.
-$(B)/coresink.service $(B)/coresink-upload.service: $(B)/%: systemd/%.in FORCE
+$(B)/coresink.service $(B)/coresink.socket $(B)/coresink-upload.service: $(B)/%: systemd/%.in FORCE
 	@mkdir -p $(B)
 	sed "s#@LIBEXECDIR@#$(LIBEXECDIR)#" $< > $@
 
@@ -196,7 +197,7 @@ install: $(B)/.deps
 	install -D -m 0755 scripts/activate.sh $(DESTDIR)$(DATADIR)/activate.sh
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.sysusers $(DESTDIR)$(SYSUSERSDIR)/coresink.conf
-	install -D -m 0644 systemd/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
+	install -D -m 0644 $(B)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
 	install -D -m 0644 $(B)/coresink.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service
 	install -D -m 0644 $(B)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service
 	install -D -m 0644 systemd/coresink-upload.timer $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer

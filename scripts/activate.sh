@@ -4,9 +4,10 @@
 #   enable:  saves the live kernel.core_pattern and kernel.core_pipe_limit in STATEFILE (once: enabling twice keeps
 #            the first saved values, unless another handler took kernel.core_pattern in between, such as
 #            systemd-coredump when its package is installed: then its values are the ones to give back), copies
-#            DROPIN into SYSCTLDIR and applies it now. Socket mode instead of
-#            DROPIN's pipe mode when systemd runs coresink.socket and the kernel takes "@@" (Linux 6.17): the drop-in
-#            then holds the pattern of 'coresink --core-pattern --socket'. It says which.
+#            DROPIN (pipe mode, which every kernel takes) into SYSCTLDIR and applies it now. Then socket mode, live
+#            only, when systemd runs coresink.socket and the kernel serves "@@" ('coresink --set-mode socket' asks
+#            the kernel what it does: Linux 6.1 and 6.12 take "@@PATH" as a file name and would lose every crash);
+#            coresink.socket makes the same switch at every boot. It says which mode, and why.
 #   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly (but "core", the kernel's
 #            default, for a saved "|HANDLER" that is no longer installed, a package removed since, or a saved "@@SOCKET"
 #            nothing serves); then removes STATEFILE.
@@ -78,22 +79,20 @@ enable() {
 			echo "coresink: systemd-coredumpd.service stopped (it served kernel.core_pattern=$live); it stays off while coresink is enabled"
 	fi
 	limit=$(value kernel.core_pipe_limit "$dropin")
-	if why=$(socket_unavailable) && socket=$("$handler" --core-pattern --socket) &&
-		printf '%s\n' "$socket" 2>/dev/null > /proc/sys/kernel/core_pattern; then
-		mode="socket mode (coresink.socket)"
-		pattern=$socket
-		mkdir -p "$sysctldir"
-		sed "s#^kernel.core_pattern=.*#kernel.core_pattern=$pattern#" "$dropin" > "$installed.tmp" &&
-			chmod 0644 "$installed.tmp" && mv "$installed.tmp" "$installed" || die "cannot install $installed"
+	# The drop-in is pipe mode on every kernel: no boot, 'sysctl --system' or older kernel booted back can then
+	# leave the kernel writing cores to a file named "@@...". A pattern of ours left as "@@" where this kernel cannot
+	# serve it is replaced here.
+	install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
+	set_live "$pattern" "$limit"
+	if why=$(socket_unavailable); then
+		mode=$("$handler" --set-mode socket) || die "cannot set kernel.core_pattern"
 	else
-		[ -n "$why" ] || why=$(socket_refused)
 		mode="pipe mode ($why)"
-		install -D -m 0644 "$dropin" "$installed" || die "cannot install $installed"
 	fi
 	advice=""
-	case $mode in pipe*) takes_socket && advice=$(socket_advice "$handler") ;; esac
-	set_live "$pattern" "$limit"
-	echo "coresink: enabled in $mode: kernel.core_pattern=$pattern (previous values saved in $state)"
+	case $mode in pipe*) [ -n "$why" ] && takes_socket "$handler" && advice=$(socket_advice "$handler") ;; esac
+	echo "coresink: enabled in $mode: kernel.core_pattern=$(cat /proc/sys/kernel/core_pattern)" \
+		"(previous values saved in $state)"
 	[ -z "$advice" ] || echo "$advice"
 }
 
@@ -114,31 +113,30 @@ missing() {
 	esac
 }
 
-# ours PATTERN HANDLER: whether PATTERN is one coresink set: its pipe pattern (|HANDLER ...) or its socket's.
+# ours PATTERN HANDLER: whether PATTERN is one coresink set: its pipe pattern (|HANDLER ...) or its socket's, "@@"
+# and Socket= of its configuration (whatever this kernel can serve: a pattern left from a newer one is ours too).
 ours() {
-	case $1 in "|$2 "*) return 0 ;; esac
-	[ "$1" = "$("$2" --core-pattern --socket 2>/dev/null)" ]
+	case $1 in "|$2 "*) return 0 ;; @@*) ;; *) return 1 ;; esac
+	[ "$1" = "@@$("$2" --check-config 2>/dev/null | sed -n 's/^Socket=//p')" ]
 }
 
-# Why the kernel refused "@@".
-socket_refused() {
-	echo "the kernel refuses @@ in core_pattern: it needs Linux 6.17, and takes it only from the host's mount namespace"
+# unserved PATTERN HANDLER: whether PATTERN is "@@..." on a kernel that does not serve it: a file name there.
+unserved() {
+	case $1 in @@*) ! takes_socket "$2" ;; *) return 1 ;; esac
 }
 
-# Whether the kernel takes "@@" in core_pattern (socket mode, Linux 6.17): tried, and the pattern put back.
+# takes_socket HANDLER: whether this kernel serves the coredump socket's "@@" (the handler asks it).
 takes_socket() {
-	old=$(cat /proc/sys/kernel/core_pattern)
-	printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern || return 1
-	printf '%s\n' "$old" > /proc/sys/kernel/core_pattern
+	"$1" --core-pattern --socket > /dev/null 2>&1
 }
 
-# What to do on a kernel that takes "@@" where pipe mode was chosen for want of systemd.
+# What to do on a kernel that serves "@@" where pipe mode was chosen for want of systemd.
 socket_advice() {
 	echo "coresink: this kernel can run socket mode, which loses no crash in a storm: the kernel queues crashes on"
 	echo "coresink: the socket instead of dropping those past kernel.core_pipe_limit (pipe mode drops them, and"
 	echo "coresink: coresink reports how many). Without systemd: run '$1 --serve' as root under your service"
-	echo "coresink: manager (it binds Socket= of coresink.conf), then set kernel.core_pattern in $installed to the"
-	echo "coresink: line '$1 --core-pattern --socket' prints."
+	echo "coresink: manager (it binds Socket= of coresink.conf); once it listens, '$1 --set-mode socket' switches"
+	echo "coresink: to it (at every boot, after sysctl), and '$1 --set-mode pipe' back before it stops."
 }
 
 # Prints nothing and succeeds when socket mode may be tried: systemd runs as PID 1 and coresink.socket is active.
@@ -167,11 +165,11 @@ disable() {
 	pattern=$(value kernel.core_pattern "$state")
 	# A handler removed since (a package), or a socket's server that is gone (systemd-coredumpd, stopped when
 	# coresink was enabled): every crash would be lost on it.
-	if missing "$pattern"; then
+	if missing "$pattern" || unserved "$pattern" "$(target "$(value kernel.core_pattern "$dropin")")"; then
 		case $pattern in
 		"|"*) echo "coresink: the saved handler $(target "$pattern") is no longer installed: restoring the kernel's" \
 			"default, core" ;;
-		*) echo "coresink: nothing serves the saved socket $(target "$pattern"): restoring the kernel's default," \
+		*) echo "coresink: nothing serves the saved socket $(target "$pattern") on this kernel: restoring the kernel's default," \
 			"core (systemd-coredump's server sets its own when started: systemctl start systemd-coredumpd.service)" ;;
 		esac
 		pattern=core

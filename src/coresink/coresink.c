@@ -21,11 +21,10 @@
 #include "checkconfig.h"
 #include "flow.h"
 #include "intake.h"
+#include "pattern.h"
 #include "policy.h"
 #include "serve.h"
 #include "summary.h"
-
-#define CORE_PATTERN_MAX 127   /* the kernel keeps 128 bytes with the NUL */
 
 #ifndef VERSION
 #define VERSION "0.1"
@@ -35,6 +34,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: coresink [--config FILE] [--handler PATH] --core-pattern [--socket]\n"
+		"       coresink [--config FILE] --set-mode socket|pipe\n"
 		"       coresink [--config FILE] --serve\n"
 		"       coresink [--config FILE] --retry-uploads [--all]\n"
 		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
@@ -56,63 +56,6 @@ static void make_safe(void)
 	umask(077);
 }
 
-/*
- * Prints the line for kernel.core_pattern that runs this very binary, or the one at handler (where it will be
- * installed, for the sysctl.d drop-in the build generates).
- */
-static int print_core_pattern(const char *config, const char *handler)
-{
-	char self[PATH_MAX], conf[PATH_MAX], line[256];
-	int len;
-
-	if (handler) {
-		if (handler[0] != '/' || strlen(handler) >= sizeof(self))
-			return fprintf(stderr, "coresink: --handler needs an absolute path\n"), EXIT_USAGE;
-		strcpy(self, handler);
-	} else {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		if (n < 0)
-			return perror("coresink: /proc/self/exe"), EXIT_SYSTEM;
-		self[n] = '\0';
-	}
-	if (config && !realpath(config, conf)) {
-		if (config[0] != '/')
-			return fprintf(stderr, "coresink: %s: %s\n", config, strerror(errno)), EXIT_USAGE;
-		(void) snprintf(conf, sizeof(conf), "%s", config);
-	}
-	if (!kargs_pattern_safe(self) || (config && !kargs_pattern_safe(conf)))
-		return fprintf(stderr, "coresink: paths in core_pattern cannot hold blanks, '%%' or '|'\n"), EXIT_USAGE;
-	len = snprintf(line, sizeof(line), "|%s%s%s %s", self, config ? " --config " : "", config ? conf : "",
-		       KARGS_SPECIFIERS);
-	if (len < 0 || len > CORE_PATTERN_MAX)
-		return fprintf(stderr, "coresink: pattern longer than %d bytes: %s\n", CORE_PATTERN_MAX, line),
-		       EXIT_USAGE;
-	printf("%s\n", line);
-	return 0;
-}
-
-/*
- * Prints the line for kernel.core_pattern that sends crashes to the socket of coresink --serve: "@@" asks the
- * kernel for the request/ack exchange (Linux 6.17), which lets the server refuse a core before it is dumped.
- */
-static int print_socket_pattern(const char *config, bool named)
-{
-	struct config c;
-	struct diag d = { 0 };
-	char line[CORE_PATTERN_MAX + 2];
-	int len;
-
-	config_read(&c, config, named, &d);
-	diag_print(&d, stderr, "coresink: ");
-	len = snprintf(line, sizeof(line), "@@%s", c.socket);
-	if (len < 0 || len > CORE_PATTERN_MAX)
-		return fprintf(stderr, "coresink: pattern longer than %d bytes: %s\n", CORE_PATTERN_MAX, line),
-		       EXIT_USAGE;
-	printf("%s\n", line);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -126,13 +69,14 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "retry-uploads", no_argument, NULL, 'R' },
 		{ "serve", no_argument, NULL, 'S' },
+		{ "set-mode", required_argument, NULL, 'M' },
 		{ "since", required_argument, NULL, 'i' },
 		{ "socket", no_argument, NULL, 's' },
 		{ "summary", no_argument, NULL, 'y' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL, *journal_dir = NULL, *since = NULL;
+	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL, *journal_dir = NULL, *since = NULL, *set = NULL;
 	bool named = false, socket = false, all = false, json = false;
 	int mode = 0, ch;
 
@@ -165,6 +109,10 @@ int main(int argc, char **argv)
 		case 's':
 			socket = true;
 			break;
+		case 'M':
+			set = optarg;
+			mode = ch;
+			break;
 		case 'k':
 		case 'p':
 		case 'R':
@@ -181,9 +129,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (mode == 'p' && optind == argc && socket)
-		return print_socket_pattern(config, named);
+		return pattern_print_socket(config, named);
 	if (mode == 'p' && optind == argc)
-		return print_core_pattern(named ? config : NULL, handler);
+		return pattern_print_pipe(named ? config : NULL, handler);
+	if (mode == 'M' && optind == argc && (strcmp(set, "socket") == 0 || strcmp(set, "pipe") == 0))
+		return pattern_set_mode(config, named, strcmp(set, "socket") == 0);
 	if (mode == 'S' && optind == argc)
 		return serve_main(config, named);
 	if (mode == 'R' && optind == argc)

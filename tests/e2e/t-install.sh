@@ -38,10 +38,13 @@ check "the service runs the installed handler's server" \
 	has_line "$(cat "$T/stage/usr/lib/systemd/system/coresink.service")" "ExecStart=/usr/libexec/coresink --serve"
 check "the socket unit listens where coresink's Socket= default is" has_line \
 	"$(cat "$T/stage/usr/lib/systemd/system/coresink.socket")" "ListenStream=$("$CORESINK" --config /dev/null --check-config | sed -n 's/^Socket=//p')"
+check "the socket unit switches to socket mode once it listens, and back before it stops" bash -c \
+	"grep -qx 'ExecStartPost=-/usr/libexec/coresink --set-mode socket' '$T/stage/usr/lib/systemd/system/coresink.socket' &&
+	 grep -qx 'ExecStopPre=-/usr/libexec/coresink --set-mode pipe' '$T/stage/usr/lib/systemd/system/coresink.socket'"
 if command -v systemd-analyze > /dev/null; then
 	# verify wants the binary the unit starts: point it at the built one.
 	mkdir -p "$T/units"
-	cp "$T/stage/usr/lib/systemd/system/coresink.socket" "$T/units/"
+	sed "s#/usr/libexec/coresink#$CORESINK#" "$T/stage/usr/lib/systemd/system/coresink.socket" > "$T/units/coresink.socket"
 	sed "s#/usr/libexec/coresink#$CORESINK#" "$T/stage/usr/lib/systemd/system/coresink.service" > "$T/units/coresink.service"
 	check "systemd-analyze verify accepts both units" \
 		systemd-analyze verify --man=no "$T/units/coresink.socket" "$T/units/coresink.service"
@@ -105,9 +108,8 @@ if [ -d /run/systemd/system ]; then
 else
 	check "without systemd as PID 1, enable chooses pipe mode and says why" \
 		has "$(cat "$T/out")" "enabled in pipe mode (socket mode needs systemd as PID 1"
-	if printf '@@/run/coresink-probe.sock\n' 2>/dev/null > /proc/sys/kernel/core_pattern; then
-		printf '%s\n' "$(value_of kernel.core_pattern "$T/sysctl.d/60-coresink.conf")" > /proc/sys/kernel/core_pattern
-		check "and, as this kernel takes @@, says how to run socket mode without systemd" \
+	if "$T/prefix/libexec/coresink" --core-pattern --socket > /dev/null 2>&1; then
+		check "and, as this kernel serves @@, says how to run socket mode without systemd" \
 			has "$(cat "$T/out")" "$T/prefix/libexec/coresink --serve' as root under your service"
 	fi
 fi
@@ -115,6 +117,9 @@ check "enable points the kernel at the installed handler" \
 	test "$(cat /proc/sys/kernel/core_pattern)" = "|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
 check "and sets kernel.core_pipe_limit=128" test "$(cat /proc/sys/kernel/core_pipe_limit)" = 128
 check "and installs the drop-in for boot" test -f "$T/sysctl.d/60-coresink.conf"
+check "which holds pipe mode, whatever mode is live: every kernel takes it" \
+	test "$(value_of kernel.core_pattern "$T/sysctl.d/60-coresink.conf")" = \
+	"|$T/prefix/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
 crash 8
 check "a crash is captured by the installed handler" test -n "$(only_file "$T/cores")"
 saved=$(cat "$T/state/previous")
