@@ -78,7 +78,12 @@ START_TEST(test_probe_here)
 {
 	char before[CORE_PATTERN_MAX + 2], after[CORE_PATTERN_MAX + 2];
 	struct sockcap k;
+	int pidfd = unit_pidfd(getpid(), "sockcap");
 
+	/* Where pidfd_open is unknown (valgrind), the probe rightly says no: nothing to compare with the release. */
+	if (pidfd < 0)
+		return;
+	(void) close(pidfd);
 	ck_assert_int_eq(core_pattern_get(before, sizeof(before)), 0);
 	sockcap_probe(&k, geteuid() == 0);
 	ck_assert_int_eq(core_pattern_get(after, sizeof(after)), 0);
