@@ -1,11 +1,22 @@
 #!/bin/bash
-# Runs every end-to-end test (tests/e2e/t-*.sh) and sums up. usage: run.sh [BUILDDIR]
-# A test exits 0 (passed), 77 (skipped, with its reason) or anything else (failed).
-# Where no journald runs (CI), the tests that read the journal start their own; they then run a second time with a
-# journald this runner started, as the system's would be on a systemd host: not theirs to stop or reconfigure.
+# Runs the end-to-end tests (tests/e2e/t-*.sh) of a tier and sums up. usage: run.sh [BUILDDIR [fast|all]]
+#   fast (make check): the tests whose header says "# tier: fast", every feature once, in minutes;
+#   all (make check-all): every test. A test without a tier line fails the run: nothing is dropped unseen.
+# CORESINK_TIER tells the tests which tier runs them (t-package leaves piuparts to all).
+# A test exits 0 (passed), 77 (skipped, with its reason) or anything else (failed). Each test's seconds are printed
+# and kept in BUILDDIR/e2e-times-TIER.tsv, and the slowest ten are listed with the tier's total at the end.
+# Where no journald runs (CI), the tests that read the journal start their own; those whose header says
+# "# journald: both" then run a second time with a journald this runner started, as the system's would be on a
+# systemd host: not theirs to stop or reconfigure.
 cd "$(dirname "$0")" || exit 1
 export B=${1:-build}
-pass=0 failed=0 skipped=0
+TIER=${2:-all}
+case $TIER in fast|all) ;; *) echo "usage: run.sh [BUILDDIR [fast|all]]" >&2; exit 100 ;; esac
+export CORESINK_TIER=$TIER
+case $B in /*) ;; *) B=$(cd ../.. && pwd)/$B ;; esac
+TIMES=$B/e2e-times-$TIER.tsv
+: > "$TIMES"
+pass=0 failed=0 skipped=0 t_start=$(date +%s%N)
 
 # What a test may change and must put back: checked after each one, so that a leak fails the test that caused it.
 state() {
@@ -15,12 +26,16 @@ state() {
 	ls -d /var/log/journal /run/log/journal /run/systemd/journal 2>/dev/null
 }
 
-# run TEST LABEL: runs one test and counts it.
+# run TEST LABEL: runs one test, counts it, and notes its seconds.
 run() {
-	local before after rc
+	local before after rc t0 ms
 	before=$(state)
+	t0=$(date +%s%N)
 	bash "$1"
 	rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	printf '%s\t%s%s\n' "$ms" "$1" "$2" >> "$TIMES"
+	printf 'time %s%s: %d.%01d s\n' "$1" "$2" $((ms / 1000)) $((ms % 1000 / 100))
 	after=$(state)
 	if [ "$before" != "$after" ]; then
 		echo "FAIL $1$2: left global state changed:"
@@ -33,6 +48,9 @@ run() {
 	*) failed=$((failed + 1)) ; echo "FAILED: $1$2" ;;
 	esac
 }
+
+# tier_of TEST: fast or all, from its header.
+tier_of() { sed -n '1,30s/^# tier: \(fast\|all\)\b.*/\1/p' "$1" | head -n 1; }
 
 . ./lib.sh
 # Root's crashes are analysed as coresink's analysis user, uploads run as its upload user, which 'make install'
@@ -51,7 +69,15 @@ CORESINK_ROOT_CACHE=$(mktemp -d /var/tmp/coresink-roots.XXXXXX) || exit 1
 export CORESINK_ROOT_CACHE
 at_exit "rm -rf '$CORESINK_ROOT_CACHE'"
 
+tests=""
 for t in t-*.sh; do
+	case $(tier_of "$t") in
+	fast) tests="$tests $t" ;;
+	all) [ "$TIER" = all ] && tests="$tests $t" ;;
+	*) echo "FAIL $t: no '# tier: fast' or '# tier: all' line in its header"; failed=$((failed + 1)) ;;
+	esac
+done
+for t in $tests; do
 	run "$t" ""
 done
 
@@ -59,10 +85,12 @@ done
 if ! journald_running && [ "$(id -u)" -eq 0 ] && [ -x "$JOURNALD" ]; then
 	start_journald
 	echo "== again, with a journald the tests did not start (pid $JOURNALD_PID)"
-	for t in $(grep -lE '^start_journald|crash_log' t-*.sh); do
-		run "$t" " (journald not the test's own)"
+	for t in $tests; do
+		grep -q '^# journald: both' "$t" && run "$t" " (journald not the test's own)"
 	done
 	stop_journald
 fi
-echo "e2e: $pass passed, $failed failed, $skipped skipped"
+echo "== the slowest ten of the $TIER tier (seconds)"
+sort -rn "$TIMES" | head -n 10 | awk -F'\t' '{ printf "%7.1f  %s\n", $1 / 1000, $2 }'
+echo "e2e ($TIER): $pass passed, $failed failed, $skipped skipped, in $(( ($(date +%s%N) - t_start) / 1000000000 )) s"
 [ "$failed" -eq 0 ]

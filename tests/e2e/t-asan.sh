@@ -1,6 +1,7 @@
 #!/bin/bash
 # The handler built with ASan+UBSan ('make check' builds it in BUILDDIR/asan), on a pipe: both strategies, a limit
 # that cuts the core, hostile and malformed arguments, a config full of garbage. Any sanitizer report fails.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "the core directory must be root's"
 asan=$B/asan/coresink

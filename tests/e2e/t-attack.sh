@@ -6,6 +6,7 @@
 # stored with a complete entry; its core is vacuumed when room is needed. Then the analysis of a root crash is
 # caught while it runs and read from /proc (uid, namespaces, capabilities, seccomp, mounts, not dumpable), and made
 # to crash: its crash is not dumped back into coresink.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and acts as another user"
 command -v setpriv >/dev/null || skip "no setpriv (util-linux)"

@@ -4,6 +4,7 @@
 # bench starts and stops, judged against its own ceiling (null-socket) when the run has it, the CSV and chart are
 # written,
 # kernel.core_pattern is put back after a run and after a SIGTERM in the middle of one.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 BENCH=$B/coresink-bench
 need_root "kernel.core_pattern"

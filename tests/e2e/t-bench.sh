@@ -1,6 +1,7 @@
 #!/bin/bash
 # coresink-bench on pipe input: every variant's output is verified, the CSV has a row per run, the chart is drawn;
 # and an output that came out wrong (a full tmpfs cuts it) is reported as FAILED, with exit status 1.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 BENCH=$B/coresink-bench
 [ -x "$BENCH" ] || fail "no $BENCH"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # The command line, table-driven: exit status and output of each form, including hostile operands.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 scratch
 write_config "$T/good.conf" "Directory=/var/lib/coresink" "KeepFree=10%"

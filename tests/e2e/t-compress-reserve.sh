@@ -5,6 +5,7 @@
 # fit over KeepFree, so it is compressed as it comes (zstd's threads, xfs's speculative preallocation of a growing
 # file: both once took it under), and cut at the reserve. Free space never falls under KeepFree, and every crash
 # has an entry with a core.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems and sets kernel.core_pattern"
 scratch

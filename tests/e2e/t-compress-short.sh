@@ -4,6 +4,7 @@
 # as it comes. Real crashes on a small tmpfs and a small ext4: 192 MiB of memory, nine pages in ten zero (the raw
 # core would take ~180 MB where 112 MB are free over the reserve), stored whole as .zst, with the reserve sampled
 # every 100 us throughout. A core that fits raw is still stored raw first and compressed after the release.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems, sets kernel.core_pattern and starts systemd-journald"
 command -v zstd >/dev/null || skip "no zstd"

@@ -4,6 +4,7 @@
 # counts the raw core and its compressed copy while both exist: where both do not fit above KeepFree or under
 # MaxUse, the complete raw core is kept instead, never less, and the reserve holds all the while. Old compressed
 # cores are vacuumed like raw ones. A core whose first 64 MiB shrink by less than a tenth is kept raw.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts a tmpfs, sets kernel.core_pattern and starts systemd-journald"
 command -v zstd >/dev/null || skip "no zstd"

@@ -6,6 +6,7 @@
 # container's functions, and gdb, with the container's root as its sysroot, shows the same frames. A container
 # that turns its library's directory into a symlink out of its root, after loading the library, does not lead the
 # analysis out: the host's copy it points at is never read.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and makes containers"
 command -v gdb > /dev/null || skip "no gdb"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # A real process crashes under a real kernel.core_pattern pointing at the built handler, once per strategy:
 # one complete file, right size, mode and owner, the process's memory in it, gdb shows the crashing frame.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern"
 scratch

@@ -4,6 +4,7 @@
 # gone, as with core_pipe_limit 0). coredumpctl list, info and list --json=short succeed on every entry and show the
 # escaped name; journalctl -o json is valid JSON. And systemd's newer fields: COREDUMP_TID, COREDUMP_DUMPABLE,
 # COREDUMP_CODE (the si_code from the core's own NT_SIGINFO note).
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v coredumpctl >/dev/null || skip "no coredumpctl (systemd-coredump)"

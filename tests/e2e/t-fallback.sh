@@ -1,6 +1,7 @@
 #!/bin/bash
 # The fallback, for real: the handler's stdin is a /proc file, which the kernel refuses to splice (EINVAL).
 # The handler switches to read/write by itself, the stored bytes are identical, and the journal says why.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it starts systemd-journald"
 scratch

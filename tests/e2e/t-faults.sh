@@ -14,6 +14,7 @@
 # else = no file; no stray file; the process let go within 30 s; the next crash stored whole; the ledger's count of
 # stored bytes what the directory holds. A short list here; FAULTS=all (make fault-sweep) runs the whole table,
 # FAULTS_LIST="SYSCALL ERRNO CALL" the ones it names, and FAULTS_TABLE=FILE writes it.
+# tier: all (make check-all only)
 . "$(dirname "$0")/faults.sh"
 
 # sweep_one SYSCALL ERRNO WHEN [MIB]: one crash (MIB, 8) with that fault, its outcome and the checks; prints a row

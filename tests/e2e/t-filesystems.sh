@@ -3,6 +3,7 @@
 # above KeepFree never takes free space below it (sampled every 100 us during the capture, and after a sync: btrfs
 # shows written bytes in statfs only once its transaction commits); then another process fills the disk while a
 # capture runs, and the capture stops cleanly at the reserve, its core kept and logged.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems and sets kernel.core_pattern"
 scratch

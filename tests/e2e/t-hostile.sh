@@ -2,6 +2,7 @@
 # Hostile input, class by class, with real crashes where a process can choose it (apport's and ABRT's CVE record):
 # hostile comm and exe, forged journal fields, unsafe directories, planted names, garbage config, bad arguments;
 # and the handler's own footprint for a 64 MiB and a 1 GiB core.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern, starts systemd-journald and plants files as other users"
 scratch

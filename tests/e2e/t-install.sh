@@ -1,6 +1,7 @@
 #!/bin/bash
 # Installation and docs: the staged tree, uninstall, every key documented where the parser knows it, man pages that
 # render cleanly, --help matching the synopsis; as root, enable/disable round trips on the live kernel settings.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 scratch
 mk() { make -s -C "$TOP" "$@"; }

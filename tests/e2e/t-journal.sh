@@ -5,6 +5,8 @@
 # goes to the kernel log and the core is still stored: tested with the handler run in a private mount namespace,
 # which works whatever journald runs outside, and, where the journald is the test's own, with a kernel-spawned
 # handler after stopping it.
+# tier: fast (make check, and make check-all)
+# journald: both (run again with a journald the test did not start: what it checks depends on whose it is)
 . "$(dirname "$0")/lib.sh"
 need_root "it starts systemd-journald and sets kernel.core_pattern"
 scratch

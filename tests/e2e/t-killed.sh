@@ -3,6 +3,7 @@
 # after its core was stored but before its entry: the crash is not left with only its "processing..." line. The
 # next handler finds the dead one's record in the ledger and writes the crash's one entry: failed, with no file
 # left, or stored, naming the core, whole. Exactly one entry, however many handlers come after.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 scratch

@@ -16,6 +16,7 @@
 # the analysis (which counts its own calls) kills the analysis, and is said as such. The server names every crash
 # whose process died, so every kill must leave exactly one entry.
 # A short list here; FAULTS=all (make fault-sweep) kills before every step, FAULTS_TABLE=FILE writes the table.
+# tier: all (make check-all only)
 . "$(dirname "$0")/faults.sh"
 
 count_calls

@@ -4,6 +4,7 @@
 # other, against KeepFree. The first is cut at the reserve; each next one removes the previous core to make room,
 # and then gets that room: no core is removed for a crash that is not stored. Free space, once all is on disk, never
 # below KeepFree. The same on ext4 and xfs, whose unlinks show late too (xfs) or not at all late (ext4).
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems and sets kernel.core_pattern"
 scratch

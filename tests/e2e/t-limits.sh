@@ -2,6 +2,7 @@
 # The per-crash limits with real crashes and a real journald: RLIMIT_CORE 0 stores nothing but logs the crash; a
 # small RLIMIT_CORE cuts the core there; OnLimit=discard keeps nothing; MaxUse removes the oldest cores to make
 # room for the newest; every crash has exactly one entry saying why.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 scratch

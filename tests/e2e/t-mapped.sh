@@ -6,6 +6,7 @@
 # it, before the analysis runs); a Python interpreter under a root-only directory crashing in a C library called by
 # ctypes. In each, pipe mode and socket mode, the entry names every frame gdb names on the same core given the
 # original files, frame for frame. And the bound: a process with more files than coresink opens says so.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v gdb >/dev/null || skip "no gdb"

@@ -4,6 +4,7 @@
 # shows the same frames for every thread in both, and so does the entry's stack trace; the minimal core's size and
 # the time to release are printed beside the full core's. A module's static function is named from the minimal
 # core as from the full one; hostile cores are stored whole with the reason; Storage=none keeps no file.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v gdb >/dev/null || skip "no gdb"

@@ -3,6 +3,8 @@
 # that coredumpctl info and debug work for them without sudo; another user cannot read it. A setuid crash (dump
 # mode 2), and a setuid program that dropped back to its user and made itself dumpable (dump mode 1, but
 # AT_SECURE), stay root's alone, as systemd-coredump decides since CVE-2025-4598.
+# tier: fast (make check, and make check-all)
+# journald: both (run again with a journald the test did not start: what it checks depends on whose it is)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern, crashes processes as another user and starts systemd-journald"
 command -v setpriv >/dev/null || skip "no setpriv (util-linux)"

@@ -4,6 +4,7 @@
 # pid and comm, in one entry of coresink's, written by the next capture; with the crashes that have entries of their
 # own they make all eight, none twice. Then 1000 real crashes in 10 s, in bursts of 100 at the same moment, under the
 # default config and the kernel.core_pipe_limit that 'make enable' sets: every one has its entry.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern"
 scratch

@@ -2,6 +2,7 @@
 # Preallocation on a file system without fallocate: ext2 (loop-mounted) answers EOPNOTSUPP. The handler tries
 # fallocate once, then, for a dense core, extends with ftruncate per chunk (strace shows the calls); a sparse one
 # just writes. Identical bytes are stored, without a preallocated byte beyond the end.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it loop-mounts an ext2 image"
 command -v mkfs.ext2 >/dev/null || skip "no mkfs.ext2 (e2fsprogs)"

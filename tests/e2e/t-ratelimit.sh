@@ -1,6 +1,7 @@
 #!/bin/bash
 # The crash-rate limit with real crashes: a crash loop stores RateLimitBurst cores per interval, the rest are
 # logged as suppressed, and the next stored core reports how many were not.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 scratch

@@ -3,6 +3,8 @@
 # comes under systemd-coredump's field names; the file carries user.coredump.* xattrs; the environment only on
 # request; the unit from a real cgroup; a container's launcher; the entry in the crashing user's own journal; a
 # non-dumpable process's entry and core kept root's.
+# tier: fast (make check, and make check-all)
+# journald: both (run again with a journald the test did not start: what it checks depends on whose it is)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern, starts systemd-journald and creates a cgroup"
 command -v coredumpctl >/dev/null || skip "no coredumpctl (systemd-coredump)"

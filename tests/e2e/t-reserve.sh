@@ -2,6 +2,8 @@
 # ENOSPC for real: a crash larger than the room on a small tmpfs. Free space never drops below KeepFree during
 # the capture (sampled every 100 us), the truncated core is kept and logged as truncated; with no room at all,
 # nothing is stored and the crash is still logged (in the journal where a journald runs, else the kernel log).
+# tier: fast (make check, and make check-all)
+# journald: both (run again with a journald the test did not start: what it checks depends on whose it is)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts a tmpfs and sets kernel.core_pattern"
 scratch

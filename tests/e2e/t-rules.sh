@@ -4,6 +4,7 @@
 # MaxCoreSize; a rule for one user; a signal; the first matching rule wins, drop-ins after the main file, in order;
 # a [Coresink] key of a drop-in holds over the main file's; a rule with a bad line is skipped whole and said so,
 # and the crash is stored under the rest; in socket mode a rule that wants nothing is answered before the dump.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern, starts systemd-journald and creates a cgroup"
 command -v setpriv >/dev/null || skip "no setpriv (util-linux)"

@@ -7,6 +7,7 @@
 # failed assert, abort(), an uncaught C++ exception, a Rust panic, a crash in C called from Python by ctypes.
 # coresink --summary groups these crashes by signature, its table and its JSON alike; and 100000 synthetic entries
 # of 7 hosts, written by systemd-journal-remote into a directory as a fleet's would be, are grouped right (-D).
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v cc > /dev/null || skip "no C compiler to build the programs"

@@ -4,6 +4,7 @@
 # a small MaxUse and KeepFree, on tmpfs and on ext4. None is lost: every crash has exactly one entry, none failed;
 # the quota and the reserve hold at every sample (100 us) and at the end; no temporary file remains; the kernel
 # dropped nothing for a full queue.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems, sets kernel.core_pattern and starts a server"
 need_socket_mode

@@ -4,6 +4,8 @@
 # and a full disk are refused before the dump (no byte written, the process let go at once) and journaled; a client
 # that is not a crash is refused; a server killed mid-dump leaves nothing behind and the next one stores; the
 # deadline stops a capture that hangs.
+# tier: fast (make check, and make check-all)
+# journald: both (run again with a journald the test did not start: what it checks depends on whose it is)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts a server"
 need_socket_mode

@@ -3,6 +3,7 @@
 # reads back as the process's memory, with holes where the zero pages were, takes about half its size on disk, and
 # gdb reads it; no preallocation is left. A crash with 50 idle threads: every thread in gdb, and about the disk of the
 # kernel's own core file of the same crash. Sparse=no stores the same crash dense.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern"
 command -v gdb >/dev/null || skip "no gdb"

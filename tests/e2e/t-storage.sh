@@ -3,6 +3,8 @@
 # debug read; a minimal core there too; above JournalSizeMax, or with no journald, a file, and the entry says why.
 # The fleet recipe: systemd-journal-upload carries the entries to a systemd-journal-remote on 127.0.0.1, where
 # coredumpctl --directory lists the crash, shows its stack trace and dumps the core's own bytes.
+# tier: fast (make check, and make check-all)
+# journald: both (run again with a journald the test did not start: what it checks depends on whose it is)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v coredumpctl >/dev/null || skip "no coredumpctl (systemd-coredump)"

@@ -3,6 +3,7 @@
 # cores on tmpfs, and sparse ones (half their pages zero) on tmpfs, ext4 and btrfs, where MaxUse counts what cores take on
 # disk. The quota holds at every moment (sampled every 100 us: one chunk of slack at most), KeepFree too, no
 # temporary file remains, and every crash has exactly one journal entry.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts file systems, sets kernel.core_pattern and starts systemd-journald"
 scratch

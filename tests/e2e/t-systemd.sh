@@ -11,6 +11,7 @@
 # initial mount namespace and runs a "|" helper in the host's namespaces. So 'make enable' in the container refuses
 # and says why (tested), and this test does the host's part: the container's socket directory is bound at a host
 # path and the host's kernel.core_pattern points at it (put back at exit). Pipe mode under systemd needs a VM.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it boots a container and sets kernel.core_pattern"
 need_socket_mode

@@ -3,6 +3,7 @@
 # for every thread in its MESSAGE, with the crashing function, the module lines and COREDUMP_PACKAGE_* from the
 # binary's ELF package note; coredumpctl info shows it. StackTrace=no and StackTraceMaxSize= leave it out, a
 # deadline cuts it off; hostile cores (absurd counts, cut or scrambled notes) never cost the core or the entry.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v coredumpctl >/dev/null || skip "no coredumpctl (systemd-coredump)"

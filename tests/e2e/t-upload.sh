@@ -3,6 +3,7 @@
 # byte for byte, sent as the upload user; with the server down the core stays, marked pending, and a retry sends it
 # once the server is back; a command that hangs is killed at its deadline with what it started; one that fails is
 # recorded; KeepAfterUpload=no removes a sent core; a hostile comm reaches the command as one safe word.
+# tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and starts systemd-journald"
 command -v rclone >/dev/null || skip "no rclone"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # valgrind over the handler itself on a pipe, both strategies: no error, no leak, identical output.
+# tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "the core directory must be root's"
 command -v valgrind >/dev/null || fail "valgrind missing"
