@@ -131,16 +131,28 @@ $(B)/withpidfd: tests/helpers/withpidfd.c
 $(B)/deadsock: tests/helpers/deadsock.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/deadsock.c
 
-# The tests: every include running down the stages (scripts/check-layout.sh), Check suites, the same under valgrind and under ASan+UBSan, a short run of each fuzzer, then end to
-# end against the kernel (with the ASan+UBSan handler too).
+# The fast tier, for every change (minutes): every include running down the stages (scripts/check-layout.sh), the
+# Check suites plain and under ASan+UBSan, then the end-to-end tests marked "# tier: fast" against the kernel (with
+# the ASan+UBSan handler too): every feature once.
 check: $(B)/.deps-test
+	sh scripts/check-layout.sh
+	$(MAKE) all $(UNIT_BIN) $(HELPERS)
+	sh tests/run-units.sh $(B) $(UNITS)
+	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
+	bash tests/e2e/run.sh $(B) fast
+
+# Everything (CI runs it): the same suites, and under valgrind, a short run of each fuzzer, every end-to-end test
+# (the fault and kill sweeps' short lists, storms, file systems, containers, piuparts, the releases under nspawn),
+# then the VM tier (make check-vm).
+check-all: $(B)/.deps-test
 	sh scripts/check-layout.sh
 	$(MAKE) all $(UNIT_BIN) $(HELPERS)
 	sh tests/run-units.sh $(B) $(UNITS)
 	sh tests/run-units.sh --valgrind $(B) $(UNITS)
 	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
 	$(MAKE) fuzz-run FUZZ_SECONDS=$(FUZZ_SECONDS)
-	bash tests/e2e/run.sh $(B)
+	bash tests/e2e/run.sh $(B) all
+	$(MAKE) check-vm
 
 asan-units: $(UNIT_BIN) $(B)/coresink
 	sh tests/run-units.sh $(B) $(UNITS)
@@ -249,6 +261,17 @@ deb: $(B)/.deps-deb
 	cd $(B)/deb/coresink-$(VERSION) && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || { tail -n 40 ../build.log; exit 1; }
 	lintian --fail-on error --info $(B)/deb/coresink_$(VERSION)_*.deb
 
+$(B)/.deps-vm:
+	@mkdir -p $(B)
+	sh scripts/install-deps.sh --vm
+	@touch $@
+
+# The VM tier: Debian 12's, 13's and unstable's own kernels and systemd, booted under qemu with this tree's package
+# (tests/vm/run.sh); the table goes to $(B)/vm.md.
+check-vm: $(B)/.deps-vm $(B)/.deps-test
+	$(MAKE) all
+	bash tests/vm/run.sh $(B)
+
 $(B)/.deps-deb:
 	@mkdir -p $(B)
 	sh scripts/install-deps.sh --deb
@@ -259,4 +282,4 @@ clean:
 
 FORCE:
 
-.PHONY: all bench check deb asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean
+.PHONY: all bench check check-all check-vm deb asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean

@@ -10,7 +10,8 @@
 #            coresink.socket makes the same switch at every boot. It says which mode, and why.
 #   disable: removes the drop-in from SYSCTLDIR and writes the saved values back, exactly (but "core", the kernel's
 #            default, for a saved "|HANDLER" that is no longer installed, a package removed since, or a saved "@@SOCKET"
-#            nothing serves); then removes STATEFILE.
+#            nothing serves or this kernel cannot serve; systemd-coredumpd.service, stopped by enable, is started
+#            again first); then removes STATEFILE.
 # In a chroot (an image being built, piuparts, a package installed with dpkg --root) the live values are the host's,
 # not this system's: enable only installs the drop-in (pipe mode), for the system's next boot, and disable removes it.
 # Exit codes: 0 done, 100 usage, 111 system failure.
@@ -163,6 +164,14 @@ disable() {
 		return 0
 	fi
 	pattern=$(value kernel.core_pattern "$state")
+	# systemd-coredump's own socket server (systemd 262), stopped when coresink was enabled: started again now that
+	# the drop-in is gone (its condition), its register then sets its own pattern, the saved one.
+	case $pattern in @@*)
+		if missing "$pattern" && [ -d /run/systemd/system ] && systemctl cat systemd-coredumpd.service > /dev/null 2>&1 &&
+			systemctl start systemd-coredumpd.service; then
+			echo "coresink: systemd-coredumpd.service started again: it serves $(target "$pattern")"
+		fi ;;
+	esac
 	# A handler removed since (a package), or a socket's server that is gone (systemd-coredumpd, stopped when
 	# coresink was enabled): every crash would be lost on it.
 	if missing "$pattern" || unserved "$pattern" "$(target "$(value kernel.core_pattern "$dropin")")"; then

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Checks that what coresink needs to build (or, with --test, to test; with --deb, to package) is there, the way the build finds it:
+# Checks that what coresink needs to build (or, with --test, to test; with --deb, to package; with --vm, to boot
+# Debian's kernels for make check-vm) is there, the way the build finds it:
 # pkg-config for the libraries, PATH for the tools. Nothing is installed when all is there, so a packager's build in
 # a clean chroot with its build dependencies, or a Fedora or Arch machine with the libraries, never reaches apt-get.
 # Only what is really missing is installed, on Debian as root, and it is said first; elsewhere it is named.
@@ -50,8 +51,15 @@ cmd:dh debhelper debhelper
 cmd:fakeroot fakeroot fakeroot
 cmd:lintian lintian lintian'
 
+# What make check-vm boots Debian's own kernels with (mmdebstrap is a test need too).
+vm_needs='
+cmd:qemu-system-x86_64 qemu-system-x86 qemu-system-x86_64 (make check-vm)
+cmd:mmdebstrap mmdebstrap mmdebstrap (make check-vm builds the images)
+cmd:mkfs.ext4 e2fsprogs mkfs.ext4 (make check-vm)'
+
 needs=$build_needs
 case ${1:-} in
+--vm) needs="$build_needs$deb_needs$vm_needs" ;;
 --test) needs="$build_needs$test_needs$deb_needs" ;;
 --deb) needs="$build_needs$deb_needs" ;;
 esac

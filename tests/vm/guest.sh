@@ -1,0 +1,190 @@
+#!/bin/bash
+# guest.sh STAGE REL: one boot's checks of the VM tier (tests/vm/run.sh), run as root inside the guest at the end of
+# its boot (vmtest.service), from the host's read-only share of this tree at /src. It writes "ok ...", "FAIL ..."
+# (which ends the stage), "fact KEY VALUE" for the host's table, and "done STAGE" last. What the guest must keep
+# between its boots is in /var/lib/vmtest, on its own disk.
+. /src/tests/e2e/lib.sh
+. /src/tests/e2e/coredumpctl.sh
+inside() { "$@"; }
+STAGE=$1 REL=$2
+NAME=vm-$REL-$STAGE
+STATE=/var/lib/vmtest
+mkdir -p "$STATE"
+DEB=$(echo /src/build/deb/coresink_*.deb)
+PIPE="|/usr/libexec/coresink %P %u %g %s %t %c %h %e %d %F %I"
+SOCK=@@/run/coresink/kernel.socket
+DROPIN=/etc/sysctl.d/60-coresink.conf
+VERSION=$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
+fact() { echo "fact $*"; }
+live() { cat /proc/sys/kernel/core_pattern; }
+# kernel_at_least MAJOR MINOR: whether the running kernel's release is MAJOR.MINOR or later.
+kernel_at_least() {
+	local r
+	r=$(uname -r)
+	[ "${r%%.*}" -gt "$1" ] || { [ "${r%%.*}" -eq "$1" ] && r=${r#*.} && [ "${r%%[!0-9]*}" -ge "$2" ]; }
+}
+# What the kernel's release says it serves; the package decides by asking the kernel, and is checked against this.
+if kernel_at_least 6 17; then EXPECT=socket; else EXPECT=pipe; fi
+# entry BIN FIELD: FIELD of the last coresink entry of /usr/local/bin/BIN in this boot.
+entry() {
+	journalctl -b -q -o cat --output-fields="$2" MESSAGE_ID=$MESSAGE_ID "COREDUMP_EXE=/usr/local/bin/$1" | tail -n 1
+}
+# wait_entry BIN: until this boot has a coresink entry of BIN with its result (up to 60 s).
+wait_entry() {
+	for _ in $(seq 120); do [ -n "$(entry "$1" CORESINK_RESULT)" ] && return 0; sleep 0.5; done
+	return 1
+}
+# stored BIN [MODE]: the last crash of BIN was stored by coresink (in MODE, where given), and its file is there.
+stored() {
+	local file mode
+	wait_entry "$1" || fail "no coresink entry of $1 in this boot"
+	file=$(entry "$1" COREDUMP_FILENAME) mode=$(entry "$1" CORESINK_MODE)
+	check "$1: stored in $mode mode ($(entry "$1" CORESINK_RESULT), $file)" \
+		test "$(entry "$1" CORESINK_RESULT)" = stored -a "$mode" = "${2:-$mode}" -a -s "$file"
+}
+# wait_coredumpctl_storage: coredumpctl's last crash is test-dump, stored by systemd-coredump (up to 30 s: its
+# socket server stores after the crash returns).
+wait_coredumpctl_storage() {
+	local out
+	for _ in $(seq 60); do
+		out=$(SYSTEMD_PAGER= coredumpctl info -1 2>&1)
+		has "$out" "Executable: /usr/local/bin/test-dump" && has "$out" "Storage: /var/lib/systemd/coredump/" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+# mode_line TEXT: the mode a line of activate.sh or of the socket unit names.
+expect_mode() {
+	if [ "$EXPECT" = socket ]; then
+		check "$1: socket mode: $2" has "$2" "socket mode (/run/coresink/kernel.socket)"
+		check "$1: kernel.core_pattern=$SOCK" test "$(live)" = "$SOCK"
+	else
+		check "$1: pipe mode, and why: $2" matches "$2" "pipe mode \\(Linux $(uname -r | cut -d. -f1-2): "
+		check "$1: kernel.core_pattern is coresink's pipe line" test "$(live)" = "$PIPE"
+	fi
+}
+
+# A crash under a stale "@@" on a kernel that cannot serve it: lost, with no entry anywhere (the bug this tier found
+# on Debian 12 and 13: an earlier coresink's postinst left exactly this).
+lost_under_stale() {
+	local n
+	printf '%s\n' "$SOCK" > /proc/sys/kernel/core_pattern
+	/usr/local/bin/make-dump /usr/local/bin/later-dump SIGSEGV
+	sleep 2
+	n=$(journalctl -b -q -o cat MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/later-dump | wc -l)
+	check "on $(uname -r), '$SOCK' is a file name to the kernel: a crash under it is lost, no entry ($n)" test "$n" = 0
+}
+
+stage1() {
+	local said before mu
+	fact kernel "$(uname -r)"
+	fact systemd "$VERSION"
+	mu=$(systemctl show -p ActiveEnterTimestampMonotonic --value multi-user.target)
+	fact boot "$(( mu / 1000000 ))"
+	[ -e /usr/lib/systemd/system/systemd-coredumpd.service ] && kernel_at_least 6 19 && fact coredumpd yes
+	before=$(live)
+	printf '%s\n' "$before" > "$STATE/before"
+	ok "kernel $(uname -r), systemd $(systemctl --version | head -n 1); systemd-coredump's pattern: $before"
+
+	# The package, as the README installs it.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$DEB" > "$STATE/apt.log" 2>&1 ||
+		{ tail -n 20 "$STATE/apt.log"; fail "apt install ./$(basename "$DEB")"; }
+	said=$(grep '^coresink:' "$STATE/apt.log" | tr '\n' ' ')
+	check "apt installed the package; coresink.socket is active" systemctl is-active -q coresink.socket
+	expect_mode "the install" "$said"
+	fact mode "$(echo "$said" | sed -n 's/.*enabled in \(.*\): kernel.core_pattern=.*/\1/p')"
+	check "the drop-in holds pipe mode, which every kernel takes" \
+		has_line "$(cat "$DROPIN")" "kernel.core_pattern=$PIPE"
+	if [ "$EXPECT" = pipe ]; then
+		said=$(/usr/libexec/coresink --core-pattern --socket 2>&1)
+		check "coresink --core-pattern --socket refuses, with the reason: $said" \
+			matches "$said" "^coresink: no socket mode: Linux [0-9.]+: "
+	fi
+
+	# The socket's stop gives pipe mode back; its start replaces a stale "@@" where the kernel cannot serve it.
+	systemctl stop coresink.socket
+	check "coresink.socket's stop gave pipe mode back" test "$(live)" = "$PIPE"
+	[ "$EXPECT" = pipe ] && lost_under_stale
+	printf '%s\n' "$SOCK" > /proc/sys/kernel/core_pattern
+	t=$(date +%s)
+	systemctl start coresink.socket
+	expect_mode "coresink.socket's start over a stale '$SOCK'" \
+		"$(journalctl -q -u coresink.socket --since "@$t" -o cat | grep -E '^(socket|pipe) mode' | tail -n 1)"
+	# An upgrade from an older coresink that left "@@" live and in the drop-in: the postinst puts pipe mode back.
+	printf '%s\n' "$SOCK" > /proc/sys/kernel/core_pattern
+	sed -i "s#^kernel.core_pattern=.*#kernel.core_pattern=$SOCK#" "$DROPIN"
+	said=$(/var/lib/dpkg/info/coresink.postinst configure 2>&1 | grep '^coresink:' | tr '\n' ' ')
+	expect_mode "the postinst over a stale '$SOCK' (live and in the drop-in)" "$said"
+	check "and the drop-in is pipe mode again" has_line "$(cat "$DROPIN")" "kernel.core_pattern=$PIPE"
+
+	# TEST-87's crashes and checks, in the mode the package chose.
+	coredumpctl_checks
+	check "root's crashes were stored in $EXPECT mode" test "$(entry test-dump CORESINK_MODE)" = "$EXPECT"
+	user_checks
+	# The other mode, where the kernel has both.
+	if [ "$EXPECT" = socket ]; then
+		systemctl stop coresink.socket
+		dump root later-dump SIGABRT
+		stored later-dump pipe
+		systemctl start coresink.socket
+		check "coresink.socket's start took socket mode back" test "$(live)" = "$SOCK"
+	else
+		dump root later-dump SIGABRT
+		stored later-dump pipe
+	fi
+	# What the kernel hands the handler, as the entries say it: the pidfd (%F, Linux 6.16, and stable kernels that
+	# took the fix for CVE-2025-4598), or /proc proven by the crashing thread (%I) alone.
+	if pidfd_given later-dump; then
+		fact pidfd yes
+		check "the kernel gave the pipe handler a pidfd (%F): root's entry has /proc, proven by it" \
+			test -z "$(entry later-dump CORESINK_METADATA)" -a -n "$(entry later-dump COREDUMP_CMDLINE)"
+	else
+		fact pidfd no
+		check "no pidfd (%F) from this kernel: root's entry has /proc, proven by %I instead" \
+			test -n "$(entry later-dump COREDUMP_CMDLINE)"
+	fi
+	echo "done 1"
+}
+
+stage2() {
+	local said before mu early sysinit
+	mu=$(systemctl show -p ActiveEnterTimestampMonotonic --value multi-user.target)
+	fact boot2 "$(( mu / 1000000 ))"
+	if [ "$EXPECT" = socket ]; then
+		check "after the reboot, kernel.core_pattern is coresink's socket (the drop-in's pipe, then the socket's switch)" \
+			test "$(live)" = "$SOCK"
+	else
+		check "after the reboot, kernel.core_pattern is coresink's pipe line (60-coresink.conf after 50-coredump.conf)" \
+			test "$(live)" = "$PIPE"
+	fi
+	check "coresink.socket is active after the reboot" systemctl is-active -q coresink.socket
+	# Pipe mode from the drop-in, or socket mode where coresink.socket already switched: whichever was live then.
+	stored early-dump
+	early=$(systemctl show -p InactiveEnterTimestampMonotonic --value vmtest-early.service)
+	sysinit=$(systemctl show -p ActiveEnterTimestampMonotonic --value sysinit.target)
+	check "the early crash was over at $(( early / 1000 )) ms of the boot, before sysinit.target ($(( sysinit / 1000 )) ms)" \
+		test "$early" -gt 0 -a "$early" -lt "$sysinit"
+	dump root later-dump SIGSEGV
+	stored later-dump "$EXPECT"
+
+	before=$(cat "$STATE/before")
+	DEBIAN_FRONTEND=noninteractive apt-get remove -y -q coresink > "$STATE/remove.log" 2>&1 ||
+		{ tail -n 20 "$STATE/remove.log"; fail "apt remove coresink"; }
+	said=$(grep '^coresink:' "$STATE/remove.log" | tr '\n' ' ')
+	check "apt remove gave systemd-coredump's pattern back: $(live); it said: $said" test "$(live)" = "$before"
+	dump root test-dump SIGSEGV
+	check "a crash after the removal is systemd-coredump's" wait_coredumpctl_storage
+
+	echo "done 2"
+}
+
+# systemd 262 on 6.19+: after the removal and a reboot, systemd-coredumpd serves "@@" again.
+stage3() {
+	check "after removal and a reboot, systemd-coredumpd's register set its socket: $(live)" \
+		test "$(live)" = "@@/run/systemd/coredumpd/kernel"
+	dump root test-dump SIGSEGV
+	check "and a crash is stored by it" wait_coredumpctl_storage
+	echo "done 3"
+}
+
+"stage$STAGE"

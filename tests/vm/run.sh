@@ -1,0 +1,184 @@
+#!/bin/bash
+# run.sh: the VM tier (make check-vm). For each of Debian 12 (Linux 6.1, systemd 252), 13 (6.12, 257) and unstable
+# (its newest kernel, 262 or later): a disk image built by mmdebstrap from the release's own packages, with its own
+# kernel, initramfs, systemd and systemd-coredump, booted under qemu (KVM where it runs a stock kernel, TCG
+# otherwise: probed, and said). In each, tests/vm/guest.sh runs at the end of every boot, from a read-only 9p share
+# of this tree, and writes its lines to a second share; the stages are boots of the same disk:
+#   1. the package of this tree installed with apt: the mode it chose and why; an "@@" pattern of coresink's left
+#      where the kernel cannot serve it, replaced by the socket's start and by the postinst; crashes in each mode the
+#      kernel has, TEST-87's coredumpctl checks as root and as the user; the fallbacks the kernel forces;
+#   2. a reboot: kernel.core_pattern is coresink's, a crash during early boot and one after are stored; apt remove
+#      gives systemd-coredump's pattern back;
+#   3. (systemd 262 on Linux 6.19 or later) a reboot after the removal: systemd-coredumpd serves "@@" again.
+# A VM that does not boot, a mirror that does not answer, a kernel that moved: the tier says which and fails.
+# One row per release goes to $B/vm.md. CORESINK_VM_RELEASES picks the releases (default: bookworm trixie sid).
+# Images are built once per run and kept in $B/vm/ (rebuilt when their recipe changes or a day has passed).
+export B=${1:-${B:-build}}
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../e2e/coredumpctl.sh"
+need_root "it builds disk images and boots them"
+for tool in mmdebstrap qemu-system-x86_64 mkfs.ext4; do
+	command -v "$tool" > /dev/null || fail "no $tool: make check-vm installs it (scripts/install-deps.sh --vm)"
+done
+[ "$(os_release ID)" = debian ] || skip "the images are built from Debian's packages with the host's mmdebstrap: not Debian"
+VM=$B/vm
+mkdir -p "$VM/out"
+scratch
+package_debs
+TABLE=$B/vm.md
+PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libzstd1,libacl1,libseccomp2
+BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-420}
+
+# image REL: $VM/REL/base.img (ext4, the whole root), vmlinuz and initrd, built unless this recipe made them today.
+image() {
+	local rel=$1 dir=$VM/$1 stamp t0 root
+	stamp="$(printf '%s\n' "$PKGS" "$(declare -f image customize)" | cksum | cut -d' ' -f1) $(date +%F)"
+	[ -s "$dir/base.img" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] && return 0
+	t0=$(date +%s)
+	rm -rf "$dir" && mkdir -p "$dir" || fail "$dir"
+	root=$dir/root
+	mmdebstrap --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' --include="$PKGS" \
+		"$rel" "$dir/root.tar" > "$dir/mmdebstrap.log" 2>&1 ||
+		fail "$rel: mmdebstrap could not build the root (a mirror that does not answer?): $(tail -n 1 "$dir/mmdebstrap.log")"
+	mkdir "$root" && tar -C "$root" -xpf "$dir/root.tar" && rm "$dir/root.tar" || fail "$rel: extracting the root"
+	customize "$root"
+	# The release's own kernel and the initramfs its initramfs-tools made for it (virtio and ext4 are modules).
+	cp "$(ls "$root"/boot/vmlinuz-* "$root"/usr/lib/modules/*/vmlinuz 2>/dev/null | sort -V | tail -n 1)" "$dir/vmlinuz" &&
+		cp "$(ls "$root"/boot/initrd.img-* 2>/dev/null | sort -V | tail -n 1)" "$dir/initrd" ||
+		fail "$rel: no kernel or initramfs in the root (has the release's kernel package moved?): $(ls "$root/boot")"
+	mkfs.ext4 -q -L root -d "$root" "$dir/base.img" 4G || fail "$rel: mkfs.ext4 -d"
+	rm -rf "$root"
+	echo "$stamp" > "$dir/stamp"
+	ok "$rel: image built in $(( $(date +%s) - t0 )) s"
+}
+
+# customize ROOT: what the guest needs beyond the release's packages: a user, a persistent journal, TEST-87's
+# programs, and the units that run guest.sh at the end of each boot and crash a program early in the second.
+customize() {
+	local root=$1
+	echo "/dev/vda / ext4 rw,errors=remount-ro 0 1" > "$root/etc/fstab"
+	echo "cs-vm" > "$root/etc/hostname"
+	chroot "$root" useradd -m -u 1000 testuser || fail "useradd"
+	mkdir -p "$root/var/log/journal" "$root/usr/local/sbin"
+	make_dump "$root"
+	for b in test-dump test-usr-dump early-dump later-dump; do cp "$root/usr/bin/sleep" "$root/usr/local/bin/$b"; done
+	cat > "$root/usr/local/sbin/vmtest" <<'EOS'
+#!/bin/sh
+# Runs this boot's stage of the VM tier from the host's shares, then powers off (qemu then exits).
+stage=$(sed -n 's/.*vmtest.stage=\([0-9]*\).*/\1/p' /proc/cmdline)
+rel=$(sed -n 's/.*vmtest.rel=\([a-z]*\).*/\1/p' /proc/cmdline)
+mkdir -p /src /out
+mount -t 9p -o trans=virtio,version=9p2000.L,ro src /src && mount -t 9p -o trans=virtio,version=9p2000.L out /out &&
+	bash /src/tests/vm/guest.sh "$stage" "$rel" > "/out/$rel-$stage.log" 2>&1
+sync
+systemctl poweroff
+EOS
+	chmod 0755 "$root/usr/local/sbin/vmtest"
+	cat > "$root/etc/systemd/system/vmtest.service" <<'EOS'
+[Unit]
+Description=coresink VM tier: this boot's stage
+After=multi-user.target
+ConditionKernelCommandLine=vmtest.stage
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/vmtest
+StandardOutput=journal+console
+
+[Install]
+WantedBy=multi-user.target
+EOS
+	# A crash during early boot: before sysinit.target, once the drop-in is applied and the core directory made.
+	cat > "$root/etc/systemd/system/vmtest-early.service" <<'EOS'
+[Unit]
+Description=coresink VM tier: a crash during early boot
+DefaultDependencies=no
+After=systemd-sysctl.service systemd-tmpfiles-setup.service systemd-journald.socket local-fs.target
+Before=sysinit.target
+ConditionKernelCommandLine=vmtest.early=1
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/bin/make-dump /usr/local/bin/early-dump SIGSEGV
+
+[Install]
+WantedBy=sysinit.target
+EOS
+	chroot "$root" systemctl enable vmtest.service vmtest-early.service > /dev/null 2>&1 || fail "enabling the test units"
+	# systemd 262's socket server: its preset enables it, which mmdebstrap's root leaves undone.
+	if [ -e "$root/usr/lib/systemd/system/systemd-coredumpd.service" ]; then
+		chroot "$root" systemctl preset systemd-coredumpd.service systemd-coredumpd.socket \
+			systemd-coredump-register.service > /dev/null 2>&1
+	fi
+}
+
+# probe_accel VMLINUZ: "kvm" where KVM boots a stock kernel here (to its panic for want of a root), else "tcg".
+probe_accel() {
+	local log=$T/kvm-probe.log
+	[ -w /dev/kvm ] || { echo tcg; return; }
+	timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none -no-reboot -serial "file:$log" \
+		-kernel "$1" -append "console=ttyS0 panic=-1" > "$T/kvm-probe.out" 2>&1
+	grep -q "Kernel panic" "$log" 2>/dev/null && echo kvm || echo tcg
+}
+
+# boot REL STAGE [APPEND]: boots REL's disk for STAGE; 0 once the guest wrote its stage's last line.
+boot() {
+	local rel=$1 stage=$2 extra=${3:-} cpu
+	[ "$ACCEL" = kvm ] && cpu=host || cpu=max
+	rm -f "$VM/out/$rel-$stage.log"
+	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -cpu "$cpu" -m 2048 -smp 2 -display none -no-reboot \
+		-serial "file:$VM/$rel/serial-$stage.log" -nic none \
+		-kernel "$VM/$rel/vmlinuz" -initrd "$VM/$rel/initrd" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 quiet vmtest.stage=$stage vmtest.rel=$rel $extra" \
+		-drive "file=$VM/$rel/disk.img,format=raw,if=virtio" \
+		-virtfs "local,path=$TOP,mount_tag=src,security_model=none,readonly=on" \
+		-virtfs "local,path=$VM/out,mount_tag=out,security_model=none" > "$VM/$rel/qemu-$stage.log" 2>&1
+	grep -q "^done $stage" "$VM/out/$rel-$stage.log" 2>/dev/null
+}
+
+# stage REL STAGE [APPEND]: one boot, its lines passed on; fails the tier with the reason where it did not finish.
+stage() {
+	local rel=$1 stage=$2 t0 rc
+	t0=$(date +%s)
+	boot "$@"
+	rc=$?
+	grep -E '^(ok|FAIL|SKIP|fact) ' "$VM/out/$rel-$stage.log" 2>/dev/null | sed 's/^/  /'
+	if [ $rc -ne 0 ]; then
+		if [ ! -s "$VM/out/$rel-$stage.log" ]; then
+			tail -n 15 "$VM/$rel/serial-$stage.log" 2>/dev/null | sed 's/^/     serial: /'
+			fail "$rel: boot $stage did not reach the test (not booted within ${BOOT_TIMEOUT} s, or its shares not mounted)"
+		fi
+		fail "$rel: stage $stage did not finish: $(grep -m1 '^FAIL' "$VM/out/$rel-$stage.log" || tail -n 1 "$VM/out/$rel-$stage.log")"
+	fi
+	ok "$rel: stage $stage passed in $(( $(date +%s) - t0 )) s (boot and checks, $ACCEL)"
+}
+
+# fact REL KEY: a fact the guest wrote ("fact KEY VALUE") in any stage.
+fact() { sed -n "s/^fact $2 //p" "$VM/out/$1"-*.log 2>/dev/null | tail -n 1; }
+
+release() {
+	local rel=$1 t0 checks
+	t0=$(date +%s)
+	image "$rel"
+	[ -n "${ACCEL:-}" ] || { ACCEL=$(probe_accel "$VM/$rel/vmlinuz"); ok "accelerator: $ACCEL$( [ "$ACCEL" = tcg ] &&
+		echo " (KVM did not boot a stock kernel here: $(grep -m1 -iE 'error|internal' "$T/kvm-probe.out" 2>/dev/null || echo "no /dev/kvm or no output"))")"; }
+	cp --sparse=always "$VM/$rel/base.img" "$VM/$rel/disk.img" || fail "$rel: copying the image"
+	stage "$rel" 1
+	stage "$rel" 2 vmtest.early=1
+	if [ "$(fact "$rel" coredumpd)" = yes ]; then
+		stage "$rel" 3
+	fi
+	rm -f "$VM/$rel/disk.img"
+	checks=$(cat "$VM/out/$rel"-*.log | grep -c '^ok ')
+	printf '| %s | %s | %s | %s | %s | %s | %s s | %s s |\n' "$rel" "$(fact "$rel" kernel)" "$(fact "$rel" systemd)" \
+		"$(fact "$rel" mode)" "$(fact "$rel" pidfd)" "$checks" "$(fact "$rel" boot)" "$(( $(date +%s) - t0 ))" >> "$TABLE"
+}
+
+rm -f "$VM"/out/*.log
+printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"
+printf '| --- | --- | --- | --- | --- | --- | --- | --- |\n' >> "$TABLE"
+for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
+	release "$rel"
+done
+echo "accelerator: $ACCEL" >> "$TABLE"
+sed 's/^/     /' "$TABLE"
