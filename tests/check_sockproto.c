@@ -1,8 +1,10 @@
 /*
  * check_sockproto.c: the exchange on the coredump socket, with the test playing the kernel on a socketpair: its
  * request read whole (a longer, newer one too), refused when it is short, long or lacks what every answer needs;
- * the ack sent as written and the kernel's mark read back, accepted or not. And peer.c refusing a peer that is not
- * a crashing task (this test itself), and learning a task's killing signal only once its parent has reaped it.
+ * the ack sent as written and the kernel's mark read back, accepted or not; a later kernel's 32-byte request with
+ * flags this server does not know, answered with a 16-byte ack of known flags only, which its own checks accept.
+ * And peer.c refusing a peer that is not a crashing task (this test itself), and learning a task's killing signal
+ * only once its parent has reaped it.
  */
 #include <signal.h>
 #include <sys/wait.h>
@@ -98,6 +100,83 @@ START_TEST(test_ack)
 }
 END_TEST
 
+/* Flags a later kernel's request offers (include/uapi/linux/coredump.h, queued: records, sparse, memory types). */
+#define LATER_FLAGS ((1ULL << 4) | (1ULL << 5) | (1ULL << 6))
+#define LATER_SIZE 32u
+
+/*
+ * A later kernel, in a child: a 32-byte request offering more flags and a 32-byte ack, then the kernel's own checks
+ * of the ack (fs/coredump.c, coredump_sock_request): its size peeked and bounded by VER0 and its own, that many
+ * bytes read, no flag it did not offer, exactly one of KERNEL, USERSPACE and REJECT, no spare. It sends the mark
+ * and exits with it.
+ */
+static pid_t later_kernel(void)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		unsigned char req[LATER_SIZE] = { 0 }, ack[LATER_SIZE] = { 0 };
+		struct coredump_req head = { .size = LATER_SIZE, .size_ack = LATER_SIZE, .mask = ALL | LATER_FLAGS };
+		struct coredump_ack a;
+		uint32_t usize = 0, mark;
+		int kinds;
+
+		memcpy(req, &head, sizeof(head));
+		if (write(sv[1], req, sizeof(req)) != (ssize_t)sizeof(req) ||
+		    recv(sv[1], &usize, sizeof(usize), MSG_PEEK | MSG_WAITALL) != (ssize_t)sizeof(usize))
+			_exit(99);
+		if (usize < COREDUMP_ACK_SIZE_VER0)
+			mark = COREDUMP_MARK_MINSIZE;
+		else if (usize > LATER_SIZE)
+			mark = COREDUMP_MARK_MAXSIZE;
+		else if (recv(sv[1], ack, usize, MSG_WAITALL) != (ssize_t)usize)
+			_exit(98);
+		else {
+			memcpy(&a, ack, sizeof(a));
+			kinds = !!(a.mask & COREDUMP_KERNEL) + !!(a.mask & COREDUMP_USERSPACE) + !!(a.mask & COREDUMP_REJECT);
+			mark = a.mask & ~head.mask ? COREDUMP_MARK_UNSUPPORTED : kinds != 1 ? COREDUMP_MARK_CONFLICTING :
+			       a.spare ? COREDUMP_MARK_UNSUPPORTED : COREDUMP_MARK_REQACK;
+		}
+		_exit(write(sv[1], &mark, sizeof(mark)) == (ssize_t)sizeof(mark) ? (int)mark : 97);
+	}
+	return pid;
+}
+
+/* Against a later kernel: its longer request read whole, and each answer taken as it checks them. */
+START_TEST(test_later_kernel)
+{
+	static const uint64_t answers[] = { COREDUMP_KERNEL | COREDUMP_WAIT, COREDUMP_REJECT };
+	struct coredump_req req;
+	uint32_t mark;
+
+	for (size_t i = 0; i < ELEMENTSOF(answers); i++) {
+		pid_t pid = later_kernel();
+		int status;
+
+		ck_assert_int_eq(sockproto_request(sv[0], &req), 0);
+		ck_assert_uint_eq(req.size, LATER_SIZE);
+		ck_assert_uint_eq(req.mask & LATER_FLAGS, LATER_FLAGS);
+		/* Even asked to, the server sends no flag it does not know: this kernel would refuse 1 << 7, not offered. */
+		ck_assert_int_eq(sockproto_ack(sv[0], answers[i] | (1ULL << 7), &mark), 0);
+		ck_assert_uint_eq(mark, COREDUMP_MARK_REQACK);
+		status = unit_reap(pid);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), COREDUMP_MARK_REQACK);
+	}
+}
+END_TEST
+
+/* A request whose ack size is below VER0's: no ack this server sends could be taken. */
+START_TEST(test_small_ack_size)
+{
+	struct coredump_req req = { .size = COREDUMP_REQ_SIZE_VER0, .size_ack = 8, .mask = ALL };
+
+	ck_assert_int_eq(write(sv[1], &req, sizeof(req)), (ssize_t)sizeof(req));
+	ck_assert_int_eq(sockproto_request(sv[0], &req), -EPROTO);
+}
+END_TEST
+
 /* A peer that is a live process, not one dumping core (this test): refused, as anything on the socket but a crash. */
 START_TEST(test_peer_not_a_crash)
 {
@@ -159,6 +238,8 @@ static Suite *suite(void)
 	tcase_add_test(t, test_request);
 	tcase_add_test(t, test_bad_requests);
 	tcase_add_test(t, test_ack);
+	tcase_add_test(t, test_later_kernel);
+	tcase_add_test(t, test_small_ack_size);
 	tcase_add_test(t, test_peer_not_a_crash);
 	tcase_add_test(t, test_exit_signal_after_reap);
 	suite_add_tcase(s, t);

@@ -55,6 +55,9 @@ int sockproto_request(int fd, struct coredump_req *req)
 	if (r < 0)
 		return r;
 	memcpy(req, buf, sizeof(*req));
+	/* The ack is VER0's 16 bytes, which every kernel takes (any size from VER0 up to the size_ack it sends). */
+	if (req->size_ack < COREDUMP_ACK_SIZE_VER0)
+		return -EPROTO;
 	/* The kernel must support what every answer needs: dumping to the socket, rejecting, and waiting. */
 	if ((req->mask & (COREDUMP_KERNEL | COREDUMP_REJECT | COREDUMP_WAIT)) !=
 	    (COREDUMP_KERNEL | COREDUMP_REJECT | COREDUMP_WAIT))
@@ -68,7 +71,11 @@ int sockproto_request(int fd, struct coredump_req *req)
  */
 int sockproto_ack(int fd, uint64_t mask, uint32_t *mark)
 {
-	struct coredump_ack ack = { .size = sizeof(ack), .mask = mask };
+	/*
+	 * Only the flags this server knows, whatever a later kernel's request offers (COREDUMP_RECORDS and the like):
+	 * the kernel refuses an ack with a flag it did not offer, and this server could not honour one it does not know.
+	 */
+	struct coredump_ack ack = { .size = COREDUMP_ACK_SIZE_VER0, .mask = mask & COREDUMP_KNOWN };
 	int r;
 
 	*mark = UINT32_MAX;

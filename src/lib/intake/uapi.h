@@ -15,6 +15,7 @@
 #define COREDUMP_USERSPACE (1ULL << 1)   /* the server takes the core itself */
 #define COREDUMP_REJECT    (1ULL << 2)   /* no core at all */
 #define COREDUMP_WAIT      (1ULL << 3)   /* the task is held until the server closes the connection */
+#define COREDUMP_KNOWN (COREDUMP_KERNEL | COREDUMP_USERSPACE | COREDUMP_REJECT | COREDUMP_WAIT)
 
 /* What the kernel sends on connect: its own size, the ack size it knows, and the mask bits it supports. */
 struct coredump_req {
@@ -72,6 +73,15 @@ struct pidfd_info {
 
 _Static_assert(sizeof(struct coredump_req) == COREDUMP_REQ_SIZE_VER0, "coredump_req VER0");
 _Static_assert(sizeof(struct coredump_ack) == COREDUMP_ACK_SIZE_VER0, "coredump_ack VER0");
+/*
+ * The request is 72 bytes (the size is in PIDFD_GET_INFO's number): the kernel copies the first 72 of its own,
+ * longer struct (6.19: coredump_signal where spare1 is, supported_mask at 72; 7.1: coredump_code at 72 and
+ * supported_mask at 80), so the fields read here keep their offsets on every kernel since 6.16.
+ */
 _Static_assert(sizeof(struct pidfd_info) == 72, "pidfd_info as of Linux 6.16");
+_Static_assert(__builtin_offsetof(struct pidfd_info, pid) == 16, "pidfd_info.pid");
+_Static_assert(__builtin_offsetof(struct pidfd_info, ruid) == 28, "pidfd_info.ruid");
+_Static_assert(__builtin_offsetof(struct pidfd_info, exit_code) == 60, "pidfd_info.exit_code");
+_Static_assert(__builtin_offsetof(struct pidfd_info, coredump_mask) == 64, "pidfd_info.coredump_mask");
 
 #endif
