@@ -84,14 +84,14 @@ echo "before: $(printf '%s\n' "$pids" | grep -c .) crash entries of $(printf '%s
 
 status=0
 make check > /tmp/lived.1.log 2>&1; rc=$?
-echo "run 1, make check (journald $J, persistent): rc=$rc $(grep '^e2e:' /tmp/lived.1.log)"
+echo "run 1, make check (journald $J, persistent): rc=$rc $(grep '^e2e' /tmp/lived.1.log)"
 [ "$rc" -eq 0 ] || status=1
 bash tests/e2e/run.sh build > /tmp/lived.2.log 2>&1; rc=$?
-echo "run 2, e2e again: rc=$rc $(grep '^e2e:' /tmp/lived.2.log)"
+echo "run 2, e2e again: rc=$rc $(grep '^e2e' /tmp/lived.2.log)"
 [ "$rc" -eq 0 ] || status=1
 stop; start
 bash tests/e2e/run.sh build > /tmp/lived.3.log 2>&1; rc=$?
-echo "run 3, e2e, journald restarted ($J): rc=$rc $(grep '^e2e:' /tmp/lived.3.log)"
+echo "run 3, e2e, journald restarted ($J): rc=$rc $(grep '^e2e' /tmp/lived.3.log)"
 [ "$rc" -eq 0 ] || status=1
 echo "pids reused: $(crash_pids | sort | uniq -d | wc -l) pids have more than one crash in the journal"
 exit "$status"
