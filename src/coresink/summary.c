@@ -4,7 +4,8 @@
  * the newest crash's core. Read through sd-journal, from the local journal or from a directory of journal files
  * (-D: what systemd-journal-remote collected from a fleet), all of it or from --since; a table for people, or --json
  * for tools. Crash entries
- * without a signature (older coresink, a crash whose handler died) are counted apart.
+ * without a signature (older coresink, a crash whose handler died) are counted apart, and so are entries with
+ * coresink's MESSAGE_ID that coresink did not write (origin.c): any user can send one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,6 +36,7 @@ struct table {
 	struct group *g;
 	size_t cap, n;
 	uint64_t unsigned_entries;
+	uint64_t foreign;     /* entries with coresink's MESSAGE_ID that coresink did not write (origin.c) */
 };
 
 /* The value of field name in the current entry into buf ("" when it has none), cut to len. */
@@ -56,7 +58,7 @@ static void get(sd_journal *j, const char *name, char *buf, size_t len)
 static int grow(struct table *t)
 {
 	struct table bigger = { .cap = t->cap ? t->cap * 2 : 1024, .n = t->n,
-				.unsigned_entries = t->unsigned_entries };
+				.unsigned_entries = t->unsigned_entries, .foreign = t->foreign };
 
 	bigger.g = calloc(bigger.cap, sizeof(*bigger.g));
 	if (!bigger.g)
@@ -125,6 +127,11 @@ static void take(sd_journal *j, struct table *t)
 	struct group *g;
 	uint64_t at = 0;
 
+	/* Anyone may send an entry with coresink's MESSAGE_ID: only those coresink wrote are counted. */
+	if (!origin_of_entry(j, NULL)) {
+		t->foreign++;
+		return;
+	}
 	get(j, "CORESINK_SIGNATURE", sig, sizeof(sig));
 	g = sig[0] ? group_of(t, sig) : NULL;
 	if (!g) {
@@ -186,6 +193,9 @@ static void print_table(const struct table *t, FILE *f)
 	if (t->unsigned_entries)
 		fprintf(f, "%" PRIu64 " crash entries without a signature (older coresink, or a handler that died)\n",
 			t->unsigned_entries);
+	if (t->foreign)
+		fprintf(f, "%" PRIu64 " entries with coresink's MESSAGE_ID skipped: coresink did not write them\n",
+			t->foreign);
 }
 
 static void print_json(const struct table *t, FILE *f)
@@ -209,7 +219,8 @@ static void print_json(const struct table *t, FILE *f)
 		json_string(f, g->core, strlen(g->core));
 		fputc('}', f);
 	}
-	fprintf(f, "\n],\"without_signature\":%" PRIu64 "}\n", t->unsigned_entries);
+	fprintf(f, "\n],\"without_signature\":%" PRIu64 ",\"skipped_not_coresinks\":%" PRIu64 "}\n",
+		t->unsigned_entries, t->foreign);
 }
 
 static void table_free(struct table *t)

@@ -297,6 +297,9 @@ matches() { printf '%s\n' "$1" | grep -qE -- "$2"; }
 
 # has TEXT PART: TEXT holds PART somewhere; lacks: it does not.
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
+# fails CMD...: CMD fails. quiet CMD...: CMD, without its output.
+fails() { ! "$@"; }
+quiet() { "$@" > /dev/null 2>&1; }
 lacks() { ! has "$@"; }
 
 # The entries of a core directory but the ledger (.coresink.state) and the signatures seen (.coresink.signatures):

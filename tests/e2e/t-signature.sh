@@ -158,7 +158,8 @@ table=$("$CORESINK" --summary --since "${TEST_SINCE}") || fail "coresink --summa
 check "the table says the same: $(printf '%s\n' "$table" | grep "^$loop")" matches "$table" "^$loop +28 +1 "
 check "the loop's top frames and newest core in the table" has "$table" "SIGSEGV;bugs!store_through;bugs!null_bug"
 
-# 6. 100000 entries of 200 signatures from 7 hosts, as systemd-journal-remote writes a fleet's.
+# 6. 100000 entries of 200 signatures from 7 hosts, as systemd-journal-remote writes a fleet's, with the fields each
+# host's journald recorded of coresink's handler, which --summary judges them by.
 if [ -x /lib/systemd/systemd-journal-remote ]; then
 	mkdir -p "$T/fleet"
 	awk -v id="$MESSAGE_ID" 'BEGIN { for (i = 0; i < 100000; i++) {
@@ -166,6 +167,7 @@ if [ -x /lib/systemd/systemd-journal-remote ]; then
 		printf "__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=0123456789abcdef0123456789abcdef\n", \
 			1764000000000000 + i * 1000, 1000 + i
 		printf "_HOSTNAME=host%d\nMESSAGE_ID=%s\nMESSAGE=Process %d (prog) dumped core\n", i % 7, id, i
+		printf "_TRANSPORT=journal\n_COMM=coresink\n_EXE=/usr/libexec/coresink\n_UID=0\n"
 		printf "COREDUMP_EXE=/usr/bin/prog\nCORESINK_SIGNATURE=%016x\n", 4096 + s
 		printf "CORESINK_SIGNATURE_TEXT=1;SIGSEGV;prog!f%d;prog!main\nCORESINK_SIGNATURE_FROM=trace\n\n", s
 	} }' > "$T/fleet.export"
