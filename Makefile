@@ -76,7 +76,7 @@ $(B)/.deps-test:
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
 $(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
@@ -272,6 +272,12 @@ check-vm: $(B)/.deps-vm $(B)/.deps-test
 	$(MAKE) all
 	bash tests/vm/run.sh $(B)
 
+# systemd-coredumpd against coresink's socket mode on unstable's own kernel (tests/vm/run.sh --bench), under TCG here:
+# the tables go to $(B)/vm/out/bench-*.txt, their numbers to docs/benchmark.md.
+bench-vm: $(B)/.deps-vm $(B)/.deps-test
+	$(MAKE) all
+	bash tests/vm/run.sh $(B) --bench
+
 $(B)/.deps-deb:
 	@mkdir -p $(B)
 	sh scripts/install-deps.sh --deb
@@ -282,4 +288,4 @@ clean:
 
 FORCE:
 
-.PHONY: all bench check check-all check-vm deb asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean
+.PHONY: all bench bench-vm check check-all check-vm deb asan-units fuzz fuzz-run fault-sweep install uninstall enable disable clean

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "cgacct.h"
 #include "corecheck.h"
 #include "crash.h"
 #include "handler.h"
@@ -55,7 +56,8 @@ static void crash_usage(FILE *f)
 		   "       LIST: comma-separated readwrite, splice, naive-splice (coresink, with :sparse=on|off,\n"
 		   "             :chunk=SIZE, :Key=Value of coresink.conf), socket (coresink --serve, with the same\n"
 		   "             knobs), kernel, cat, exec:PATH (PATH FILE stores the core it reads from stdin),\n"
-		   "             null, null-socket[:read], direct, systemd-coredump\n"
+		   "             null, null-socket[:read], direct, systemd-coredump, systemd-coredumpd (systemd 262's\n"
+		   "             socket server, running)\n"
 		   "       BYTES: up to 16G (the victim holds them in memory)\n");
 }
 
@@ -63,7 +65,7 @@ static void crash_usage(FILE *f)
 static int stored_path(const struct handler *h, const struct bench_paths *p, pid_t pid, char *path, size_t size)
 {
 	char tag[32];
-	const char *dir = h->kind == HANDLER_SYSTEMD ? SYSTEMD_COREDUMP_DIR : p->cores;
+	const char *dir = handler_stores_in_systemd(h) ? SYSTEMD_COREDUMP_DIR : p->cores;
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int found = -ENOENT;
@@ -73,7 +75,7 @@ static int stored_path(const struct handler *h, const struct bench_paths *p, pid
 	/* systemd-coredump names it core.COMM.UID.BOOTID.PID.USEC.zst, once complete (a hidden name before). */
 	(void) snprintf(tag, sizeof(tag), ".%d.", (int)pid);
 	while ((e = readdir(d)) && found < 0)
-		if (e->d_name[0] != '.' && (h->kind != HANDLER_SYSTEMD || strstr(e->d_name, tag)))
+		if (e->d_name[0] != '.' && (!handler_stores_in_systemd(h) || strstr(e->d_name, tag)))
 			found = snprintf(path, size, "%s/%s", dir, e->d_name) < (int)size ? 0 : -ENAMETOOLONG;
 	(void) closedir(d);
 	return found;
@@ -85,7 +87,7 @@ static int stored_path(const struct handler *h, const struct bench_paths *p, pid
  */
 static const char *late_dir(const struct handler *h, const struct bench_paths *p)
 {
-	return h->kind == HANDLER_SYSTEMD ? SYSTEMD_COREDUMP_DIR : h->kind == HANDLER_CORESINK ? p->cores : NULL;
+	return handler_stores_in_systemd(h) ? SYSTEMD_COREDUMP_DIR : h->kind == HANDLER_CORESINK ? p->cores : NULL;
 }
 
 /* Watches the directory the stored file will appear in, from before the crash. The inotify fd, or -1. */
@@ -268,6 +270,7 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	char path[PATH_MAX * 2];
 	struct victim v;
 	struct sampler smp;
+	struct cgacct acct;
 	double t0;
 	uint64_t w0;
 	pid_t pid;
@@ -287,19 +290,21 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 		return victim_reap(&v), r;
 	ifd = watch_stored(h, p);
 	w0 = device_written(p->cores);
+	cgacct_begin(&acct, h->cgroup);
 	r = victim_crash(&v, &t0);
 	/* The process is gone when the handler lets it go; the file may get its name later. */
 	s->released = now(CLOCK_MONOTONIC) - t0;
 	stored = r == 0 ? wait_stored(ifd, h, p, pid, path, sizeof(path)) : r;
 	s->seconds = late_dir(h, p) ? now(CLOCK_MONOTONIC) - t0 : s->released;
 	s->cache = sampler_stop(&smp);
+	cgacct_end(&acct, h->cgroup, &s->cpu, &s->mempeak);
 	s->written = written_since(p, w0);
 	if (ifd >= 0)
 		(void) close(ifd);
 	if (r < 0)
 		return r;
 	measure_stored(h, &v, stored == 0 ? path : NULL, pid, s);
-	if (h->kind == HANDLER_SYSTEMD && stored == 0)
+	if (handler_stores_in_systemd(h) && stored == 0)
 		(void) unlink(path);
 	clear_cores(p);
 	return 0;
@@ -394,6 +399,10 @@ static int parse_handlers(const char *list, const struct bench_paths *p, struct 
 		if (r == -ENOENT && h[n].kind == HANDLER_CORESINK)
 			return fprintf(stderr, "coresink-bench: handler %s: no coresink at %s (--coresink PATH; make "
 				       "install puts it there)\n", tok, p->coresink), r;
+		if (r == -ENOTCONN)
+			return fprintf(stderr, "coresink-bench: handler %s: nothing serves %s (systemctl start "
+				       "systemd-coredumpd.service; systemd 262 and Linux 6.19)\n", tok,
+				       SYSTEMD_COREDUMPD_SOCKET), r;
 		if (r < 0)
 			return fprintf(stderr, "coresink-bench: handler %s: %s\n", tok, r == -EINVAL ?
 				       "unknown, or a knob coresink would not take" : strerror(-r)), r;

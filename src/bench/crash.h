@@ -19,6 +19,7 @@ enum handler_kind {
 	HANDLER_SYSTEMD,     /* systemd-coredump, when installed */
 	HANDLER_NULL_SOCKET, /* socket mode's ceiling: the kernel sending into a server that stores nothing */
 	HANDLER_EXEC,        /* any program, given the file to write as its one argument: '|program file' */
+	HANDLER_COREDUMPD,   /* systemd-coredumpd, systemd 262's server of the coredump socket, as its unit runs it */
 	_HANDLER_KIND_MAX
 };
 
@@ -31,6 +32,7 @@ struct handler {
 	bool socket;         /* socket mode: a server (coresink's, or null-socket's), started for the run, takes them */
 	bool drain_read;     /* null-socket:read: the null server drains by read(2), not splice(2) */
 	pid_t server;
+	char cgroup[PATH_MAX]; /* a socket-mode server's cgroup (v2), measured per crash (cgacct.c); "" for none */
 };
 
 struct crash_sample {
@@ -41,12 +43,15 @@ struct crash_sample {
 	uint64_t written;           /* what the disk wrote meanwhile (a raw core and its compressed copy); 0 unknown */
 	uint64_t cache;             /* peak growth of Cached */
 	uint64_t rss;               /* the handler's peak RSS, from its journal entry; 0 when unknown */
+	double cpu;                 /* a socket server's CPU seconds for the crash, from its cgroup; 0 when unknown */
+	uint64_t mempeak;           /* its cgroup's peak memory (page cache included) during the crash; 0 unknown */
 	bool verified;
 };
 
 const char *handler_kind_to_string(enum handler_kind k);
 int handler_kind_from_string(const char *s);
 bool handler_is_ceiling(const struct handler *h);
+bool handler_is_socket_mode(const struct handler *h);
 
 int crash_main(int argc, char **argv);
 void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sample *s, int ns);

@@ -16,13 +16,14 @@
 
 struct crash_summary {
 	int handler, n, bad;
-	double min, median, max, released, bytes, disk, written, cache, rss;
+	double min, median, max, released, bytes, disk, written, cache, rss, cpu, mempeak;
 };
 
 /* Sums up one handler's runs: medians of each measure. */
 static struct crash_summary summarize(int handler, const struct crash_sample *s, int ns)
 {
 	double t[RUNS_MAX], rel[RUNS_MAX], bytes[RUNS_MAX], disk[RUNS_MAX], wr[RUNS_MAX], cache[RUNS_MAX], rss[RUNS_MAX];
+	double cpu[RUNS_MAX], peak[RUNS_MAX];
 	struct crash_summary r = { .handler = handler };
 
 	for (int i = 0; i < ns && r.n < RUNS_MAX; i++) {
@@ -35,6 +36,8 @@ static struct crash_summary summarize(int handler, const struct crash_sample *s,
 		wr[r.n] = (double)s[i].written / MIB;
 		cache[r.n] = (double)s[i].cache / MIB;
 		rss[r.n] = (double)s[i].rss / 1024.0;
+		cpu[r.n] = s[i].cpu;
+		peak[r.n] = (double)s[i].mempeak / MIB;
 		r.bad += !s[i].verified;
 		r.n++;
 	}
@@ -47,6 +50,8 @@ static struct crash_summary summarize(int handler, const struct crash_sample *s,
 	r.written = bench_median(wr, r.n);
 	r.cache = bench_median(cache, r.n);
 	r.rss = bench_median(rss, r.n);
+	r.cpu = bench_median(cpu, r.n);
+	r.mempeak = bench_median(peak, r.n);
 	return r;
 }
 
@@ -105,13 +110,13 @@ void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sa
 	}
 	sort_handlers = h;
 	qsort(sum, (size_t)nh, sizeof(*sum), by_time);
-	fprintf(f, "%-*s %9s %7s %8s %7s %7s %7s %8s %8s %8s %9s %8s  %s\n", w, "handler", "release_s", "ratio",
+	fprintf(f, "%-*s %9s %7s %8s %7s %7s %7s %8s %8s %8s %9s %8s %6s %8s  %s\n", w, "handler", "release_s", "ratio",
 		"stored_s", "ratio", "min_s", "max_s", "size_MiB", "disk_MiB", "writ_MiB", "cache_MiB", "rss_KiB",
-		"stored");
+		"cpu_s", "peak_MiB", "stored");
 	for (int i = 0; i < nh; i++) {
 		const struct crash_summary *r = &sum[i];
-		double ceiling = ceiling_of(h, nh, sum, h[r->handler].socket);
-		char rel[16], sto[16], wr[16] = "-", rss[16] = "-", stored[32] = "verified";
+		double ceiling = ceiling_of(h, nh, sum, handler_is_socket_mode(&h[r->handler]));
+		char rel[16], sto[16], wr[16] = "-", rss[16] = "-", cpu[16] = "-", peak[16] = "-", stored[32] = "verified";
 
 		ratio(rel, sizeof(rel), r->released, ceiling);
 		ratio(sto, sizeof(sto), r->median, ceiling);
@@ -119,16 +124,22 @@ void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sa
 			(void) snprintf(wr, sizeof(wr), "%.0f", r->written);
 		if (r->rss > 0)
 			(void) snprintf(rss, sizeof(rss), "%.0f", r->rss);
+		if (r->cpu > 0)
+			(void) snprintf(cpu, sizeof(cpu), "%.2f", r->cpu);
+		if (r->mempeak > 0)
+			(void) snprintf(peak, sizeof(peak), "%.0f", r->mempeak);
 		if (r->bad)
 			(void) snprintf(stored, sizeof(stored), "FAILED %d of %d", r->bad, r->n);
-		fprintf(f, "%-*s %9.2f %7s %8.2f %7s %7.2f %7.2f %8.0f %8.0f %8s %9.0f %8s  %s\n", w, h[r->handler].name,
-			r->released, rel, r->median, sto, r->min, r->max, r->bytes, r->disk, wr, r->cache, rss, stored);
+		fprintf(f, "%-*s %9.2f %7s %8.2f %7s %7.2f %7.2f %8.0f %8.0f %8s %9.0f %8s %6s %8s  %s\n", w,
+			h[r->handler].name, r->released, rel, r->median, sto, r->min, r->max, r->bytes, r->disk, wr, r->cache,
+			rss, cpu, peak, stored);
 	}
 	fprintf(f, "(release_s: median seconds from the fault until the process is let go; stored_s, min, max: until the "
 		   "file has its final name;\n each ratio: that median over the larger ceiling's of the same mode (pipe: "
 		   "null or direct; socket: null-socket or direct);\n writ_MiB: what the disk wrote meanwhile, all "
 		   "writers (raw and compressed cores), - on a file system without a block device;\n rss from "
-		   "coresink's journal entry, - without a journald)\n");
+		   "coresink's journal entry, - without a journald; cpu_s and peak_MiB: a socket server's cgroup (v2) "
+		   "for the crash,\n its processes until they are gone, page cache included; - on cgroup v1)\n");
 }
 
 /* One row per crash. 0 or -errno. */
@@ -138,12 +149,13 @@ int crash_csv(const char *path, const struct handler *h, const struct crash_samp
 
 	if (!f)
 		return -errno;
-	fprintf(f, "handler,run,released_seconds,seconds,bytes,disk_bytes,written_bytes,cache_bytes,rss_bytes,verified\n");
+	fprintf(f, "handler,run,released_seconds,seconds,bytes,disk_bytes,written_bytes,cache_bytes,rss_bytes,"
+		   "cpu_seconds,mem_peak_bytes,verified\n");
 	for (int i = 0; i < ns; i++)
-		fprintf(f, "%s,%d,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%s\n", h[s[i].handler].name, s[i].run,
+		fprintf(f, "%s,%d,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%s\n", h[s[i].handler].name, s[i].run,
 			s[i].released, s[i].seconds, (unsigned long long)s[i].bytes, (unsigned long long)s[i].disk,
 			(unsigned long long)s[i].written, (unsigned long long)s[i].cache, (unsigned long long)s[i].rss,
-			s[i].verified ? "yes" : "no");
+			s[i].cpu, (unsigned long long)s[i].mempeak, s[i].verified ? "yes" : "no");
 	return fclose(f) == 0 ? 0 : -errno;
 }
 

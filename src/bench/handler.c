@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "cgacct.h"
 #include "crash.h"
 #include "handler.h"
 #include "policy.h"
@@ -32,6 +33,7 @@ static const char *const handler_kind_names[] = {
 	[HANDLER_SYSTEMD] = "systemd-coredump",
 	[HANDLER_NULL_SOCKET] = "null-socket",
 	[HANDLER_EXEC] = "exec",
+	[HANDLER_COREDUMPD] = "systemd-coredumpd",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(handler_kind, enum handler_kind, handler_kind_names, _HANDLER_KIND_MAX)
@@ -39,6 +41,18 @@ DEFINE_STRING_TABLE_LOOKUP(handler_kind, enum handler_kind, handler_kind_names, 
 bool handler_is_ceiling(const struct handler *h)
 {
 	return h->kind == HANDLER_NULL || h->kind == HANDLER_DIRECT || h->kind == HANDLER_NULL_SOCKET;
+}
+
+/* Whether the handler is systemd-coredump's, which stores in its own directory, after the crash returns. */
+bool handler_stores_in_systemd(const struct handler *h)
+{
+	return h->kind == HANDLER_SYSTEMD || h->kind == HANDLER_COREDUMPD;
+}
+
+/* Whether the kernel hands the handler's crashes to a socket ("@@"): its ceiling is null-socket's. */
+bool handler_is_socket_mode(const struct handler *h)
+{
+	return h->socket || h->kind == HANDLER_COREDUMPD;
 }
 
 bool systemd_coredump_installed(void)
@@ -136,6 +150,7 @@ static int make_pattern(struct handler *h, const struct bench_paths *p, int inde
 	case HANDLER_KERNEL: n = snprintf(h->pattern, sizeof(h->pattern), "%s/core.%%p", p->cores); break;
 	case HANDLER_NULL: n = snprintf(h->pattern, sizeof(h->pattern), "|%s --drain", p->self); break;
 	case HANDLER_NULL_SOCKET: n = snprintf(h->pattern, sizeof(h->pattern), "@@%s/h%d.sock", p->dir, index); break;
+	case HANDLER_COREDUMPD: n = snprintf(h->pattern, sizeof(h->pattern), "@@%s", SYSTEMD_COREDUMPD_SOCKET); break;
 	case HANDLER_EXEC: n = snprintf(h->pattern, sizeof(h->pattern), "|%s %s/core.exec", h->program, p->cores); break;
 	/* Debian's 50-coredump.conf, word for word. */
 	case HANDLER_SYSTEMD:
@@ -146,6 +161,8 @@ static int make_pattern(struct handler *h, const struct bench_paths *p, int inde
 	}
 	return n > 0 && (size_t)n < sizeof(h->pattern) ? 0 : -ENAMETOOLONG;
 }
+
+static bool is_socket(const char *path);
 
 /*
  * exec:PATH's program: an absolute path to an executable, with no blank (the kernel splits core_pattern at blanks)
@@ -199,6 +216,13 @@ int handler_parse(const char *spec, int index, const struct bench_paths *p, stru
 		return -EINVAL;
 	if (h->kind == HANDLER_SYSTEMD && !systemd_coredump_installed())
 		return -ENOENT;
+	/* Served by its unit, not by the bench: it must be running (systemctl start systemd-coredumpd.service). */
+	if (h->kind == HANDLER_COREDUMPD) {
+		if (!is_socket(SYSTEMD_COREDUMPD_SOCKET))
+			return -ENOTCONN;
+		if (access(SYSTEMD_COREDUMPD_CGROUP, F_OK) == 0)
+			(void) snprintf(h->cgroup, sizeof(h->cgroup), "%s", SYSTEMD_COREDUMPD_CGROUP);
+	}
 	return make_pattern(h, p, index);
 }
 
@@ -315,6 +339,13 @@ int server_start(const struct bench_paths *p, struct handler *h, int index)
 	if (pid < 0)
 		return (int)pid;
 	h->server = pid;
+	/* coresink's server is measured as systemd-coredumpd is, by a cgroup of its own (none on cgroup v1). */
+	if (h->kind == HANDLER_CORESINK) {
+		char name[32];
+
+		(void) snprintf(name, sizeof(name), "coresink-bench.h%d", index);
+		(void) cgacct_adopt(name, pid, h->cgroup, sizeof(h->cgroup));
+	}
 	return 0;
 }
 
@@ -323,4 +354,6 @@ void server_stop(struct handler *h)
 {
 	stop_server(h->server);
 	h->server = 0;
+	if (h->kind == HANDLER_CORESINK)
+		cgacct_drop(h->cgroup);
 }

@@ -10,6 +10,9 @@
 #define SYSTEMD_COREDUMP "/lib/systemd/systemd-coredump"
 #define SYSTEMD_COREDUMP_SOCKET "/run/systemd/coredump"
 #define SYSTEMD_COREDUMP_DIR "/var/lib/systemd/coredump"
+/* systemd 262's socket server: its socket, and its unit's cgroup. */
+#define SYSTEMD_COREDUMPD_SOCKET "/run/systemd/coredumpd/kernel"
+#define SYSTEMD_COREDUMPD_CGROUP "/sys/fs/cgroup/system.slice/systemd-coredumpd.service"
 
 /* Where a crash benchmark works: its directory, the cores directory in it, the handler, this program. */
 struct bench_paths {
@@ -17,6 +20,7 @@ struct bench_paths {
 };
 
 bool systemd_coredump_installed(void);
+bool handler_stores_in_systemd(const struct handler *h);
 int handler_parse(const char *spec, int index, const struct bench_paths *p, struct handler *h);
 pid_t sdc_start(void);
 void sdc_stop(pid_t pid);

@@ -167,7 +167,7 @@ if [ -x /lib/systemd/systemd-journal-remote ]; then
 		printf "__REALTIME_TIMESTAMP=%.0f\n__MONOTONIC_TIMESTAMP=%.0f\n_BOOT_ID=0123456789abcdef0123456789abcdef\n", \
 			1764000000000000 + i * 1000, 1000 + i
 		printf "_HOSTNAME=host%d\nMESSAGE_ID=%s\nMESSAGE=Process %d (prog) dumped core\n", i % 7, id, i
-		printf "_TRANSPORT=journal\n_COMM=coresink\n_EXE=/usr/libexec/coresink\n_UID=0\n"
+		printf "_TRANSPORT=journal\n_COMM=coresink\n_EXE=/usr/libexec/coresink\n_UID=0\nSYSLOG_IDENTIFIER=coresink\n"
 		printf "COREDUMP_EXE=/usr/bin/prog\nCORESINK_SIGNATURE=%016x\n", 4096 + s
 		printf "CORESINK_SIGNATURE_TEXT=1;SIGSEGV;prog!f%d;prog!main\nCORESINK_SIGNATURE_FROM=trace\n\n", s
 	} }' > "$T/fleet.export"

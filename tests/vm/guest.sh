@@ -64,6 +64,24 @@ expect_mode() {
 	fi
 }
 
+# summary_checks: coresink --summary counts every crash coresink stored, root's and the user's: the user's entry,
+# sent with the user's uid, is told from a forgery by the cgroup journald recorded of its sender (origin.c). A
+# forged one, as the issue found it (nobody's logger naming sshd's crash), is not counted.
+summary_checks() {
+	local out uid cg sigs
+	uid=$(journalctl -q -o json MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/test-usr-dump | tail -n 1 | jq -r ._UID)
+	cg=$(journalctl -q -o json MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/test-usr-dump | tail -n 1 |
+		jq -r ._SYSTEMD_CGROUP)
+	printf 'MESSAGE_ID=%s\nMESSAGE=Process 1 (sshd) of user 0 dumped core.\nCOREDUMP_UID=0\nCOREDUMP_EXE=/usr/sbin/sshd\nCOREDUMP_FILENAME=/etc/passwd\nCORESINK_SIGNATURE=deadbeefdeadbeef\n' \
+		"$MESSAGE_ID" | setpriv --reuid=65534 --regid=65534 --clear-groups logger --journald
+	out=$(/usr/libexec/coresink --summary --json) || fail "coresink --summary --json"
+	sigs=$(jq '[.signatures[].crashes] | add' <<< "$out")
+	check "summary: the user's crashes (sent with uid $uid, from cgroup $cg) and root's are counted: $sigs" \
+		test "$uid" = 1000 -a "$sigs" -ge 4
+	check "summary: nobody's forged sshd crash is skipped, and only it: $(jq -c .skipped_not_coresinks <<< "$out")" \
+		test "$(jq .skipped_not_coresinks <<< "$out")" = 1 -a -z "$(jq -r '.signatures[] | select(.signature == "deadbeefdeadbeef")' <<< "$out")"
+}
+
 # A crash under a stale "@@" on a kernel that cannot serve it: lost, with no entry anywhere (the bug this tier found
 # on Debian 12 and 13: an earlier coresink's postinst left exactly this).
 lost_under_stale() {
@@ -121,6 +139,7 @@ stage1() {
 	coredumpctl_checks
 	check "root's crashes were stored in $EXPECT mode" test "$(entry test-dump CORESINK_MODE)" = "$EXPECT"
 	user_checks
+	summary_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
 		systemctl stop coresink.socket
@@ -185,6 +204,34 @@ stage3() {
 	dump root test-dump SIGSEGV
 	check "and a crash is stored by it" wait_coredumpctl_storage
 	echo "done 3"
+}
+
+# The bench (make bench-vm): on a fresh unstable image, where systemd-coredumpd serves "@@" as its preset has it,
+# the same crashes into coresink's socket mode (the tree's coresink --serve) and into systemd-coredumpd, interleaved,
+# with both ceilings, by coresink-bench --crash. Its tables and CSVs go to the host's share.
+stagebench() {
+	local size w avail rc
+	sh /src/scripts/add-user.sh /src/systemd/coresink.sysusers > /dev/null || fail "coresink's users"
+	systemctl is-active -q systemd-coredumpd.service || systemctl start systemd-coredumpd.service ||
+		fail "systemd-coredumpd.service does not run"
+	avail=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	fact kernel "$(uname -r)"
+	fact systemd "$VERSION"
+	fact memory "${avail} MiB available"
+	for run in "64M dense" "64M core" "64M threads" "256M dense" "256M core" "256M threads" "1G dense" "1G core"; do
+		read -r size w <<< "$run"
+		if [ "$size" = 1G ] && [ "$avail" -lt 3072 ]; then
+			ok "$size $w: left out, $avail MiB available (a 1 GiB victim and the page cache need 3 GiB)"
+			continue
+		fi
+		/src/build/coresink-bench --crash --size "$size" --workload "$w" --runs 3 --dir /var/tmp \
+			--coresink /src/build/coresink --handlers socket,systemd-coredumpd,null-socket,direct \
+			--csv "/out/bench-$size-$w.csv" > "/out/bench-$size-$w.txt" 2>&1
+		rc=$?
+		check "$size $w: every core read back whole ($(grep -c ' verified$' "/out/bench-$size-$w.txt") handlers)" \
+			test "$rc" -eq 0
+	done
+	echo "done bench"
 }
 
 "stage$STAGE"
