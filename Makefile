@@ -8,6 +8,7 @@ LIBEXECDIR ?= $(PREFIX)/libexec
 BINDIR ?= $(PREFIX)/bin
 MANPREFIX ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/coresink
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
@@ -50,7 +51,7 @@ UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
 	$(B)/stopuid
 
-all: $(B)/coresink $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
+all: $(B)/coresink $(B)/coresinkctl $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
 	$(B)/coresink-upload.service
 
 # The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
@@ -82,6 +83,10 @@ $(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
+$(B)/obj/coresinkctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h src/coresink/*.h $(LIB_HDR) | $(B)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -Isrc/coresink -c -o $@ $<
+
 $(B)/obj/bench/%.o: src/bench/%.c src/bench/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
@@ -94,6 +99,13 @@ MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/core
 
 $(B)/coresink: $(MAIN_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
+
+# coresinkctl shares the handler's summary and check-config, linked from their objects: one implementation each.
+CTL_OBJ = $(patsubst src/coresinkctl/%.c,$(B)/obj/coresinkctl/%.o,$(wildcard src/coresinkctl/*.c)) \
+	$(B)/obj/coresink/summary.o $(B)/obj/coresink/checkconfig.o
+
+$(B)/coresinkctl: $(CTL_OBJ) $(B)/libcoresink.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CTL_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
 
 $(B)/coresink-bench: $(BENCH_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -pthread -o $@ $(BENCH_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
@@ -205,6 +217,8 @@ install: $(B)/.deps
 	install -D -m 0755 $(B)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink
 	install -D -m 0755 scripts/upload-rclone.sh $(DESTDIR)$(LIBEXECDIR)/coresink-upload-rclone
 	install -D -m 0755 $(B)/coresink-bench $(DESTDIR)$(BINDIR)/coresink-bench
+	install -D -m 0755 $(B)/coresinkctl $(DESTDIR)$(BINDIR)/coresinkctl
+	install -D -m 0644 completion/coresinkctl $(DESTDIR)$(BASHCOMPDIR)/coresinkctl
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
 	install -D -m 0755 scripts/activate.sh $(DESTDIR)$(DATADIR)/activate.sh
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
@@ -220,6 +234,7 @@ install: $(B)/.deps
 	install -D -m 0644 man/coresink.8 $(DESTDIR)$(MANPREFIX)/man8/coresink.8
 	install -D -m 0644 man/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5
 	install -D -m 0644 man/coresink-bench.1 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1
+	install -D -m 0644 man/coresinkctl.1 $(DESTDIR)$(MANPREFIX)/man1/coresinkctl.1
 	test -e $(DESTDIR)$(SYSCONFDIR)/coresink.conf || \
 		install -D -m 0644 conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf
 	if [ -z "$(DESTDIR)" ]; then sh scripts/add-user.sh systemd/coresink.sysusers; fi
@@ -230,6 +245,7 @@ uninstall:
 		echo "coresink is enabled: run 'make disable' first" >&2; exit 1; fi
 	rm -f $(DESTDIR)$(LIBEXECDIR)/coresink $(DESTDIR)$(LIBEXECDIR)/coresink-upload-rclone \
 		$(DESTDIR)$(BINDIR)/coresink-bench $(DESTDIR)$(DATADIR)/60-coresink.conf $(DESTDIR)$(DATADIR)/activate.sh \
+		$(DESTDIR)$(BINDIR)/coresinkctl $(DESTDIR)$(BASHCOMPDIR)/coresinkctl $(DESTDIR)$(MANPREFIX)/man1/coresinkctl.1 \
 		$(DESTDIR)$(TMPFILESDIR)/coresink.conf $(DESTDIR)$(SYSUSERSDIR)/coresink.conf \
 		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \

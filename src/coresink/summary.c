@@ -121,14 +121,14 @@ static void top_of(const char *text, char *buf, size_t len)
 }
 
 /* Takes the current entry into its group. */
-static void take(sd_journal *j, struct table *t)
+static void take(sd_journal *j, struct seals *seals, struct table *t)
 {
 	char sig[32], host[256], field[FIELD_MAX];
 	struct group *g;
 	uint64_t at = 0;
 
 	/* Anyone may send an entry with coresink's MESSAGE_ID: only those coresink wrote are counted. */
-	if (!origin_of_entry(j, NULL)) {
+	if (!origin_of_entry(j, seals, NULL)) {
 		t->foreign++;
 		return;
 	}
@@ -237,16 +237,21 @@ static void table_free(struct table *t)
  */
 static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 {
+	struct seals seals;
 	size_t n = 0;
 	int r;
 
 	/* Only the fields read here are wanted: a stack trace of 64 threads is not read 100000 times. */
 	(void) sd_journal_set_data_threshold(j, FIELD_MAX);
+	r = origin_seals_read(j, &seals);
+	if (r < 0)
+		return r;
 	r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
 	if (r >= 0)
 		r = since ? sd_journal_seek_realtime_usec(j, since) : sd_journal_seek_head(j);
 	while (r >= 0 && (r = sd_journal_next(j)) > 0)
-		take(j, t);
+		take(j, &seals, t);
+	origin_seals_free(&seals);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < t->cap; i++)

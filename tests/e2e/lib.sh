@@ -297,6 +297,26 @@ matches() { printf '%s\n' "$1" | grep -qE -- "$2"; }
 
 # has TEXT PART: TEXT holds PART somewhere; lacks: it does not.
 has() { printf '%s\n' "$1" | grep -qF -- "$2"; }
+# forge_sshd_entry: as user nobody, an entry with coresink's MESSAGE_ID and identifier that says sshd crashed as root
+# and names /etc/passwd as its core: what any local user can send (logger --journald).
+forge_sshd_entry() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups logger --journald <<EOF
+MESSAGE_ID=$MESSAGE_ID
+MESSAGE=Process 1 (sshd) of user 0 dumped core.
+SYSLOG_IDENTIFIER=coresink
+COREDUMP_PID=1
+COREDUMP_UID=0
+COREDUMP_GID=0
+COREDUMP_SIGNAL=11
+COREDUMP_EXE=/usr/sbin/sshd
+COREDUMP_COMM=sshd
+COREDUMP_TIMESTAMP=$(date +%s)000000
+COREDUMP_FILENAME=/etc/passwd
+CORESINK_SIGNATURE=deadbeefdeadbeef
+CORESINK_SIGNATURE_TEXT=1;SIGSEGV;sshd!main
+EOF
+}
+
 # fails CMD...: CMD fails. quiet CMD...: CMD, without its output.
 fails() { ! "$@"; }
 quiet() { "$@" > /dev/null 2>&1; }

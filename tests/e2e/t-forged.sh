@@ -18,19 +18,7 @@ real=$(field "$(journal_entry "$CRASH_PID")" CORESINK_SIGNATURE)
 
 # As nobody: a forged entry, word for word what a root crash of sshd's would say.
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-as_nobody logger --journald <<EOF || fail "logger --journald as nobody"
-MESSAGE_ID=$MESSAGE_ID
-MESSAGE=Process 1 (sshd) of user 0 dumped core.
-COREDUMP_PID=1
-COREDUMP_UID=0
-COREDUMP_GID=0
-COREDUMP_SIGNAL=11
-COREDUMP_EXE=/usr/sbin/sshd
-COREDUMP_COMM=sshd
-COREDUMP_FILENAME=/etc/passwd
-CORESINK_SIGNATURE=deadbeefdeadbeef
-CORESINK_SIGNATURE_TEXT=1;SIGSEGV;sshd!main
-EOF
+forge_sshd_entry || fail "logger --journald as nobody"
 # coresink itself, run by nobody in a user namespace of its own, "root" there: it writes an entry as it would for a
 # crash, with coresink's _COMM and _EXE, about a crash that never was.
 if as_nobody unshare -Ur true 2> /dev/null; then

@@ -20,11 +20,14 @@ expected="644 ./etc/coresink.conf
 644 ./usr/lib/systemd/system/systemd-coredumpd.service.d/coresink.conf
 644 ./usr/lib/sysusers.d/coresink.conf
 644 ./usr/lib/tmpfiles.d/coresink.conf
+644 ./usr/share/bash-completion/completions/coresinkctl
 644 ./usr/share/coresink/60-coresink.conf
 644 ./usr/share/man/man1/coresink-bench.1
+644 ./usr/share/man/man1/coresinkctl.1
 644 ./usr/share/man/man5/coresink.conf.5
 644 ./usr/share/man/man8/coresink.8
 755 ./usr/bin/coresink-bench
+755 ./usr/bin/coresinkctl
 755 ./usr/libexec/coresink
 755 ./usr/libexec/coresink-upload-rclone
 755 ./usr/share/coresink/activate.sh"
@@ -63,7 +66,7 @@ sed 's/^#\([A-Za-z]*=\)/\1/' "$TOP/conf/coresink.conf" > "$T/uncommented.conf"
 check "every documented default parses cleanly" bash -c "'$CORESINK' --config '$T/uncommented.conf' --check-config >/dev/null"
 
 # The man pages render without a warning; --help and the synopsis name the same options.
-for m in "$TOP/man/coresink.8" "$TOP/man/coresink.conf.5" "$TOP/man/coresink-bench.1"; do
+for m in "$TOP/man/coresink.8" "$TOP/man/coresink.conf.5" "$TOP/man/coresink-bench.1" "$TOP/man/coresinkctl.1"; do
 	check "$(basename "$m") renders without warnings" test -z "$(groff -man -Tutf8 -ww -z "$m" 2>&1)"
 done
 help_opts=$("$CORESINK" --help | grep -o -- '--[a-z-]*' | sort -u)
@@ -74,6 +77,18 @@ bench_help=$("$B/coresink-bench" --help | grep -o -- '--[a-z-]*' | sort -u)
 bench_man=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$TOP/man/coresink-bench.1" | grep -o -- '\\-\\-[a-z\\-]*' |
 	sed 's/\\//g' | sort -u)
 check "coresink-bench --help and its synopsis name the same options" test "$bench_help" = "$bench_man"
+ctl_verbs=$("$B/coresinkctl" --help | grep -oE 'coresinkctl (\[OPTIONS\] )?\[?[a-z-]+' | awk '{ print $NF }' | tr -d '[' |
+	grep -v '^-' | sort -u)
+ctl_synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$TOP/man/coresinkctl.1" | sed 's/\\-/-/g')
+in_synopsis() { for v in $ctl_verbs; do grep -qE "^(\.B|\.RB \[) (coresinkctl )?$v( |$)" <<< "$ctl_synopsis" || return 1; done; }
+check "coresinkctl(1)'s synopsis names every verb of --help: $(echo $ctl_verbs)" in_synopsis
+# man_has_options MAN OPTION...: the page names each option (groff writes its dashes as \-).
+man_has_options() {
+	local man=$1 o; shift
+	for o in "$@"; do grep -qF -- "$(sed 's/-/\\-/g' <<< "$o")" "$man" || { echo "not in $(basename "$man"): $o"; return 1; }; done
+}
+check "coresinkctl(1) documents every option --help names" man_has_options "$TOP/man/coresinkctl.1" \
+	$("$B/coresinkctl" --help | grep -o -- '--[a-z-]*' | sort -u)
 
 # Live: enable and disable round trip, with a real install under a scratch prefix.
 need_root "enable/disable change kernel.core_pattern"

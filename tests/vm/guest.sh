@@ -65,18 +65,16 @@ expect_mode() {
 }
 
 # summary_checks: coresink --summary counts every crash coresink stored, root's and the user's: the user's entry,
-# sent with the user's uid, is told from a forgery by the cgroup journald recorded of its sender (origin.c). A
-# forged one, as the issue found it (nobody's logger naming sshd's crash), is not counted.
+# sent with the user's uid, is told from a forgery by root's seal (origin.c). A forged one, as the issue found it
+# (nobody's logger naming sshd's crash), is not counted.
 summary_checks() {
-	local out uid cg sigs
+	local out uid sigs
 	uid=$(journalctl -q -o json MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/test-usr-dump | tail -n 1 | jq -r ._UID)
-	cg=$(journalctl -q -o json MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/test-usr-dump | tail -n 1 |
-		jq -r ._SYSTEMD_CGROUP)
 	printf 'MESSAGE_ID=%s\nMESSAGE=Process 1 (sshd) of user 0 dumped core.\nCOREDUMP_UID=0\nCOREDUMP_EXE=/usr/sbin/sshd\nCOREDUMP_FILENAME=/etc/passwd\nCORESINK_SIGNATURE=deadbeefdeadbeef\n' \
 		"$MESSAGE_ID" | setpriv --reuid=65534 --regid=65534 --clear-groups logger --journald
 	out=$(/usr/libexec/coresink --summary --json) || fail "coresink --summary --json"
 	sigs=$(jq '[.signatures[].crashes] | add' <<< "$out")
-	check "summary: the user's crashes (sent with uid $uid, from cgroup $cg) and root's are counted: $sigs" \
+	check "summary: the user's crashes (sent with uid $uid, sealed by root) and root's are counted: $sigs" \
 		test "$uid" = 1000 -a "$sigs" -ge 4
 	check "summary: nobody's forged sshd crash is skipped, and only it: $(jq -c .skipped_not_coresinks <<< "$out")" \
 		test "$(jq .skipped_not_coresinks <<< "$out")" = 1 -a -z "$(jq -r '.signatures[] | select(.signature == "deadbeefdeadbeef")' <<< "$out")"

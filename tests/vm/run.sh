@@ -12,8 +12,11 @@
 #   3. (systemd 262 on Linux 6.19 or later) a reboot after the removal: systemd-coredumpd serves "@@" again.
 # A VM that does not boot, a mirror that does not answer, a kernel that moved: the tier says which and fails.
 # One row per release goes to $B/vm.md. CORESINK_VM_RELEASES picks the releases (default: bookworm trixie sid).
+# With --bench (make bench-vm), instead: one boot of a fresh unstable image with 4 GiB, where coresink-bench --crash
+# compares coresink's socket mode with systemd-coredumpd (guest.sh's stagebench); its tables go to $B/vm/out/.
 # Images are built once per run and kept in $B/vm/ (rebuilt when their recipe changes or a day has passed).
 export B=${1:-${B:-build}}
+BENCH=${2:-}
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/../e2e/coredumpctl.sh"
 need_root "it builds disk images and boots them"
@@ -24,7 +27,6 @@ done
 VM=$B/vm
 mkdir -p "$VM/out"
 scratch
-package_debs
 TABLE=$B/vm.md
 PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libzstd1,libacl1,libseccomp2
 BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-420}
@@ -65,7 +67,7 @@ customize() {
 	cat > "$root/usr/local/sbin/vmtest" <<'EOS'
 #!/bin/sh
 # Runs this boot's stage of the VM tier from the host's shares, then powers off (qemu then exits).
-stage=$(sed -n 's/.*vmtest.stage=\([0-9]*\).*/\1/p' /proc/cmdline)
+stage=$(sed -n 's/.*vmtest.stage=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 rel=$(sed -n 's/.*vmtest.rel=\([a-z]*\).*/\1/p' /proc/cmdline)
 mkdir -p /src /out
 mount -t 9p -o trans=virtio,version=9p2000.L,ro src /src && mount -t 9p -o trans=virtio,version=9p2000.L out /out &&
@@ -126,7 +128,7 @@ boot() {
 	local rel=$1 stage=$2 extra=${3:-} cpu
 	[ "$ACCEL" = kvm ] && cpu=host || cpu=max
 	rm -f "$VM/out/$rel-$stage.log"
-	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -cpu "$cpu" -m 2048 -smp 2 -display none -no-reboot \
+	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -cpu "$cpu" -m "${VM_MEMORY:-2048}" -smp 2 -display none -no-reboot \
 		-serial "file:$VM/$rel/serial-$stage.log" -nic none \
 		-kernel "$VM/$rel/vmlinuz" -initrd "$VM/$rel/initrd" \
 		-append "root=/dev/vda rw console=ttyS0 panic=-1 quiet vmtest.stage=$stage vmtest.rel=$rel $extra" \
@@ -173,6 +175,20 @@ release() {
 	printf '| %s | %s | %s | %s | %s | %s | %s s | %s s |\n' "$rel" "$(fact "$rel" kernel)" "$(fact "$rel" systemd)" \
 		"$(fact "$rel" mode)" "$(fact "$rel" pidfd)" "$checks" "$(fact "$rel" boot)" "$(( $(date +%s) - t0 ))" >> "$TABLE"
 }
+
+# bench: the comparison with systemd-coredumpd, in one boot of a fresh unstable image.
+bench() {
+	image sid
+	ACCEL=$(probe_accel "$VM/sid/vmlinuz")
+	cp --sparse=always "$VM/sid/base.img" "$VM/sid/disk.img" || fail "sid: copying the image"
+	rm -f "$VM"/out/bench-*
+	VM_MEMORY=4096 BOOT_TIMEOUT=3600 stage sid bench
+	rm -f "$VM/sid/disk.img"
+	for f in "$VM"/out/bench-*.txt; do echo "== $f"; cat "$f"; done
+	exit 0
+}
+[ "$BENCH" = --bench ] && bench
+package_debs
 
 rm -f "$VM"/out/*.log
 printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"

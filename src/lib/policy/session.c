@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -318,6 +319,44 @@ int session_hold(struct session *q, uint64_t ino)
 	if (f)
 		f->held = ino;
 	return put_ledger(q, f ? 0 : -ENOSPC);
+}
+
+/*
+ * An admin's removal (coresinkctl remove and vacuum), under the ledger's lock as a capture's vacuum is: each core
+ * named is removed as vacuum removes one, unless a capture holds it (its analysis still reads it), and then the
+ * ledger's count of stored bytes is set from what the directory holds, so that MaxUse is right at once. Nothing
+ * else of the ledger changes: a dead handler's record stays for the next capture to name. result[i] is 0 (removed,
+ * its bytes added to *freed and its upload still pending in unsent[i]), -EBUSY (held), -ENOENT (no core of
+ * coresink's) or -errno. 0, or -errno where the ledger could not be taken (nothing removed).
+ */
+int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed)
+{
+	uint64_t held[LEDGER_INFLIGHT_MAX], bytes;
+	struct ledger *l = calloc(1, sizeof(*l));
+	size_t n_held = 0;
+	int fd = statefile_open(dirfd, LEDGER_FILE), r;
+
+	*freed = 0;
+	if (fd < 0 || !l) {
+		free(l);
+		return fd < 0 ? fd : (close(fd), -ENOMEM);
+	}
+	r = flock(fd, LOCK_EX) < 0 ? -errno : ledger_load(fd, l);
+	for (size_t i = 0; r == 0 && i < l->n_inflight; i++)
+		if (l->inflight[i].held)
+			held[n_held++] = l->inflight[i].held;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		result[i] = vacuum_remove(dirfd, names[i], held, n_held, &bytes, &unsent[i]);
+		*freed += result[i] == 0 ? bytes : 0;
+	}
+	if (r == 0)
+		r = vacuum_total(dirfd, &l->published);
+	if (r == 0)
+		r = ledger_save(fd, l);
+	(void) flock(fd, LOCK_UN);
+	(void) close(fd);
+	free(l);
+	return r;
 }
 
 void session_close(struct session *q)

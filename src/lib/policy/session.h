@@ -28,6 +28,7 @@ struct session {
 
 int session_open(struct session *q, int dirfd);
 void session_close(struct session *q);
+int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed);
 int session_begin(struct session *q, const struct ledger_crash *crash);
 void session_hooks(struct session *q, struct engine_hooks *h);
 int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);

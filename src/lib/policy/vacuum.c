@@ -20,12 +20,7 @@
 #include "store.h"
 #include "vacuum.h"
 
-struct core {
-	char name[NAME_MAX_LEN];
-	struct timespec mtime;
-	uint64_t size;
-	ino_t ino;
-};
+#define core vacuum_core
 
 /* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N][.zst]: exactly what name_format() writes. */
 bool vacuum_is_core(const char *name)
@@ -175,6 +170,38 @@ static int remove_core(int dirfd, const struct core *c, bool *pending)
 		(void) close(fd);
 	}
 	return unlinkat(dirfd, c->name, 0) < 0 ? -errno : 0;
+}
+
+/* Lists coresink's cores in the directory into *list (malloc'd), oldest first: how many, or -errno. */
+int vacuum_list(int dirfd, struct vacuum_core **list)
+{
+	int n = list_cores(dirfd, list);
+
+	if (n > 0)
+		qsort(*list, (size_t)n, sizeof(**list), older);
+	return n;
+}
+
+/*
+ * Removes the core named name, as vacuum_oldest() removes one, unless it is one of the n_held inodes in held. 0,
+ * with its bytes on disk in *freed and whether it was still to be uploaded in *unsent; -EBUSY for a held core;
+ * -ENOENT where name is no core of coresink's; or -errno.
+ */
+int vacuum_remove(int dirfd, const char *name, const uint64_t *held, size_t n_held, uint64_t *freed, bool *unsent)
+{
+	struct core c;
+	int r;
+
+	*freed = 0;
+	*unsent = false;
+	if (!stat_core(dirfd, name, &c))
+		return -ENOENT;
+	if (is_held(&c, held, n_held))
+		return -EBUSY;
+	r = remove_core(dirfd, &c, unsent);
+	if (r == 0)
+		*freed = c.size;
+	return r;
 }
 
 /*

@@ -7,7 +7,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <time.h>
+
+#include "store.h"
+
+/* A core of coresink's in the directory: its name, when it was last written, what it takes on disk. */
+struct vacuum_core {
+	char name[NAME_MAX_LEN];
+	struct timespec mtime;
+	uint64_t size;
+	ino_t ino;
+};
+
 bool vacuum_is_core(const char *name);
+int vacuum_list(int dirfd, struct vacuum_core **list);
+int vacuum_remove(int dirfd, const char *name, const uint64_t *held, size_t n_held, uint64_t *freed, bool *unsent);
 int vacuum_total(int dirfd, uint64_t *bytes);
 int vacuum_name_of_crash(int dirfd, pid_t pid, uint64_t time, char *name, size_t len);
 int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed,

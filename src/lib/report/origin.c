@@ -1,59 +1,29 @@
 /*
  * origin.c: whether a crash entry in the journal is one coresink wrote. Any local user can send an entry with
- * coresink's MESSAGE_ID and any COREDUMP_* or CORESINK_* field, and any process can name itself "coresink"
- * (PR_SET_NAME). What no client can set is what journald records of the sender itself: _TRANSPORT, _UID, _EXE,
- * _SYSTEMD_CGROUP, _AUDIT_LOGINUID. An entry is coresink's when it came through the native protocol with coresink's
- * SYSLOG_IDENTIFIER and either
+ * coresink's MESSAGE_ID and any COREDUMP_*, CORESINK_* or SYSLOG_IDENTIFIER field, and any process can name itself
+ * "coresink". What no client can set is what journald records of the sender itself: _TRANSPORT, and _UID, which
+ * only root can give as another user's. So an entry is coresink's when it came through the native protocol with
+ * coresink's identifier and
  *   - was sent as root (_UID=0): only root can, and root's identifier is its word (systemd-coredump's entries, with
- *     the same MESSAGE_ID, name themselves otherwise). This needs nothing journald reads from /proc, which a sender
+ *     the same MESSAGE_ID, name themselves otherwise). It needs nothing journald reads from /proc, which a sender
  *     that has exited no longer has;
- *   - or was sent as the crashing user (_UID=COREDUMP_UID, how the handler files an entry in the user's journal) by
- *     coresink's installed handler (_EXE one of its paths, _COMM coresink: the handler waits until journald wrote the
- *     entry, so both are there) from where no user's process can be: coresink.service's cgroup (socket mode), or
- *     the kernel's pipe helper, for which journald records no cgroup and which belongs to no login (no
- *     _AUDIT_LOGINUID, no _SYSTEMD_OWNER_UID). On a systemd host every user's process has a cgroup of its own, so
- *     the handler run by a user in a user namespace of theirs is refused. Without systemd no process has a cgroup
- *     field: a user's run from a login is refused by its login uid, but one of a daemon's that no login started
- *     cannot be told from the kernel's helper (docs/signatures.md).
- * Journals collected by systemd-journal-remote keep the source host's journald's fields, and are judged by them.
+ *   - or was sent as the crashing user (_UID=COREDUMP_UID: how the handler files a user's crash in the user's own
+ *     journal, with SCM_CREDENTIALS) and root vouched for it: the handler sends, as root, a seal that names the
+ *     entry's id and the uid (CORESINK_SEAL_MESSAGE_ID, report.c). A user can send an entry as themselves, even from
+ *     coresink's own binary in a user namespace of theirs, but no seal; and a seal vouches for one entry, the first
+ *     with its id, so that a copy of their own sealed entry is not a second crash.
+ * Journals collected by systemd-journal-remote keep the source host's fields and seals, and are judged by them.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "origin.h"
 
-#define SERVICE_CGROUP "/coresink.service"
-
 static bool is(const char *field, const char *value)
 {
 	return field && strcmp(field, value) == 0;
-}
-
-#ifndef LIBEXECDIR
-#define LIBEXECDIR "/usr/local/libexec"
-#endif
-
-/* Whether path is where coresink's handler is installed: this build's, Debian's package's, make install's default. */
-static bool handler_path(const char *path)
-{
-	static const char *const paths[] = { LIBEXECDIR "/coresink", "/usr/libexec/coresink",
-					     "/usr/local/libexec/coresink" };
-
-	for (size_t i = 0; path && i < sizeof(paths) / sizeof(paths[0]); i++)
-		if (strcmp(path, paths[i]) == 0)
-			return true;
-	return false;
-}
-
-/* A cgroup no user's process can enter: the root one (where journald records it), or coresink.service's. */
-static bool handler_cgroup(const char *cg)
-{
-	const char *svc;
-
-	if (strcmp(cg, "/") == 0)
-		return true;
-	svc = strstr(cg, SERVICE_CGROUP);
-	return svc && (svc[strlen(SERVICE_CGROUP)] == '\0' || svc[strlen(SERVICE_CGROUP)] == '/') &&
-	       strncmp(cg, "/system.slice/", 14) == 0;
 }
 
 /* Whether o is an entry coresink sent; where not, why (for the count of skipped entries). */
@@ -67,10 +37,8 @@ bool origin_trusted(const struct origin *o, const char **why)
 		no = NULL;
 	else if (!o->uid || !is(o->crash_uid, o->uid))
 		no = "sent by a user, about another user's crash";
-	else if (!is(o->comm, "coresink") || !handler_path(o->exe))
-		no = "sent by a user's program, not coresink's installed handler";
-	else if (o->cgroup ? !handler_cgroup(o->cgroup) : o->login != NULL)
-		no = "sent by a user's process, not the kernel's helper or coresink.service";
+	else if (!o->sealed)
+		no = "sent by a user, without root's seal";
 	if (why)
 		*why = no;
 	return !no;
@@ -89,23 +57,99 @@ static const char *field(sd_journal *j, const char *name, char *buf, size_t len)
 	return buf;
 }
 
-/* origin_trusted() of the current entry of j. */
-bool origin_of_entry(sd_journal *j, const char **why)
+static int by_id(const void *a, const void *b)
 {
-	char i[32], t[32], c[32], e[4096], u[16], g[4096], cu[16], l[16];
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Reads every seal root sent in j into s, sorted, and leaves j without matches, at its head. Call it before adding
+ * the matches of the entries to judge. 0 or -errno.
+ */
+int origin_seals_read(sd_journal *j, struct seals *s)
+{
+	size_t cap = 0;
+	int r;
+
+	*s = (struct seals) { 0 };
+	r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID, 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, "_UID=0", 0);
+	if (r >= 0)
+		r = sd_journal_seek_head(j);
+	while (r >= 0 && (r = sd_journal_next(j)) > 0) {
+		char id[64], uid[16], *both;
+
+		if (!field(j, "CORESINK_SEAL", id, sizeof(id)) || !field(j, "COREDUMP_UID", uid, sizeof(uid)))
+			continue;
+		if (s->n == cap) {
+			char **p = reallocarray(s->ids, cap ? cap * 2 : 64, sizeof(*p));
+
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			s->ids = p;
+			cap = cap ? cap * 2 : 64;
+		}
+		if (asprintf(&both, "%s %s", id, uid) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		s->ids[s->n++] = both;
+	}
+	sd_journal_flush_matches(j);
+	if (r >= 0)
+		r = sd_journal_seek_head(j);
+	if (r < 0) {
+		origin_seals_free(s);
+		return r;
+	}
+	if (s->n)
+		qsort(s->ids, s->n, sizeof(*s->ids), by_id);
+	s->used = calloc(s->n ? s->n : 1, sizeof(*s->used));
+	if (!s->used) {
+		origin_seals_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void origin_seals_free(struct seals *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->ids[i]);
+	free(s->ids);
+	free(s->used);
+	*s = (struct seals) { 0 };
+}
+
+/* Whether s holds a seal of entry id for uid not used yet; it is used now. */
+static bool sealed(struct seals *s, const char *id, const char *uid)
+{
+	char key[96], **hit;
+	const char *k = key;
+
+	if (!s || !s->n || !id || !uid || snprintf(key, sizeof(key), "%s %s", id, uid) >= (int)sizeof(key))
+		return false;
+	hit = bsearch(&k, s->ids, s->n, sizeof(*s->ids), by_id);
+	if (!hit || s->used[hit - s->ids])
+		return false;
+	s->used[hit - s->ids] = true;
+	return true;
+}
+
+/* origin_trusted() of the current entry of j, with the seals of its journal. */
+bool origin_of_entry(sd_journal *j, struct seals *s, const char **why)
+{
+	char i[32], t[32], u[16], cu[16], id[64];
 	struct origin o = {
 		.ident = field(j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
 		.transport = field(j, "_TRANSPORT", t, sizeof(t)),
-		.comm = field(j, "_COMM", c, sizeof(c)),
-		.exe = field(j, "_EXE", e, sizeof(e)),
 		.uid = field(j, "_UID", u, sizeof(u)),
-		.cgroup = field(j, "_SYSTEMD_CGROUP", g, sizeof(g)),
 		.crash_uid = field(j, "COREDUMP_UID", cu, sizeof(cu)),
-		.login = field(j, "_AUDIT_LOGINUID", l, sizeof(l)),
 	};
 
-	if (!o.login)
-		o.login = field(j, "_SYSTEMD_OWNER_UID", l, sizeof(l));
-
+	o.sealed = o.uid && !is(o.uid, "0") && sealed(s, field(j, "CORESINK_ENTRY", id, sizeof(id)), o.uid);
 	return origin_trusted(&o, why);
 }

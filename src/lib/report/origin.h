@@ -3,24 +3,34 @@
 #define CORESINK_ORIGIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <systemd/sd-journal.h>
 
+/* The root entry that vouches for a crash entry coresink filed in the crashing user's journal. */
+#define CORESINK_SEAL_MESSAGE_ID "5e68f129416d40cdbbf1761bc3cc8ae4"
+
 /*
- * What journald itself recorded of an entry's sender (the fields a client cannot set, which start with '_'), and
- * the crash's uid as the entry says it. NULL for a field the entry lacks.
+ * What journald itself recorded of an entry's sender (_TRANSPORT, _UID: a client cannot set them), what the entry
+ * says of itself, and whether root sent a seal for it. NULL for a field the entry lacks.
  */
 struct origin {
-	const char *ident;       /* SYSLOG_IDENTIFIER: the client's, trusted only where root sent it */
+	const char *ident;       /* SYSLOG_IDENTIFIER: the client's word, trusted only where root gave it */
 	const char *transport;   /* _TRANSPORT */
-	const char *comm;        /* _COMM */
-	const char *exe;         /* _EXE */
 	const char *uid;         /* _UID */
-	const char *cgroup;      /* _SYSTEMD_CGROUP: journald records none for the root cgroup */
 	const char *crash_uid;   /* COREDUMP_UID */
-	const char *login;       /* _AUDIT_LOGINUID, or else _SYSTEMD_OWNER_UID: a process of someone's login */
+	bool sealed;             /* root sent a seal with this entry's CORESINK_ENTRY= and COREDUMP_UID= */
+};
+
+/* The seals of a journal: entry id and uid, as "ID UID", sorted; each vouches for one entry, the first. */
+struct seals {
+	char **ids;
+	bool *used;
+	size_t n;
 };
 
 bool origin_trusted(const struct origin *o, const char **why);
-bool origin_of_entry(sd_journal *j, const char **why);
+int origin_seals_read(sd_journal *j, struct seals *s);
+void origin_seals_free(struct seals *s);
+bool origin_of_entry(sd_journal *j, struct seals *s, const char **why);
 
 #endif

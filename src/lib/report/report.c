@@ -13,6 +13,7 @@
 
 #include "base.h"
 #include "journal.h"
+#include "origin.h"
 #include "report.h"
 
 static void signal_name(int sig, char *buf, size_t len)
@@ -450,6 +451,27 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 }
 
 /*
+ * Vouches, as root, for the crash entry just filed in the crashing user's journal (sent with the user's uid, which
+ * any user can send as): its id and the uid, so that root's readers can tell it from one the user wrote (origin.c).
+ */
+static void seal(const struct kargs *k, const struct outcome *o)
+{
+	struct fields f;
+
+	if (!o->entry_id[0])
+		return;
+	fields_init(&f, 6);
+	fields_add(&f, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID);
+	fields_add(&f, "MESSAGE=The entry of crash %d of uid %u, filed in that user's journal, is coresink's.",
+		   (int)k->pid, (unsigned)k->uid);
+	fields_add(&f, "CORESINK_SEAL=%s", o->entry_id);
+	fields_add(&f, "COREDUMP_PID=%d", (int)k->pid);
+	fields_add(&f, "COREDUMP_UID=%u", (unsigned)k->uid);
+	(void) journal_send(&f);
+	fields_free(&f);
+}
+
+/*
  * Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. With o->in_journal the
  * core, from corefd, goes into the entry (COREDUMP=): then only journald will do, and -errno means it did not take
  * it (nothing was logged; the caller stores the core and logs again).
@@ -467,6 +489,8 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 				      o->owner_entry ? k->gid : 0);
 	else
 		r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
+	if (o->owner_entry && r == 0)
+		seal(k, o);
 	fields_free(&f);
 	return r;
 }

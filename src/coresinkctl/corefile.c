@@ -1,0 +1,201 @@
+/*
+ * corefile.c: a crash's core, as coresinkctl dump and debug read it. An entry's COREDUMP_FILENAME is only a hint,
+ * and an entry may be forged or old: the file is looked for in the core directory only, by its base name, opened
+ * beneath the directory's fd with no symlink followed (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), and taken
+ * only when it is a regular file of root's whose name says it is this crash's (name_parse(): the pid and the time
+ * of the entry). A path elsewhere is never opened: /etc/passwd in an entry is "passwd" in the core directory, which
+ * is no core's name. A zstd core is decompressed as it is written out; a core in the
+ * entry (Storage=journal) is read from COREDUMP=. Another machine's crash (a journal collected elsewhere) has no core
+ * here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "base.h"
+#include "corefile.h"
+#include "store.h"
+
+static const char *const state_names[] = {
+	[CORE_PRESENT] = "present", [CORE_MISSING] = "missing", [CORE_INACCESSIBLE] = "inaccessible",
+	[CORE_JOURNAL] = "journal", [CORE_NONE] = "none", [CORE_FORGED] = "error",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(core_state, enum core_state, state_names, _CORE_STATE_MAX)
+
+/* Whether the crash is this machine's (its entry's _MACHINE_ID): another's cores are not in this directory. */
+static bool this_machine(const struct record *c)
+{
+	char id[64] = "";
+	FILE *f = fopen("/etc/machine-id", "re");
+
+	if (f) {
+		if (!fgets(id, sizeof(id), f))
+			id[0] = '\0';
+		(void) fclose(f);
+	}
+	id[strcspn(id, "\n")] = '\0';
+	return !c->machine_id[0] || !id[0] || strcmp(id, c->machine_id) == 0;
+}
+
+/*
+ * The name of the crash's core in the directory: COREDUMP_FILENAME's last component, when it is a name
+ * name_format() writes, for this very crash (its pid and second), on this machine. Whatever directory the entry
+ * names, only this one is ever looked in. 0, or -ENOENT (none stored, or another machine's), -EINVAL (a name that
+ * is not this crash's).
+ */
+int corefile_name(int dirfd, const struct record *c, char *name, size_t len)
+{
+	const char *slash = strrchr(c->filename, '/');
+	struct name_parts p;
+
+	(void) dirfd;
+	if (!c->filename[0] || !this_machine(c))
+		return -ENOENT;
+	slash = slash ? slash + 1 : c->filename;
+	if (name_parse(slash, &p) < 0 || p.pid != c->pid || strlen(slash) >= len ||
+	    (uint64_t)strtoull(c->timestamp, NULL, 10) / 1000000 != p.time)
+		return -EINVAL;
+	strcpy(name, slash);
+	return 0;
+}
+
+/* openat2(dirfd, name) for reading, beneath dirfd, no symlink, no magic link. The fd or -errno. */
+static int open_beneath(int dirfd, const char *name)
+{
+	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Opens the crash's core for reading, with compressed set for a zstd one. The fd, or -ENOENT (none stored, or gone),
+ * -EINVAL (a name not the crash's), -EACCES, -EPERM (not a regular file of root's).
+ */
+int corefile_open(int dirfd, const struct record *c, bool *compressed)
+{
+	char name[NAME_MAX_LEN];
+	struct stat st;
+	int r = corefile_name(dirfd, c, name, sizeof(name)), fd;
+
+	if (r < 0)
+		return r;
+	fd = open_beneath(dirfd, name);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		(void) close(fd);
+		return -EPERM;
+	}
+	/* Blocking reads from here on: O_NONBLOCK was only against a FIFO planted in its place. */
+	(void) fcntl(fd, F_SETFL, 0);
+	*compressed = strlen(name) > strlen(NAME_ZSTD) && strcmp(name + strlen(name) - strlen(NAME_ZSTD), NAME_ZSTD) == 0;
+	return fd;
+}
+
+/* What list and info say of the crash's core, and its size on disk where it is there. */
+enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size)
+{
+	char name[NAME_MAX_LEN];
+	struct stat st;
+	int r;
+
+	*size = 0;
+	if (c->journal_core)
+		return CORE_JOURNAL;
+	r = dirfd < 0 ? -ENOENT : corefile_name(dirfd, c, name, sizeof(name));
+	if (r == -ENOENT)
+		return c->filename[0] ? CORE_MISSING : CORE_NONE;
+	if (r < 0)
+		return CORE_FORGED;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0)
+		return CORE_MISSING;
+	*size = (uint64_t)st.st_size;
+	return faccessat(dirfd, name, R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0 ? CORE_PRESENT : CORE_INACCESSIBLE;
+}
+
+/* Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. */
+static int copy_out(int in, int out, bool compressed)
+{
+	size_t in_cap = ZSTD_DStreamInSize(), out_cap = ZSTD_DStreamOutSize(), left = 0;
+	char *ib = malloc(in_cap), *ob = malloc(out_cap);
+	ZSTD_DCtx *d = compressed ? ZSTD_createDCtx() : NULL;
+	ssize_t n;
+	int r = ib && ob && (d || !compressed) ? 0 : -ENOMEM;
+
+	while (r == 0 && (n = io_read_full(in, ib, in_cap, NULL)) > 0) {
+		ZSTD_inBuffer zi = { ib, (size_t)n, 0 };
+
+		if (!compressed) {
+			r = io_write_full(out, ib, (size_t)n);
+			continue;
+		}
+		while (r == 0 && zi.pos < zi.size) {
+			ZSTD_outBuffer zo = { ob, out_cap, 0 };
+
+			left = ZSTD_decompressStream(d, &zo, &zi);
+			r = ZSTD_isError(left) ? -EBADMSG : io_write_full(out, ob, zo.pos);
+		}
+	}
+	if (r == 0 && n < 0)
+		r = (int)n;
+	/* A frame cut short is a damaged file, not a core. */
+	if (r == 0 && compressed && left != 0)
+		r = -EBADMSG;
+	ZSTD_freeDCtx(d);
+	free(ib);
+	free(ob);
+	return r;
+}
+
+/* The core held in the crash's entry (COREDUMP=), found again by its cursor. 0 or -errno. */
+static int write_from_journal(const struct selection *s, const struct record *c, int out)
+{
+	sd_journal *j;
+	const void *data;
+	size_t n;
+	int r = entries_open(s, (void **)&j);
+
+	if (r < 0)
+		return r;
+	(void) sd_journal_set_data_threshold(j, 0);
+	r = sd_journal_seek_cursor(j, c->cursor);
+	if (r >= 0)
+		r = sd_journal_next(j);
+	if (r > 0)
+		r = sd_journal_test_cursor(j, c->cursor) > 0 ? 0 : -ENOENT;
+	else if (r == 0)
+		r = -ENOENT;
+	if (r == 0)
+		r = sd_journal_get_data(j, "COREDUMP", &data, &n);
+	if (r >= 0)
+		r = n > 9 ? io_write_full(out, (const char *)data + 9, n - 9) : -ENODATA;
+	sd_journal_close(j);
+	return r;
+}
+
+/* Writes the crash's core, whole and decompressed, to out. 0 or -errno (as corefile_open(), or of the copy). */
+int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out)
+{
+	bool compressed = false;
+	int fd, r;
+
+	if (c->journal_core)
+		return write_from_journal(s, c, out);
+	fd = dirfd < 0 ? -ENOENT : corefile_open(dirfd, c, &compressed);
+	if (fd < 0)
+		return fd;
+	r = copy_out(fd, out, compressed);
+	(void) close(fd);
+	return r;
+}

@@ -1,0 +1,28 @@
+/* corefile.h: a crash's core, found where coresink stored it and nowhere else, and its bytes written out. */
+#ifndef CORESINKCTL_COREFILE_H
+#define CORESINKCTL_COREFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "entries.h"
+
+/* What list and info say of a crash's core, as coredumpctl does. */
+enum core_state {
+	CORE_PRESENT,
+	CORE_MISSING,        /* no file of that crash in the directory (removed, vacuumed) */
+	CORE_INACCESSIBLE,   /* there, not readable by this user */
+	CORE_JOURNAL,        /* in the entry (Storage=journal) */
+	CORE_NONE,           /* none was stored (skipped, suppressed, failed) */
+	CORE_FORGED,         /* the entry names a file that is not this crash's core: never opened */
+	_CORE_STATE_MAX
+};
+
+const char *core_state_to_string(enum core_state s);
+int core_state_from_string(const char *s);
+enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size);
+int corefile_open(int dirfd, const struct record *c, bool *compressed);
+int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out);
+int corefile_name(int dirfd, const struct record *c, char *name, size_t len);
+
+#endif

@@ -1,0 +1,377 @@
+/*
+ * coresinkctl.c: the admin's command for coresink, on PATH: coredumpctl's verbs and options over coresink's own
+ * entries (list, info, dump, debug), the handler's verbs (summary, check-config, retry-uploads), and what
+ * coredumpctl lacks: remove, vacuum and status. It reads the journal, never writes a core, and removes one only as
+ * root, through the handler's own vacuum. Who may see what: root every crash coresink recorded; another user only
+ * their own (the others are counted and said).
+ *
+ * Exit codes: 0 done, 1 nothing matched (or not all removed), 100 usage, 111 system failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+#include "base.h"
+#include "checkconfig.h"
+#include "cleanup.h"
+#include "corefile.h"
+#include "entries.h"
+#include "flow.h"
+#include "policy.h"
+#include "show.h"
+#include "status.h"
+#include "summary.h"
+
+#ifndef VERSION
+#define VERSION "0.1"
+#endif
+
+struct opts {
+	const char *config, *output, *debugger, *debugger_args, *since_text;
+	bool named, legend, quiet, dry_run, all, json_set;
+	enum json_mode json;
+	struct selection sel;
+	struct vacuum_spec vacuum;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: coresinkctl [OPTIONS] [list] [MATCH...]\n"
+		"       coresinkctl [OPTIONS] info [MATCH...]\n"
+		"       coresinkctl [OPTIONS] dump [-o FILE] [MATCH...]\n"
+		"       coresinkctl [OPTIONS] debug [--debugger=PATH] [-A ARGS] [MATCH...]\n"
+		"       coresinkctl [OPTIONS] remove [--dry-run] MATCH...\n"
+		"       coresinkctl vacuum [--older-than=TIME] [--max-use=BYTES] [--exe=PATH] [--dry-run]\n"
+		"       coresinkctl [OPTIONS] status [MATCH...]\n"
+		"       coresinkctl summary [--json] [-D DIR] [--since @SECONDS]\n"
+		"       coresinkctl check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
+		"       coresinkctl retry-uploads [--all]\n"
+		"       coresinkctl --help | --version\n"
+		"MATCH: PID, COMM, /PATH/TO/EXE or FIELD=VALUE, as coredumpctl's.\n"
+		"OPTIONS: --config FILE, -1, -n N, -r, -S/--since TIME, -U/--until TIME, -D/--directory DIR,\n"
+		"         --file FILE, --json=short|pretty|off, --no-legend, -q\n");
+}
+
+enum { OPT_JSON = 256, OPT_NO_LEGEND, OPT_DEBUGGER, OPT_DRY_RUN, OPT_OLDER, OPT_MAX_USE, OPT_EXE, OPT_FILE,
+       OPT_CONFIG, OPT_ALL, OPT_VERSION };
+
+/* "7d", "12h", "30min", "90s" or plain seconds into seconds. 0 or -EINVAL. */
+static int parse_age(const char *s, uint64_t *secs)
+{
+	static const struct { const char *unit; uint64_t s; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "min", 60 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 }, { "w", 604800 },
+	};
+	char *end;
+	unsigned long long n;
+
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (end == s || errno)
+		return -EINVAL;
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			*secs = n * units[i].s;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int add_file(struct opts *o, const char *path)
+{
+	size_t n = 0;
+	const char **files;
+
+	while (o->sel.files && o->sel.files[n])
+		n++;
+	files = realloc(o->sel.files, (n + 2) * sizeof(*files));
+	if (!files)
+		return -ENOMEM;
+	files[n] = path;
+	files[n + 1] = NULL;
+	o->sel.files = files;
+	return 0;
+}
+
+static int time_option(const char *arg, uint64_t *usec)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_REALTIME, &ts);
+	return entries_parse_time(arg, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, usec);
+}
+
+/* Parses the options, wherever they stand among the verb and its matches. 0, or an exit code. */
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, OPT_VERSION },
+		{ "config", required_argument, NULL, OPT_CONFIG }, { "reverse", no_argument, NULL, 'r' },
+		{ "since", required_argument, NULL, 'S' }, { "until", required_argument, NULL, 'U' },
+		{ "directory", required_argument, NULL, 'D' }, { "file", required_argument, NULL, OPT_FILE },
+		{ "json", optional_argument, NULL, OPT_JSON }, { "no-legend", no_argument, NULL, OPT_NO_LEGEND },
+		{ "quiet", no_argument, NULL, 'q' }, { "output", required_argument, NULL, 'o' },
+		{ "debugger", required_argument, NULL, OPT_DEBUGGER },
+		{ "debugger-arguments", required_argument, NULL, 'A' }, { "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "older-than", required_argument, NULL, OPT_OLDER }, { "max-use", required_argument, NULL, OPT_MAX_USE },
+		{ "exe", required_argument, NULL, OPT_EXE }, { "all", no_argument, NULL, OPT_ALL },
+		{ 0 },
+	};
+	int ch;
+	long n;
+
+	while ((ch = getopt_long(argc, argv, "h1n:rS:U:D:qo:A:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h': usage(stdout); exit(0);
+		case OPT_VERSION: printf("coresinkctl %s\n", VERSION); exit(0);
+		case OPT_CONFIG: o->config = optarg, o->named = true; break;
+		case '1': o->sel.newest = 1; break;
+		case 'n':
+			n = strtol(optarg, NULL, 10);
+			if (n <= 0)
+				return fprintf(stderr, "coresinkctl: -n takes a number above 0\n"), EXIT_USAGE;
+			o->sel.newest = n;
+			break;
+		case 'r': o->sel.reverse = true; break;
+		case 'S':
+		case 'U':
+			if (time_option(optarg, ch == 'S' ? &o->sel.since : &o->sel.until) < 0)
+				return fprintf(stderr, "coresinkctl: not a time: %s\n", optarg), EXIT_USAGE;
+			if (ch == 'S')
+				o->since_text = optarg;
+			break;
+		case 'D': o->sel.directory = optarg; break;
+		case OPT_FILE:
+			if (add_file(o, optarg) < 0)
+				return EXIT_SYSTEM;
+			break;
+		case OPT_JSON:
+			o->json_set = true;
+			if (!optarg || strcmp(optarg, "short") == 0)
+				o->json = JSON_SHORT;
+			else if (strcmp(optarg, "pretty") == 0)
+				o->json = JSON_PRETTY;
+			else if (strcmp(optarg, "off") == 0)
+				o->json = JSON_OFF;
+			else
+				return fprintf(stderr, "coresinkctl: --json takes short, pretty or off\n"), EXIT_USAGE;
+			break;
+		case OPT_NO_LEGEND: o->legend = false; break;
+		case 'q': o->quiet = true; break;
+		case 'o': o->output = optarg; break;
+		case OPT_DEBUGGER: o->debugger = optarg; break;
+		case 'A': o->debugger_args = optarg; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
+		case OPT_OLDER:
+			if (parse_age(optarg, &o->vacuum.older_than) < 0 || o->vacuum.older_than == 0)
+				return fprintf(stderr, "coresinkctl: --older-than takes an age: 7d, 12h, 30min\n"), EXIT_USAGE;
+			break;
+		case OPT_MAX_USE:
+			if (parse_bytes(optarg, &o->vacuum.max_use) < 0)
+				return fprintf(stderr, "coresinkctl: --max-use takes bytes: 2G, 500M\n"), EXIT_USAGE;
+			o->vacuum.have_max_use = true;
+			break;
+		case OPT_EXE: o->vacuum.exe = optarg; break;
+		case OPT_ALL: o->all = true; break;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (o->sel.directory && o->sel.files)
+		return fprintf(stderr, "coresinkctl: -D and --file: one or the other\n"), EXIT_USAGE;
+	return 0;
+}
+
+/* The core directory of the configuration, opened without creating it; -1 where it cannot be. */
+static int open_directory(const struct config *c)
+{
+	struct stat st;
+	int fd = open(c->directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != 0)) {
+		(void) close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads the crashes the selection names; says what was left out. 0, 1 for none, or EXIT_SYSTEM. */
+static int find(const struct opts *o, struct found *f)
+{
+	int r = entries_find(&o->sel, f);
+
+	if (r < 0)
+		return fprintf(stderr, "coresinkctl: the journal: %s\n", strerror(-r)), EXIT_SYSTEM;
+	if (f->foreign && !o->quiet)
+		fprintf(stderr, "coresinkctl: %u entries with coresink's MESSAGE_ID skipped: coresink did not write them\n",
+			f->foreign);
+	if (f->hidden)
+		fprintf(stderr, "coresinkctl: permission denied: %u crash(es) of other users hidden\n", f->hidden);
+	if (f->n == 0) {
+		if (!o->quiet)
+			fprintf(stderr, "No coredumps found.\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* dump: the newest match's core, to --output or to stdout (never a terminal). */
+static int dump(const struct opts *o, int dirfd, const struct record *c)
+{
+	int out = STDOUT_FILENO, r;
+
+	if (!o->output && isatty(STDOUT_FILENO))
+		return fprintf(stderr, "coresinkctl: refusing to dump core to a terminal (use -o FILE or a redirection)\n"),
+		       EXIT_USAGE;
+	if (o->output) {
+		out = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+		if (out < 0)
+			return fprintf(stderr, "coresinkctl: %s: %s\n", o->output, strerror(errno)), EXIT_SYSTEM;
+	}
+	r = corefile_write(&o->sel, dirfd, c, out);
+	if (out != STDOUT_FILENO && close(out) < 0 && r == 0)
+		r = -errno;
+	if (r == 0)
+		return 0;
+	fprintf(stderr, "coresinkctl: the core of pid %d: %s\n", (int)c->pid,
+		r == -ENOENT ? "not there (none stored, removed, or another machine's)" :
+		r == -EINVAL ? "the entry names a file that is not this crash's core" :
+		r == -EACCES ? "permission denied" : strerror(-r));
+	return r == -ENOENT ? 1 : EXIT_SYSTEM;
+}
+
+/* debug: the newest match's core in a file of its own, and the debugger (gdb) run on it with the executable. */
+static int debug(const struct opts *o, int dirfd, const struct record *c)
+{
+	const char *dbg = o->debugger ? o->debugger : getenv("SYSTEMD_DEBUGGER") ? getenv("SYSTEMD_DEBUGGER") : "gdb";
+	char tmp[] = "/var/tmp/coresinkctl.XXXXXX";
+	wordexp_t we = { 0 };
+	int fd = mkstemp(tmp), r, status = 0;
+	pid_t pid;
+
+	if (fd < 0)
+		return fprintf(stderr, "coresinkctl: %s: %s\n", tmp, strerror(errno)), EXIT_SYSTEM;
+	r = corefile_write(&o->sel, dirfd, c, fd);
+	(void) close(fd);
+	if (r == 0 && o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0)
+		r = -EINVAL;
+	if (r == 0 && (pid = fork()) == 0) {
+		char **argv = calloc(we.we_wordc + 4, sizeof(*argv));
+		size_t n = 0;
+
+		if (!argv)
+			_exit(EXIT_SYSTEM);
+		argv[n++] = strdup(dbg);
+		for (size_t i = 0; i < we.we_wordc; i++)
+			argv[n++] = we.we_wordv[i];
+		argv[n++] = c->exe;
+		argv[n++] = tmp;
+		execvp(dbg, argv);
+		fprintf(stderr, "coresinkctl: %s: %s\n", dbg, strerror(errno));
+		_exit(EXIT_SYSTEM);
+	} else if (r == 0 && (pid < 0 || io_waitpid(pid, &status) < 0)) {
+		r = -ECHILD;
+	}
+	if (o->debugger_args && r != -EINVAL)
+		wordfree(&we);
+	(void) unlink(tmp);
+	if (r < 0)
+		return fprintf(stderr, "coresinkctl: debug: %s\n", r == -EINVAL ? "bad --debugger-arguments" :
+			       strerror(-r)), r == -ENOENT ? 1 : EXIT_SYSTEM;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SYSTEM;
+}
+
+static const char *const verbs[] = { "list", "info", "dump", "debug", "remove", "vacuum", "status", "summary",
+				     "check-config", "retry-uploads" };
+
+/* The verbs that read crashes from the journal: list, info, dump, debug, remove, status. */
+static int crashes_verb(const char *verb, struct opts *o, const struct config *c, int argc, char **argv)
+{
+	struct found f;
+	int dirfd = open_directory(c), r;
+	bool one = strcmp(verb, "dump") == 0 || strcmp(verb, "debug") == 0;
+
+	if (strcmp(verb, "remove") == 0 && argc == 0)
+		return fprintf(stderr, "coresinkctl: remove needs a MATCH (vacuum removes by age or size)\n"), EXIT_USAGE;
+	o->sel.matches = argv;
+	o->sel.n_matches = argc;
+	for (int i = 0; i < argc; i++) {
+		char field[4096];
+
+		if (entries_match(argv[i], field, sizeof(field)) < 0)
+			return fprintf(stderr, "coresinkctl: not a match: '%s'\n", argv[i]), EXIT_USAGE;
+	}
+	if (one && !o->sel.newest)
+		o->sel.newest = 1;
+	r = find(o, &f);
+	if (strcmp(verb, "status") == 0 && r != EXIT_SYSTEM)
+		r = status_show(c, dirfd, &f);
+	else if (r == 0 && strcmp(verb, "list") == 0)
+		show_list(stdout, &f, dirfd, o->legend, o->json);
+	else if (r == 0 && strcmp(verb, "info") == 0)
+		show_info(stdout, &f, dirfd, o->json);
+	else if (r == 0 && strcmp(verb, "dump") == 0)
+		r = dump(o, dirfd, &f.c[f.n - 1]);
+	else if (r == 0 && strcmp(verb, "debug") == 0)
+		r = debug(o, dirfd, &f.c[f.n - 1]);
+	else if (r == 0 && strcmp(verb, "remove") == 0)
+		r = dirfd < 0 ? (fprintf(stderr, "coresinkctl: %s: not opened\n", c->directory), EXIT_SYSTEM)
+			      : cleanup_remove(dirfd, &f, "coresinkctl remove", o->dry_run);
+	entries_free(&f);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .config = CONFIG_DEFAULT_PATH, .legend = true };
+	struct config c;
+	struct diag d = { 0 };
+	const char *verb = "list";
+	int r = parse(argc, argv, &o), dirfd;
+	char **rest = argv + optind;
+	int n_rest = argc - optind;
+
+	if (r != 0)
+		return r;
+	if (n_rest > 0)
+		for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+			if (strcmp(rest[0], verbs[i]) == 0) {
+				verb = verbs[i];
+				rest++, n_rest--;
+				break;
+			}
+	if (strcmp(verb, "summary") == 0)
+		return summary_main(o.sel.directory, o.since_text, o.json != JSON_OFF || o.json_set);
+	if (strcmp(verb, "check-config") == 0)
+		return check_config(o.config, o.named, n_rest, rest);
+	if (strcmp(verb, "retry-uploads") == 0)
+		return ship_retry(o.config, o.named, o.all) < 0 ? EXIT_SYSTEM : 0;
+	config_read(&c, o.config, o.named, &d);
+	if (!o.quiet)
+		diag_print(&d, stderr, "coresinkctl: ");
+	if ((strcmp(verb, "remove") == 0 || strcmp(verb, "vacuum") == 0) && geteuid() != 0)
+		return fprintf(stderr, "coresinkctl: %s: only root removes cores\n", verb), EXIT_USAGE;
+	if (strcmp(verb, "vacuum") == 0) {
+		if (n_rest || (!o.vacuum.older_than && !o.vacuum.have_max_use && !o.vacuum.exe))
+			return fprintf(stderr, "coresinkctl: vacuum takes --older-than, --max-use or --exe, and no MATCH\n"),
+			       EXIT_USAGE;
+		dirfd = open_directory(&c);
+		if (dirfd < 0)
+			return fprintf(stderr, "coresinkctl: %s: not opened\n", c.directory), EXIT_SYSTEM;
+		r = cleanup_vacuum(dirfd, &o.vacuum, "coresinkctl vacuum", o.dry_run);
+		(void) close(dirfd);
+		return r;
+	}
+	r = crashes_verb(verb, &o, &c, n_rest, rest);
+	config_free(&c);
+	free((void *)o.sel.files);
+	return r;
+}

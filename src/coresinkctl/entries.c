@@ -1,0 +1,312 @@
+/*
+ * entries.c: the crashes coresinkctl shows, read from the journal with sd-journal: the local journal, a directory
+ * of journal files (-D, what systemd-journal-remote collected) or files (--file); coresink's MESSAGE_ID and the
+ * user's matches (as coredumpctl takes them: a PID, a COMM, an absolute EXE, or FIELD=VALUE; matches of one field
+ * are alternatives, of different fields all apply); within --since and --until. Only entries coresink wrote are
+ * kept (origin.c: any user may send one with its MESSAGE_ID), and a user who is not root sees only their own
+ * crashes: the others are counted, never shown.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "entries.h"
+#include "report.h"
+
+/* The stack traces in MESSAGE can be long; the core in COREDUMP= is never read here. */
+#define DATA_THRESHOLD (4u << 20)
+
+/* A match as coredumpctl takes it, into field ("COREDUMP_PID=1234"). 0 or -EINVAL. */
+int entries_match(const char *m, char *field, size_t len)
+{
+	size_t digits = strspn(m, "0123456789");
+	int n;
+
+	if (!m[0])
+		return -EINVAL;
+	if (m[digits] == '\0')
+		n = snprintf(field, len, "COREDUMP_PID=%s", m);
+	else if (m[0] == '/')
+		n = snprintf(field, len, "COREDUMP_EXE=%s", m);
+	else if (strchr(m, '='))
+		n = snprintf(field, len, "%s", m);
+	else
+		n = snprintf(field, len, "COREDUMP_COMM=%s", m);
+	return n > 0 && (size_t)n < len ? 0 : -EINVAL;
+}
+
+/* Seconds in a unit of a relative time ("-2h"); 0 for an unknown unit. */
+static uint64_t unit_seconds(const char *u)
+{
+	static const struct { const char *name; uint64_t s; } units[] = {
+		{ "s", 1 }, { "sec", 1 }, { "min", 60 }, { "m", 60 }, { "h", 3600 }, { "hour", 3600 },
+		{ "d", 86400 }, { "day", 86400 }, { "days", 86400 }, { "w", 604800 }, { "week", 604800 },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(units); i++)
+		if (strcmp(u, units[i].name) == 0)
+			return units[i].s;
+	return 0;
+}
+
+/*
+ * A time as journalctl takes the common forms of it: "@SECONDS", "now", "today", "yesterday", "tomorrow",
+ * "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" (local time), "-N<unit>". 0 or -EINVAL.
+ */
+int entries_parse_time(const char *s, uint64_t now_usec, uint64_t *usec)
+{
+	time_t now = (time_t)(now_usec / 1000000);
+	struct tm tm;
+	char *end;
+	int day = 0;
+
+	if (s[0] == '@') {
+		double v = strtod(s + 1, &end);
+
+		if (end == s + 1 || *end || v < 0)
+			return -EINVAL;
+		*usec = (uint64_t)(v * 1e6);
+		return 0;
+	}
+	if (strcmp(s, "now") == 0)
+		return *usec = now_usec, 0;
+	if (s[0] == '-' && isdigit((unsigned char)s[1])) {
+		unsigned long long n = strtoull(s + 1, &end, 10);
+		uint64_t u = unit_seconds(end);
+
+		if (!u || n * u * 1000000 > now_usec)
+			return -EINVAL;
+		*usec = now_usec - n * u * 1000000;
+		return 0;
+	}
+	localtime_r(&now, &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	if (strcmp(s, "today") == 0 || (strcmp(s, "yesterday") == 0 && (day = -1)) ||
+	    (strcmp(s, "tomorrow") == 0 && (day = 1))) {
+		tm.tm_mday += day;
+	} else {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(s, "%Y-%m-%d", &tm);
+		if (end && *end == ' ')
+			end = strptime(end + 1, strchr(end + 1, ':') != strrchr(end + 1, ':') ? "%H:%M:%S" : "%H:%M",
+				       &tm);
+		if (!end || *end)
+			return -EINVAL;
+	}
+	tm.tm_isdst = -1;
+	now = mktime(&tm);
+	if (now == (time_t)-1)
+		return -EINVAL;
+	*usec = (uint64_t)now * 1000000;
+	return 0;
+}
+
+/* The journal the selection names, opened. 0 or -errno. */
+int entries_open(const struct selection *s, void **journal)
+{
+	sd_journal *j = NULL;
+	int r;
+
+	if (s->directory)
+		r = sd_journal_open_directory(&j, s->directory, 0);
+	else if (s->files)
+		r = sd_journal_open_files(&j, s->files, 0);
+	else
+		r = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
+	if (r < 0)
+		return r;
+	(void) sd_journal_set_data_threshold(j, DATA_THRESHOLD);
+	*journal = j;
+	return 0;
+}
+
+/* Field name of the current entry as a new string ("" where it has none); NULL for no memory. */
+static char *get(sd_journal *j, const char *name)
+{
+	const void *data;
+	size_t n, k = strlen(name);
+
+	if (sd_journal_get_data(j, name, &data, &n) < 0 || n <= k)
+		return strdup("");
+	return strndup((const char *)data + k + 1, n - k - 1);
+}
+
+static long number(const char *s, long fallback)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return !s[0] || *end || errno ? fallback : v;
+}
+
+static void crash_free(struct record *c)
+{
+	char **strings[] = { &c->cursor, &c->exe, &c->comm, &c->cmdline, &c->cgroup, &c->unit, &c->user_unit,
+			     &c->slice, &c->owner_uid, &c->hostname, &c->boot_id, &c->machine_id, &c->filename,
+			     &c->timestamp, &c->message, &c->result, &c->entry_id, &c->signature, &c->truncated,
+			     &c->size, &c->package_name, &c->package_version };
+
+	for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
+		free(*strings[i]);
+		*strings[i] = NULL;
+	}
+}
+
+/* The current entry into c. 0 or -ENOMEM. */
+static int read_crash(sd_journal *j, struct record *c)
+{
+	char *pid = get(j, "COREDUMP_PID"), *uid = get(j, "COREDUMP_UID"), *gid = get(j, "COREDUMP_GID"),
+	     *sig = get(j, "COREDUMP_SIGNAL");
+	const void *data;
+	size_t n;
+	int r = pid && uid && gid && sig ? 0 : -ENOMEM;
+
+	*c = (struct record) { 0 };
+	if (r == 0) {
+		c->pid = (pid_t)number(pid, 0);
+		c->uid = (uid_t)number(uid, -1);
+		c->gid = (gid_t)number(gid, -1);
+		c->sig = (int)number(sig, 0);
+	}
+	free(pid), free(uid), free(gid), free(sig);
+	(void) sd_journal_get_realtime_usec(j, &c->usec);
+	/* Whether the entry holds the core itself, without reading it. */
+	(void) sd_journal_set_data_threshold(j, 16);
+	c->journal_core = sd_journal_get_data(j, "COREDUMP", &data, &n) >= 0;
+	(void) sd_journal_set_data_threshold(j, DATA_THRESHOLD);
+	if (sd_journal_get_cursor(j, &c->cursor) < 0)
+		c->cursor = NULL;
+	c->exe = get(j, "COREDUMP_EXE"), c->comm = get(j, "COREDUMP_COMM"), c->cmdline = get(j, "COREDUMP_CMDLINE");
+	c->cgroup = get(j, "COREDUMP_CGROUP"), c->unit = get(j, "COREDUMP_UNIT");
+	c->user_unit = get(j, "COREDUMP_USER_UNIT"), c->slice = get(j, "COREDUMP_SLICE");
+	c->owner_uid = get(j, "COREDUMP_OWNER_UID"), c->hostname = get(j, "COREDUMP_HOSTNAME");
+	c->boot_id = get(j, "_BOOT_ID"), c->machine_id = get(j, "_MACHINE_ID");
+	c->filename = get(j, "COREDUMP_FILENAME"), c->timestamp = get(j, "COREDUMP_TIMESTAMP");
+	c->message = get(j, "MESSAGE"), c->result = get(j, "CORESINK_RESULT"), c->entry_id = get(j, "CORESINK_ENTRY");
+	c->signature = get(j, "CORESINK_SIGNATURE"), c->truncated = get(j, "COREDUMP_TRUNCATED");
+	c->size = get(j, "COREDUMP_SIZE");
+	c->package_name = get(j, "COREDUMP_PACKAGE_NAME"), c->package_version = get(j, "COREDUMP_PACKAGE_VERSION");
+	if (r == 0 && (!c->cursor || !c->exe || !c->comm || !c->cmdline || !c->cgroup || !c->unit || !c->user_unit ||
+		       !c->slice || !c->owner_uid || !c->hostname || !c->boot_id || !c->machine_id || !c->filename ||
+		       !c->timestamp || !c->message || !c->result || !c->entry_id || !c->signature || !c->truncated ||
+		       !c->size || !c->package_name || !c->package_version))
+		r = -ENOMEM;
+	if (r < 0)
+		crash_free(c);
+	return r;
+}
+
+static int add_matches(sd_journal *j, const struct selection *s)
+{
+	char field[4096];
+	int r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
+
+	for (int i = 0; r >= 0 && i < s->n_matches; i++) {
+		r = entries_match(s->matches[i], field, sizeof(field));
+		if (r == 0)
+			r = sd_journal_add_match(j, field, 0);
+	}
+	return r;
+}
+
+static int append(struct found *f, size_t *cap, const struct record *c)
+{
+	if (f->n == *cap) {
+		size_t want = *cap ? *cap * 2 : 64;
+		struct record *p = reallocarray(f->c, want, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		f->c = p;
+		*cap = want;
+	}
+	f->c[f->n++] = *c;
+	return 0;
+}
+
+/* Keeps the newest n of the entries read oldest first, then turns them newest first where asked. */
+static void trim(const struct selection *s, struct found *f)
+{
+	if (s->newest > 0 && f->n > (size_t)s->newest) {
+		size_t drop = f->n - (size_t)s->newest;
+
+		for (size_t i = 0; i < drop; i++)
+			crash_free(&f->c[i]);
+		memmove(f->c, f->c + drop, (size_t)s->newest * sizeof(*f->c));
+		f->n = (size_t)s->newest;
+	}
+	for (size_t i = 0; s->reverse && i < f->n / 2; i++) {
+		struct record t = f->c[i];
+
+		f->c[i] = f->c[f->n - 1 - i];
+		f->c[f->n - 1 - i] = t;
+	}
+}
+
+/* Reads the entries the selection names, oldest first (newest first with reverse). 0 or -errno. */
+int entries_find(const struct selection *s, struct found *f)
+{
+	struct seals seals = { 0 };
+	sd_journal *j;
+	size_t cap = 0;
+	uid_t me = getuid();
+	int r;
+
+	*f = (struct found) { 0 };
+	r = entries_open(s, (void **)&j);
+	if (r < 0)
+		return r;
+	r = origin_seals_read(j, &seals);
+	if (r >= 0)
+		r = add_matches(j, s);
+	if (r >= 0)
+		r = s->since ? sd_journal_seek_realtime_usec(j, s->since) : sd_journal_seek_head(j);
+	while (r >= 0 && (r = sd_journal_next(j)) > 0) {
+		struct record c;
+		uint64_t at = 0;
+
+		(void) sd_journal_get_realtime_usec(j, &at);
+		if (s->until && at > s->until)
+			break;
+		if (!origin_of_entry(j, &seals, NULL)) {
+			f->foreign++;
+			continue;
+		}
+		r = read_crash(j, &c);
+		if (r < 0)
+			break;
+		if (me != 0 && c.uid != me) {
+			f->hidden++;
+			crash_free(&c);
+			continue;
+		}
+		r = append(f, &cap, &c);
+		if (r < 0)
+			crash_free(&c);
+	}
+	sd_journal_close(j);
+	origin_seals_free(&seals);
+	if (r < 0) {
+		entries_free(f);
+		return r;
+	}
+	trim(s, f);
+	return 0;
+}
+
+void entries_free(struct found *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		crash_free(&f->c[i]);
+	free(f->c);
+	*f = (struct found) { 0 };
+}

@@ -1,0 +1,48 @@
+/* entries.h: the crashes coresinkctl shows, read from the journal: matched, coresink's own, and the user's to see. */
+#ifndef CORESINKCTL_ENTRIES_H
+#define CORESINKCTL_ENTRIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One crash entry: the fields the verbs show, as strings ("" where the entry has none). */
+struct record {
+	uint64_t usec;            /* when journald wrote it */
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	int sig;
+	bool journal_core;        /* the core is in the entry itself (COREDUMP=, Storage=journal) */
+	char *cursor;
+	char *exe, *comm, *cmdline, *cgroup, *unit, *user_unit, *slice, *owner_uid, *hostname, *boot_id, *machine_id;
+	char *filename, *timestamp, *message, *result, *entry_id, *signature, *truncated, *size;
+	char *package_name, *package_version;
+};
+
+/* Which entries: journalctl's sources and bounds, coredumpctl's matches. */
+struct selection {
+	const char *directory;    /* -D: a directory of journal files; NULL the local journal */
+	const char **files;       /* --file: journal files; NULL-terminated, or NULL */
+	uint64_t since, until;    /* microseconds since the epoch; 0 for no bound */
+	bool reverse;
+	long newest;              /* only the newest N (-n, -1); 0 all */
+	char *const *matches;     /* PID, COMM, /EXE or FIELD=VALUE */
+	int n_matches;
+};
+
+struct found {
+	struct record *c;
+	size_t n;
+	unsigned foreign;         /* with coresink's MESSAGE_ID, but not written by coresink (origin.c) */
+	unsigned hidden;          /* other users' crashes, not shown to a user who is not root */
+};
+
+int entries_find(const struct selection *s, struct found *f);
+void entries_free(struct found *f);
+int entries_open(const struct selection *s, void **journal);
+int entries_match(const char *m, char *field, size_t len);
+int entries_parse_time(const char *s, uint64_t now_usec, uint64_t *usec);
+
+#endif

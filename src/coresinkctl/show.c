@@ -1,0 +1,234 @@
+/*
+ * show.c: coresinkctl list and info, in coredumpctl's columns and fields so that habits and scripts carry over:
+ * list's TIME PID UID GID SIG COREFILE EXE SIZE and its --json keys (time, pid, uid, gid, sig, corefile, exe, size),
+ * info's "Field: value" lines and the message with its stack trace. Every string comes from an entry and goes out
+ * escaped: a crashing program chooses its comm and its command line.
+ */
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base.h"
+#include "corefile.h"
+#include "report.h"
+#include "show.h"
+
+#define SHOWN_MAX 4096
+
+/* s escaped to one line of text (a control byte as \xNN). */
+static const char *clean(const char *s, char *buf)
+{
+	(void) escape_text(buf, SHOWN_MAX, s, ESCAPE_BACKSLASH);
+	return buf;
+}
+
+static void when(uint64_t usec, char *buf, size_t len)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || strftime(buf, len, "%a %Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+		(void) snprintf(buf, len, "@%" PRIu64, usec / 1000000);
+}
+
+/* A size as coredumpctl writes it: 18.7K, 4.0M, 512B. */
+static void human(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGTP";
+	double v = (double)bytes;
+	int u = -1;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		(void) snprintf(buf, len, "%" PRIu64 "B", bytes);
+	else
+		(void) snprintf(buf, len, "%.1f%c", v, units[u]);
+}
+
+static const char *sig_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+
+	if (abbrev)
+		(void) snprintf(buf, len, "SIG%s", abbrev);
+	else
+		(void) snprintf(buf, len, "%d", sig);
+	return buf;
+}
+
+static void list_json(FILE *f, const struct found *found, int dirfd, bool pretty)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < found->n; i++) {
+		const struct record *c = &found->c[i];
+		uint64_t size;
+		enum core_state st = corefile_state(dirfd, c, &size);
+
+		fprintf(f, "%s%s{%s\"time\":%" PRIu64 ",\"pid\":%d,\"uid\":%u,\"gid\":%u,\"sig\":%d,\"corefile\":\"%s\","
+			"\"exe\":", i ? "," : "", pretty ? "\n\t" : "", pretty ? "\n\t\t" : "", c->usec, (int)c->pid,
+			(unsigned)c->uid, (unsigned)c->gid, c->sig, core_state_to_string(st));
+		json_string(f, c->exe, strlen(c->exe));
+		if (st == CORE_PRESENT || st == CORE_INACCESSIBLE)
+			fprintf(f, ",\"size\":%" PRIu64, size);
+		fputs(pretty ? "\n\t}" : "}", f);
+	}
+	fputs(pretty ? "\n]\n" : "]\n", f);
+}
+
+/* list: a row per crash, oldest first (as coredumpctl), or the JSON array. */
+void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum json_mode json)
+{
+	char t[64], sig[16], size[16], exe[SHOWN_MAX];
+
+	if (json != JSON_OFF)
+		return list_json(f, found, dirfd, json == JSON_PRETTY);
+	if (legend)
+		fprintf(f, "%-31s %7s %5s %5s %-8s %-12s %-28s %s\n", "TIME", "PID", "UID", "GID", "SIG", "COREFILE",
+			"EXE", "SIZE");
+	for (size_t i = 0; i < found->n; i++) {
+		const struct record *c = &found->c[i];
+		uint64_t bytes;
+		enum core_state st = corefile_state(dirfd, c, &bytes);
+
+		when(c->usec, t, sizeof(t));
+		if (st == CORE_PRESENT || st == CORE_INACCESSIBLE)
+			human(bytes, size, sizeof(size));
+		else
+			(void) snprintf(size, sizeof(size), "-");
+		fprintf(f, "%-31s %7d %5u %5u %-8s %-12s %-28s %s\n", t, (int)c->pid, (unsigned)c->uid, (unsigned)c->gid,
+			sig_name(c->sig, sig, sizeof(sig)), core_state_to_string(st), clean(c->exe[0] ? c->exe : "n/a", exe),
+			size);
+	}
+}
+
+static void line(FILE *f, const char *key, const char *value)
+{
+	char buf[SHOWN_MAX];
+
+	if (value && value[0])
+		fprintf(f, "%14s: %s\n", key, clean(value, buf));
+}
+
+static const char *user_name(uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	return pw ? pw->pw_name : "n/a";
+}
+
+static const char *group_name(gid_t gid)
+{
+	struct group *gr = getgrgid(gid);
+
+	return gr ? gr->gr_name : "n/a";
+}
+
+/* The message, its lines indented under "Message:" as coredumpctl does; each line escaped on its own. */
+static void message(FILE *f, const char *m)
+{
+	char buf[SHOWN_MAX];
+	const char *p = m;
+	bool first = true;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *one = strndup(p, n);
+
+		fprintf(f, "%14s%s %s\n", first ? "Message" : "", first ? ":" : " ", one ? clean(one, buf) : "");
+		free(one);
+		first = false;
+		p += n;
+		p += *p == '\n';
+	}
+}
+
+static void info_one(FILE *f, int dirfd, const struct record *c)
+{
+	char buf[SHOWN_MAX], v[SHOWN_MAX + 128], t[64], size[16];
+	uint64_t bytes;
+	enum core_state st = corefile_state(dirfd, c, &bytes);
+
+	(void) snprintf(v, sizeof(v), "%d (%s)", (int)c->pid, clean(c->comm, buf));
+	fprintf(f, "%14s: %s\n", "PID", v);
+	fprintf(f, "%14s: %u (%s)\n", "UID", (unsigned)c->uid, user_name(c->uid));
+	fprintf(f, "%14s: %u (%s)\n", "GID", (unsigned)c->gid, group_name(c->gid));
+	fprintf(f, "%14s: %d (%s)\n", "Signal", c->sig, c->sig > 0 && sigabbrev_np(c->sig) ? sigabbrev_np(c->sig) : "?");
+	when(strtoull(c->timestamp, NULL, 10) ? strtoull(c->timestamp, NULL, 10) : c->usec, t, sizeof(t));
+	fprintf(f, "%14s: %s\n", "Timestamp", t);
+	line(f, "Command Line", c->cmdline);
+	line(f, "Executable", c->exe);
+	line(f, "Control Group", c->cgroup);
+	line(f, "Unit", c->unit);
+	line(f, "User Unit", c->user_unit);
+	line(f, "Slice", c->slice);
+	line(f, "Owner UID", c->owner_uid);
+	line(f, "Boot ID", c->boot_id);
+	line(f, "Machine ID", c->machine_id);
+	line(f, "Hostname", c->hostname);
+	if (c->package_name[0]) {
+		(void) snprintf(v, sizeof(v), "%s/%s", c->package_name, c->package_version[0] ? c->package_version : "n/a");
+		line(f, "Package", v);
+	}
+	if (st == CORE_JOURNAL)
+		fprintf(f, "%14s: journal\n", "Storage");
+	else if (c->filename[0])
+		fprintf(f, "%14s: %s (%s)\n", "Storage", clean(c->filename, buf), core_state_to_string(st));
+	else
+		fprintf(f, "%14s: none\n", "Storage");
+	if (st == CORE_PRESENT || st == CORE_INACCESSIBLE) {
+		human(bytes, size, sizeof(size));
+		fprintf(f, "%14s: %s\n", "Size on Disk", size);
+	}
+	line(f, "Result", c->result);
+	line(f, "Signature", c->signature);
+	message(f, c->message);
+}
+
+static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
+{
+	static const struct { const char *key; size_t off; } fields[] = {
+		{ "Command", offsetof(struct record, comm) }, { "CommandLine", offsetof(struct record, cmdline) },
+		{ "Executable", offsetof(struct record, exe) }, { "ControlGroup", offsetof(struct record, cgroup) },
+		{ "Unit", offsetof(struct record, unit) }, { "Slice", offsetof(struct record, slice) },
+		{ "BootID", offsetof(struct record, boot_id) }, { "MachineID", offsetof(struct record, machine_id) },
+		{ "Hostname", offsetof(struct record, hostname) }, { "Storage", offsetof(struct record, filename) },
+		{ "Result", offsetof(struct record, result) }, { "Signature", offsetof(struct record, signature) },
+		{ "Message", offsetof(struct record, message) },
+	};
+	uint64_t bytes;
+	enum core_state st = corefile_state(dirfd, c, &bytes);
+	const char *sep = pretty ? ",\n\t" : ",";
+
+	fprintf(f, "{%s\"PID\":%d%s\"UID\":%u%s\"GID\":%u%s\"Signal\":%d%s\"Timestamp\":%s%s\"CoreFile\":\"%s\"",
+		pretty ? "\n\t" : "", (int)c->pid, sep, (unsigned)c->uid, sep, (unsigned)c->gid, sep, c->sig, sep,
+		c->timestamp[0] ? c->timestamp : "0", sep, core_state_to_string(st));
+	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
+		const char *v = *(const char *const *)((const char *)c + fields[i].off);
+
+		fprintf(f, "%s\"%s\":", sep, fields[i].key);
+		json_string(f, v, strlen(v));
+	}
+	fputs(pretty ? "\n}\n" : "}\n", f);
+}
+
+/* info: every crash's fields and message, a blank line between them; or a JSON object per crash, one a line. */
+void show_info(FILE *f, const struct found *found, int dirfd, enum json_mode json)
+{
+	for (size_t i = 0; i < found->n; i++) {
+		if (json != JSON_OFF) {
+			info_json(f, dirfd, &found->c[i], json == JSON_PRETTY);
+			continue;
+		}
+		if (i)
+			fputc('\n', f);
+		info_one(f, dirfd, &found->c[i]);
+	}
+}

@@ -1,0 +1,15 @@
+/* show.h: coresinkctl list and info, in coredumpctl's columns and fields, as text or JSON. */
+#ifndef CORESINKCTL_SHOW_H
+#define CORESINKCTL_SHOW_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "entries.h"
+
+enum json_mode { JSON_OFF, JSON_SHORT, JSON_PRETTY };
+
+void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum json_mode json);
+void show_info(FILE *f, const struct found *found, int dirfd, enum json_mode json);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * status.c: coresinkctl status, what an admin asks first: whose kernel.core_pattern is live and in which mode;
+ * whether this kernel can serve socket mode (sockcap.c, asked without touching the pattern); what the core
+ * directory's cores take against MaxUse= and what is free against KeepFree=; the last crash and the last failure
+ * in the journal (coresink's own entries); how many cores ExecUpload= has still to send.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "intake.h"
+#include "sandbox.h"
+#include "status.h"
+#include "write.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static void when(uint64_t usec, char *buf, size_t len)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (!localtime_r(&t, &tm) || strftime(buf, len, "%Y-%m-%d %H:%M:%S %Z", &tm) == 0)
+		(void) snprintf(buf, len, "@%" PRIu64, usec / 1000000);
+}
+
+/* The live pattern, and which of coresink's modes it is, if any. */
+static void pattern(void)
+{
+	char live[CORE_PATTERN_MAX + 2], why[256] = "";
+	struct sockcap k;
+	const char *no, *mode;
+	int r = core_pattern_get(live, sizeof(live));
+
+	if (r < 0)
+		(void) snprintf(live, sizeof(live), "(unreadable: %s)", strerror(-r));
+	mode = live[0] == '|' && strstr(live, "/coresink ") ? "pipe mode, coresink's" :
+	       strncmp(live, "@@", 2) == 0 ? "socket mode (\"@@\")" : "not coresink's";
+	printf("%-17s %s\n%-17s %s\n", "kernel.core_pattern:", live, "mode:", mode);
+	sockcap_probe(&k, false);
+	if (!sockcap_serves(&k, &no))
+		(void) snprintf(why, sizeof(why), ": %s", no);
+	printf("%-17s %s%s (Linux %u.%u)\n", "socket mode:", no ? "not served by this kernel" : "served by this kernel",
+	       why, k.major, k.minor);
+}
+
+/* What the cores take, against MaxUse= and KeepFree= of the file system they are on. */
+static void space(const struct config *c, int dirfd)
+{
+	struct statvfs sv;
+	uint64_t used = 0, total, avail;
+
+	if (dirfd < 0 || fstatvfs(dirfd, &sv) < 0 || vacuum_total(dirfd, &used) < 0) {
+		printf("%-17s %s: %s\n", "directory:", c->directory, strerror(errno));
+		return;
+	}
+	total = (uint64_t)sv.f_blocks * sv.f_frsize;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	printf("%-17s %s\n", "directory:", c->directory);
+	printf("%-17s %.1f MiB of MaxUse=%.1f MiB\n", "cores take:", (double)used / MIB,
+	       (double)space_resolve(&c->max_use, total) / MIB);
+	printf("%-17s %.1f MiB of %.1f MiB, KeepFree=%.1f MiB%s\n", "free:", (double)avail / MIB, (double)total / MIB,
+	       (double)space_resolve(&c->keep_free, total) / MIB,
+	       avail < space_resolve(&c->keep_free, total) ? " (below it: no core is stored until room is made)" : "");
+}
+
+/* How many cores ExecUpload= has still to send (UPLOAD_XATTR). */
+static void uploads(const struct config *c, int dirfd)
+{
+	struct vacuum_core *list;
+	int n = dirfd < 0 ? -EBADF : vacuum_list(dirfd, &list), pending = 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned attempts;
+		uint64_t next;
+		int fd = openat(dirfd, list[i].name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+		if (fd >= 0 && upload_pending(fd, &attempts, &next) > 0)
+			pending++;
+		if (fd >= 0)
+			(void) close(fd);
+	}
+	if (n > 0)
+		free(list);
+	printf("%-17s %s", "uploads:", c->exec_upload[0] ? "" : "none configured (ExecUpload=)");
+	if (c->exec_upload[0])
+		printf("%d core(s) still to send", pending);
+	putchar('\n');
+}
+
+/* The newest crash, and the newest whose capture failed. */
+static void last(const struct found *found)
+{
+	const struct record *crash = found->n ? &found->c[found->n - 1] : NULL, *failed = NULL;
+	char t[64];
+
+	for (size_t i = found->n; i-- > 0 && !failed;)
+		if (strcmp(found->c[i].result, "failed") == 0)
+			failed = &found->c[i];
+	if (crash) {
+		when(crash->usec, t, sizeof(t));
+		printf("%-17s %s, pid %d, %s: %s\n", "last crash:", t, (int)crash->pid, crash->exe[0] ? crash->exe : "n/a",
+		       crash->result[0] ? crash->result : "?");
+	} else {
+		printf("%-17s none in the journal\n", "last crash:");
+	}
+	if (failed) {
+		when(failed->usec, t, sizeof(t));
+		printf("%-17s %s, pid %d, %s\n", "last failure:", t, (int)failed->pid, failed->exe[0] ? failed->exe : "n/a");
+	} else {
+		printf("%-17s none in the journal\n", "last failure:");
+	}
+	if (found->foreign)
+		printf("%-17s %u entries with coresink's MESSAGE_ID that coresink did not write\n", "skipped:",
+		       found->foreign);
+}
+
+int status_show(const struct config *c, int dirfd, const struct found *found)
+{
+	pattern();
+	space(c, dirfd);
+	uploads(c, dirfd);
+	last(found);
+	return 0;
+}
