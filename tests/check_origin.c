@@ -11,21 +11,23 @@ static const struct {
 	struct origin o;
 	bool trusted;
 } entries[] = {
-	{ "root's entry", { "coresink", "journal", "0", "0", false }, true },
-	{ "root's entry about a user's crash", { "coresink", "journal", "0", "1000", false }, true },
-	{ "the user's entry, sealed by root", { "coresink", "journal", "1000", "1000", true }, true },
+	{ "root's entry", { "coresink", "journal", "0", "0", false, false }, true },
+	{ "root's entry about a user's crash", { "coresink", "journal", "0", "1000", false, false }, true },
+	{ "the user's entry, sealed by root", { "coresink", "journal", "1000", "1000", true, false }, true },
+	{ "the user's entry, read by that user, who cannot read root's seals",
+	  { "coresink", "journal", "1000", "1000", false, true }, true },
 	/* What users can send. */
 	{ "the user's own entry, no seal (logger, or coresink in a user namespace)",
-	  { "coresink", "journal", "1000", "1000", false }, false },
-	{ "a user's entry claiming root's crash", { "coresink", "journal", "65534", "0", false }, false },
+	  { "coresink", "journal", "1000", "1000", false, false }, false },
+	{ "a user's entry claiming root's crash", { "coresink", "journal", "65534", "0", false, false }, false },
 	{ "a user's entry claiming another user's, even with a seal of theirs",
-	  { "coresink", "journal", "1000", "1001", true }, false },
-	{ "another identifier", { "logger", "journal", "0", "0", false }, false },
-	{ "no identifier (a root program's)", { NULL, "journal", "0", "0", false }, false },
-	{ "systemd-coredump's own entry", { "systemd-coredump", "journal", "0", "0", false }, false },
-	{ "syslog, not the native protocol", { "coresink", "syslog", "0", "0", false }, false },
-	{ "a unit's stdout", { "coresink", "stdout", "0", "0", false }, false },
-	{ "no _UID", { "coresink", "journal", NULL, "0", false }, false },
+	  { "coresink", "journal", "1000", "1001", true, false }, false },
+	{ "another identifier", { "logger", "journal", "0", "0", false, false }, false },
+	{ "no identifier (a root program's)", { NULL, "journal", "0", "0", false, false }, false },
+	{ "systemd-coredump's own entry", { "systemd-coredump", "journal", "0", "0", false, false }, false },
+	{ "syslog, not the native protocol", { "coresink", "syslog", "0", "0", false, false }, false },
+	{ "a unit's stdout", { "coresink", "stdout", "0", "0", false, false }, false },
+	{ "no _UID", { "coresink", "journal", NULL, "0", false, false }, false },
 };
 
 START_TEST(test_origin)

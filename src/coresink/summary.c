@@ -14,6 +14,7 @@
 #include <string.h>
 #include <systemd/sd-journal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "report.h"
@@ -128,7 +129,7 @@ static void take(sd_journal *j, struct seals *seals, struct table *t)
 	uint64_t at = 0;
 
 	/* Anyone may send an entry with coresink's MESSAGE_ID: only those coresink wrote are counted. */
-	if (!origin_of_entry(j, seals, NULL)) {
+	if (!origin_of_entry(j, seals, getuid(), NULL)) {
 		t->foreign++;
 		return;
 	}

@@ -3,8 +3,8 @@
  * of journal files (-D, what systemd-journal-remote collected) or files (--file); coresink's MESSAGE_ID and the
  * user's matches (as coredumpctl takes them: a PID, a COMM, an absolute EXE, or FIELD=VALUE; matches of one field
  * are alternatives, of different fields all apply); within --since and --until. Only entries coresink wrote are
- * kept (origin.c: any user may send one with its MESSAGE_ID), and a user who is not root sees only their own
- * crashes: the others are counted, never shown.
+ * kept (origin.c: any user may send one with its MESSAGE_ID), each entry id once (the first: a copy is not a second
+ * crash), and a user who is not root sees only their own crashes: the others are counted, never shown.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -252,10 +252,66 @@ static void trim(const struct selection *s, struct found *f)
 	}
 }
 
+/* The entry ids taken so far, an open-addressing set: a copy of an entry (its id reused) is one crash, the first. */
+struct idset {
+	char **slot;
+	size_t cap, n;
+};
+
+static size_t hash(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/* Adds id: 1 added, 0 there already, -ENOMEM. An empty id (an entry without one) is always new. */
+static int idset_add(struct idset *set, const char *id)
+{
+	size_t h;
+
+	if (!id[0])
+		return 1;
+	if ((set->n + 1) * 2 > set->cap) {
+		struct idset bigger = { .cap = set->cap ? set->cap * 2 : 256, .n = set->n };
+
+		bigger.slot = calloc(bigger.cap, sizeof(*bigger.slot));
+		if (!bigger.slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < set->cap; i++) {
+			if (!set->slot[i])
+				continue;
+			for (h = hash(set->slot[i]) % bigger.cap; bigger.slot[h]; h = (h + 1) % bigger.cap)
+				;
+			bigger.slot[h] = set->slot[i];
+		}
+		free(set->slot);
+		*set = bigger;
+	}
+	for (h = hash(id) % set->cap; set->slot[h]; h = (h + 1) % set->cap)
+		if (strcmp(set->slot[h], id) == 0)
+			return 0;
+	set->slot[h] = strdup(id);
+	if (!set->slot[h])
+		return -ENOMEM;
+	set->n++;
+	return 1;
+}
+
+static void idset_free(struct idset *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slot[i]);
+	free(set->slot);
+}
+
 /* Reads the entries the selection names, oldest first (newest first with reverse). 0 or -errno. */
 int entries_find(const struct selection *s, struct found *f)
 {
 	struct seals seals = { 0 };
+	struct idset ids = { 0 };
 	sd_journal *j;
 	size_t cap = 0;
 	uid_t me = getuid();
@@ -277,13 +333,21 @@ int entries_find(const struct selection *s, struct found *f)
 		(void) sd_journal_get_realtime_usec(j, &at);
 		if (s->until && at > s->until)
 			break;
-		if (!origin_of_entry(j, &seals, NULL)) {
+		if (!origin_of_entry(j, &seals, me, NULL)) {
 			f->foreign++;
 			continue;
 		}
 		r = read_crash(j, &c);
 		if (r < 0)
 			break;
+		r = idset_add(&ids, c.entry_id);
+		if (r <= 0) {
+			crash_free(&c);
+			if (r < 0)
+				break;
+			f->foreign++;
+			continue;
+		}
 		if (me != 0 && c.uid != me) {
 			f->hidden++;
 			crash_free(&c);
@@ -295,6 +359,7 @@ int entries_find(const struct selection *s, struct found *f)
 	}
 	sd_journal_close(j);
 	origin_seals_free(&seals);
+	idset_free(&ids);
 	if (r < 0) {
 		entries_free(f);
 		return r;

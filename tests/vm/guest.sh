@@ -64,6 +64,21 @@ expect_mode() {
 	fi
 }
 
+# coresinkctl_checks: coresinkctl list on the release's own journal, as coredumpctl lists the same crashes; the user
+# sees only their own crashes (root's are hidden, and counted), dumps their own core and not root's.
+coresinkctl_checks() {
+	local ours theirs user
+	ours=$(coresinkctl --json=short list /usr/local/bin/test-dump /usr/local/bin/test-usr-dump)
+	theirs=$(coredumpctl --json=short list /usr/local/bin/test-dump /usr/local/bin/test-usr-dump 2>/dev/null)
+	check "coresinkctl list: the crashes coredumpctl lists, field for field: $(jq -c '[.[].pid]' <<< "$ours")" \
+		test -n "$ours" -a "$(jq -S -c . <<< "$ours")" = "$(jq -S -c . <<< "$theirs")"
+	user=$(as_user coresinkctl --json=short list 2>"$STATE/ctl.err")
+	check "coresinkctl as testuser: their own crashes only: $(jq -r '[.[].exe] | unique | join(" ")' <<< "$user"); $(cat "$STATE/ctl.err")" \
+		test "$(jq -r '[.[].exe] | unique | join(" ")' <<< "$user")" = /usr/local/bin/test-usr-dump
+	check "coresinkctl as testuser: dumps their own core" as_user coresinkctl dump -o /dev/null test-usr-dump
+	check "coresinkctl as testuser: not root's" fails quiet as_user coresinkctl dump -o /dev/null /usr/local/bin/test-dump
+}
+
 # summary_checks: coresink --summary counts every crash coresink stored, root's and the user's: the user's entry,
 # sent with the user's uid, is told from a forgery by root's seal (origin.c). A forged one, as the issue found it
 # (nobody's logger naming sshd's crash), is not counted.
@@ -137,6 +152,7 @@ stage1() {
 	coredumpctl_checks
 	check "root's crashes were stored in $EXPECT mode" test "$(entry test-dump CORESINK_MODE)" = "$EXPECT"
 	user_checks
+	coresinkctl_checks
 	summary_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then

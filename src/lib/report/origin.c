@@ -12,6 +12,8 @@
  *     entry's id and the uid (CORESINK_SEAL_MESSAGE_ID, report.c). A user can send an entry as themselves, even from
  *     coresink's own binary in a user namespace of theirs, but no seal; and a seal vouches for one entry, the first
  *     with its id, so that a copy of their own sealed entry is not a second crash.
+ * A reader who is not root cannot read root's seals: their own entries (sent as them, about them) are theirs to
+ * trust, which costs nobody else anything: they see no one else's.
  * Journals collected by systemd-journal-remote keep the source host's fields and seals, and are judged by them.
  */
 #include <errno.h>
@@ -37,7 +39,7 @@ bool origin_trusted(const struct origin *o, const char **why)
 		no = NULL;
 	else if (!o->uid || !is(o->crash_uid, o->uid))
 		no = "sent by a user, about another user's crash";
-	else if (!o->sealed)
+	else if (!o->sealed && !o->own)
 		no = "sent by a user, without root's seal";
 	if (why)
 		*why = no;
@@ -139,9 +141,11 @@ static bool sealed(struct seals *s, const char *id, const char *uid)
 	return true;
 }
 
-/* origin_trusted() of the current entry of j, with the seals of its journal. */
-bool origin_of_entry(sd_journal *j, struct seals *s, const char **why)
+/* origin_trusted() of the current entry of j, with the seals of its journal, for reader (a uid; 0 for root). */
+bool origin_of_entry(sd_journal *j, struct seals *s, uid_t reader, const char **why)
 {
+	char me[16];
+
 	char i[32], t[32], u[16], cu[16], id[64];
 	struct origin o = {
 		.ident = field(j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
@@ -150,6 +154,8 @@ bool origin_of_entry(sd_journal *j, struct seals *s, const char **why)
 		.crash_uid = field(j, "COREDUMP_UID", cu, sizeof(cu)),
 	};
 
+	(void) snprintf(me, sizeof(me), "%u", (unsigned)reader);
+	o.own = reader != 0 && is(o.uid, me);
 	o.sealed = o.uid && !is(o.uid, "0") && sealed(s, field(j, "CORESINK_ENTRY", id, sizeof(id)), o.uid);
 	return origin_trusted(&o, why);
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <systemd/sd-journal.h>
 
 /* The root entry that vouches for a crash entry coresink filed in the crashing user's journal. */
@@ -19,6 +20,7 @@ struct origin {
 	const char *uid;         /* _UID */
 	const char *crash_uid;   /* COREDUMP_UID */
 	bool sealed;             /* root sent a seal with this entry's CORESINK_ENTRY= and COREDUMP_UID= */
+	bool own;                /* the reader is that user: their own entries are theirs to trust, seal or none */
 };
 
 /* The seals of a journal: entry id and uid, as "ID UID", sorted; each vouches for one entry, the first. */
@@ -31,6 +33,6 @@ struct seals {
 bool origin_trusted(const struct origin *o, const char **why);
 int origin_seals_read(sd_journal *j, struct seals *s);
 void origin_seals_free(struct seals *s);
-bool origin_of_entry(sd_journal *j, struct seals *s, const char **why);
+bool origin_of_entry(sd_journal *j, struct seals *s, uid_t reader, const char **why);
 
 #endif
