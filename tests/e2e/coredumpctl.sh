@@ -148,6 +148,4 @@ dump() {
 	inside systemd-run -q --wait --pipe $uid /usr/local/bin/make-dump "/usr/local/bin/$2" "$3" > /dev/null 2>&1
 }
 
-# all_of_re TEXT RE...: every extended regex matches a line of TEXT.
-all_of_re() { local text=$1 r; shift; for r in "$@"; do matches "$text" "$r" || return 1; done; }
 

@@ -317,6 +317,9 @@ CORESINK_SIGNATURE_TEXT=1;SIGSEGV;sshd!main
 EOF
 }
 
+# all_of_re TEXT RE...: every extended regex matches a line of TEXT.
+all_of_re() { local text=$1 r; shift; for r in "$@"; do matches "$text" "$r" || return 1; done; }
+
 # fails CMD...: CMD fails. quiet CMD...: CMD, without its output.
 fails() { ! "$@"; }
 quiet() { "$@" > /dev/null 2>&1; }
