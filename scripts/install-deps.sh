@@ -16,7 +16,8 @@ pc:libdw libdw-dev elfutils libdw (stack traces)
 pc:libelf libelf-dev elfutils libelf (stack traces)
 pc:libacl libacl1-dev libacl (read access for the crashing user)
 pc:libzstd libzstd-dev libzstd (compression)
-pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)'
+pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)
+pc:libdebuginfod libdebuginfod-dev libdebuginfod (debug info by build-id, DebuginfodURLs=)'
 test_needs='
 pc:check check the Check unit test library
 cmd:valgrind valgrind valgrind
@@ -42,7 +43,8 @@ cmd:mmdebstrap mmdebstrap mmdebstrap (the Debian root t-systemd boots)
 cmd:zstd zstd zstd (coresink-bench reads compressed cores back)
 file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-remote (t-storage, the fleet recipe)
 cmd:rclone rclone rclone (t-upload, the fleet recipe)
-cmd:piuparts piuparts piuparts (t-package)'
+cmd:piuparts piuparts piuparts (t-package)
+cmd:debuginfod debuginfod elfutils' debuginfod server (t-debuginfod)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='

@@ -23,6 +23,7 @@
 #include "intake.h"
 #include "pattern.h"
 #include "policy.h"
+#include "sandbox.h"
 #include "serve.h"
 #include "summary.h"
 
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
 	bool named = false, socket = false, all = false, json = false;
 	int mode = 0, ch;
 
+	/* The fetch step (DebuginfodURLs=), run by the handler as its own user in its own sandbox: nothing else here. */
+	if (argc > 1 && strcmp(argv[1], "--fetch-debuginfo") == 0)
+		return fetch_child_main(argc - 2, argv + 2);
 	make_safe();
 	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
 	while ((ch = getopt_long(argc, argv, "+c:D:h", opts, NULL)) != -1) {

@@ -6,6 +6,7 @@
 #ifndef CORESINK_STAGE_SANDBOX_H
 #define CORESINK_STAGE_SANDBOX_H
 
+#include "sandbox/fetch.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/upload.h"
 

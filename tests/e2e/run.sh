@@ -56,7 +56,7 @@ tier_of() { sed -n '1,30s/^# tier: \(fast\|all\)\b.*/\1/p' "$1" | head -n 1; }
 # Root's crashes are analysed as coresink's analysis user, uploads run as its upload user, which 'make install'
 # creates: made here for the tests, and removed after when they were not there before.
 if [ "$(id -u)" -eq 0 ]; then
-	for u in coresink-analysis coresink-upload; do
+	for u in coresink-analysis coresink-upload coresink-debuginfod; do
 		grep -q "^$u:" /etc/passwd && continue
 		export CORESINK_TEST_USERS_MADE="${CORESINK_TEST_USERS_MADE:-} $u"
 		at_exit "userdel $u 2>/dev/null; groupdel $u 2>/dev/null"

@@ -112,7 +112,7 @@ if [ -n "${CORESINK_TEST_USERS_MADE:-}" ]; then
 	at_exit "sh '$TOP/scripts/add-user.sh' '$TOP/systemd/coresink.sysusers' > /dev/null"
 fi
 mk install "${vars[@]}" > /dev/null || fail "make install PREFIX"
-for u in coresink-analysis coresink-upload; do
+for u in coresink-analysis coresink-upload coresink-debuginfod; do
 	user=$(grep "^$u:" /etc/passwd)
 	check "a live install makes $u: a system uid without a shell ($user)" \
 		bash -c "[ \"\$(echo '$user' | cut -d: -f3)\" -lt 1000 ] && echo '$user' | grep -q ':/usr/sbin/nologin$'"

@@ -55,8 +55,8 @@ for k in kernel/core_pattern kernel/core_pipe_limit fs/suid_dumpable; do
 	saved_sysctl="$saved_sysctl printf '%s\\n' '$(cat /proc/sys/$k)' > /proc/sys/$k;"
 done
 at_exit "$saved_sysctl"
-users_before=$(grep -cE '^coresink-(analysis|upload):' /etc/passwd)
-at_exit "[ $users_before -eq 2 ] || { userdel coresink-analysis; userdel coresink-upload; groupdel coresink-analysis; groupdel coresink-upload; } 2>/dev/null"
+users_before=$(grep -cE '^coresink-(analysis|upload|debuginfod):' /etc/passwd)
+at_exit "[ $users_before -eq 3 ] || { for u in analysis upload debuginfod; do userdel coresink-\$u; groupdel coresink-\$u; done; } 2>/dev/null"
 at_exit "dpkg --purge coresink > /dev/null 2>&1"
 # Where systemd-coredump's package leaves the machine at boot: its sysctl file applied.
 /lib/systemd/systemd-sysctl /usr/lib/sysctl.d/50-coredump.conf || fail "applying systemd-coredump's sysctl file"

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pwd.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -46,8 +45,19 @@ static int analyse(int corefd, int out, void *arg)
 
 	if (!f)
 		return -ENOMEM;
+	/* libdwfl would ask debuginfod itself where this names servers: the analysis has no network, by design. */
+	(void) unsetenv("DEBUGINFOD_URLS");
+	if (o->needs_only) {
+		r = stacktrace_needs(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, &files, o->debug_dir, f);
+		if (fclose(f) != 0)
+			return -ENOMEM;
+		if (len > 0)
+			(void) send_record(out, "needs", text);
+		free(text);
+		return r;
+	}
 	/* In the process's own root, its executable's path as this side read it may name another file, or none. */
-	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, &files, f, &meta);
+	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, &files, o->debug_dir, f, &meta);
 	if (fclose(f) != 0)
 		return -ENOMEM;
 	/* A trace cut short by a malformed core still says what it found. */
@@ -72,7 +82,7 @@ static char **slot(struct analysis *a, const char *key)
 {
 	return strcmp(key, "trace") == 0 ? &a->trace : strcmp(key, "name") == 0 ? &a->package_name :
 	       strcmp(key, "version") == 0 ? &a->package_version : strcmp(key, "json") == 0 ? &a->package_json :
-	       strcmp(key, "unread") == 0 ? &a->unread : NULL;
+	       strcmp(key, "unread") == 0 ? &a->unread : strcmp(key, "needs") == 0 ? &a->needs : NULL;
 }
 
 /* Reads the records; a record cut by the output bound or a killed child is kept up to where it ends. */
@@ -125,27 +135,10 @@ static void say_why(const struct sandbox_result *res, const struct analysis_opts
 	}
 }
 
-/*
- * The ids of ANALYSIS_USER, from /etc/passwd itself: no NSS module (LDAP, a network) is ever asked from a handler
- * the kernel runs for a crash. A user with root's ids, or with a regular user's, is not the one the install made.
- * 0 or -errno (-ENOENT: no such user).
- */
+/* The ids of ANALYSIS_USER (creds_system_user()). 0 or -errno (-ENOENT: no such user). */
 int analysis_user(uid_t *uid, gid_t *gid)
 {
-	FILE *f = fopen("/etc/passwd", "re");
-	struct passwd *pw;
-	int r = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (r == -ENOENT && (pw = fgetpwent(f)))
-		if (strcmp(pw->pw_name, ANALYSIS_USER) == 0) {
-			*uid = pw->pw_uid;
-			*gid = pw->pw_gid;
-			r = *uid == 0 || *gid == 0 || uid_is_regular(*uid) ? -EPERM : 0;
-		}
-	(void) fclose(f);
-	return r;
+	return creds_system_user(ANALYSIS_USER, uid, gid);
 }
 
 /* A read-only fd of the same file: the sandbox's filter is not the only thing that keeps the core unchanged. */
@@ -233,5 +226,6 @@ void analysis_free(struct analysis *a)
 	free(a->package_version);
 	free(a->package_json);
 	free(a->unread);
+	free(a->needs);
 	*a = (struct analysis) { 0 };
 }

@@ -21,14 +21,19 @@ struct analysis_opts {
 	unsigned timeout_ms;
 	int root_fd;              /* the crashed process's root, where it is not ours: modules are read beneath it; -1 */
 	const struct mapped *mapped;   /* the files it had mapped, read before any path; NULL when none were opened */
+	const char *debug_dir;    /* fetched debug info, searched after the system's (.build-id/ beneath it); NULL */
+	bool needs_only;          /* list the modules that need debug info from elsewhere (a->needs), no trace */
 };
 
 struct analysis {
 	char *trace;              /* the text for MESSAGE, NULL when there is none */
 	char *package_name, *package_version, *package_json;
 	char *unread;             /* the modules whose file was not read, and why; NULL when all were */
+	char *needs;              /* needs_only: "KIND BUILD-ID NAME" lines (stacktrace_needs()); NULL for none */
 	char files[192];          /* what was handed of the mapped files, and why not more; "" when nothing */
 	char why[128];            /* why there is no trace (or only part of one), "" when all went well */
+	char debuginfo[1536];     /* DebuginfodURLs=: what was fetched, from where, and why not the rest; "" */
+	uint64_t debuginfo_us;    /* what the fetch step (and the pass that named the modules) took */
 	uint64_t elapsed_us;
 	unsigned confined;        /* what confined it (SANDBOX_*), 0 when it did not run */
 };

@@ -10,6 +10,8 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -30,6 +32,7 @@ struct trace {
 	Elf *elf;
 	const char *exe;          /* the executable's path, to tell its module by name; NULL when unknown */
 	bool exe_here;            /* and that path names it here too (not so in another root) */
+	const char *debug_dir;    /* fetched debug info (.build-id/ beneath it), searched after the system's; or NULL */
 	unsigned threads, frames, packages;
 	struct trace_meta *meta;
 };
@@ -350,6 +353,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 /* Opens the core with libdwfl: its modules reported, its threads attached. 0 or -EBADMSG. */
 static int open_core(struct trace *t, int corefd)
 {
+	static char path_buf[PATH_MAX + 32];
 	static char *debuginfo_path;
 	static const Dwfl_Callbacks callbacks = {
 		.find_elf = find_elf,
@@ -359,6 +363,11 @@ static int open_core(struct trace *t, int corefd)
 	};
 
 	(void) elf_version(EV_CURRENT);
+	/* libdwfl's own default, then the fetched files (DebuginfodURLs=): .build-id/xx/rest[.debug] beneath it. */
+	debuginfo_path = NULL;
+	if (t->debug_dir && snprintf(path_buf, sizeof(path_buf), ":.debug:/usr/lib/debug:%s", t->debug_dir) <
+				    (int)sizeof(path_buf))
+		debuginfo_path = path_buf;
 	/*
 	 * Read, not mapped: through a mapping, libdwfl's report of a core pulls most of it into the page cache (390 MiB
 	 * of a 650 MiB Python core, measured; 5.7 MiB read this way), the flood coresink's hygiene exists to prevent.
@@ -380,10 +389,10 @@ static int open_core(struct trace *t, int corefd)
  * be read as one (what was written so far stays). files (may be NULL) are the modules' own files, opened from the
  * crashed process's mappings: a module is read from its own before any path.
  */
-int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files, FILE *text,
-		     struct trace_meta *meta)
+int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
+		     const char *debug_dir, FILE *text, struct trace_meta *meta)
 {
-	struct trace t = { .text = text, .exe = exe, .exe_here = exe_here, .meta = meta };
+	struct trace t = { .text = text, .exe = exe, .exe_here = exe_here, .debug_dir = debug_dir, .meta = meta };
 	char *json = NULL;
 	size_t json_len = 0;
 	int r;
@@ -406,6 +415,69 @@ int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct tr
 		meta->package_json = json;
 	else
 		free(json);
+	if (t.dwfl)
+		dwfl_end(t.dwfl);
+	if (t.elf)
+		elf_end(t.elf);
+	return r;
+}
+
+/* Whether elf has a full symbol table (.symtab): a stripped binary keeps only .dynsym, its imports and exports. */
+static bool has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
+
+		if (sh && sh->sh_type == SHT_SYMTAB)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A module that needs debug info from elsewhere: its file not read ("executable"), or read but with neither a
+ * .symtab nor DWARF, here or in the system's debug directories and debug_dir ("debuginfo"). One line each,
+ * "KIND BUILD-ID NAME"; a module without a build-id cannot be asked for.
+ */
+static int needs_callback(Dwfl_Module *module, void **user, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct trace *t = arg;
+	const unsigned char *id;
+	GElf_Addr vaddr, bias;
+	char build_id[2 * BUILD_ID_MAX + 1], buf[NAME_SHOWN];
+	int len = dwfl_module_build_id(module, &id, &vaddr);
+	Elf *elf;
+
+	(void) user, (void) start;
+	/* The kernel's vDSO is in the core itself; no server has its debug info. */
+	if (len <= 0 || len > BUILD_ID_MAX || (name && strncmp(base(name), "linux-vdso", 10) == 0))
+		return DWARF_CB_OK;
+	hex(id, len, build_id, sizeof(build_id));
+	elf = dwfl_module_getelf(module, &bias);
+	if (!elf)
+		fprintf(t->text, "executable %s %s\n", build_id, shown(base(name ? name : "?"), buf));
+	else if (!has_symtab(elf) && !dwfl_module_getdwarf(module, &bias))
+		fprintf(t->text, "debuginfo %s %s\n", build_id, shown(base(name ? name : "?"), buf));
+	return DWARF_CB_OK;
+}
+
+/*
+ * Writes to out the modules of the core in corefd that need debug info from elsewhere (needs_callback()), with the
+ * same view of files as stacktrace_write(). 0, or -EBADMSG when the core could not be read as one.
+ */
+int stacktrace_needs(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
+		     const char *debug_dir, FILE *out)
+{
+	struct trace_meta meta = { 0 };
+	struct trace t = { .text = out, .exe = exe, .exe_here = exe_here, .debug_dir = debug_dir, .meta = &meta };
+	int r;
+
+	handed = files;
+	r = open_core(&t, corefd);
+	if (r == 0 && dwfl_getmodules(t.dwfl, needs_callback, &t, 0) < 0)
+		r = -EBADMSG;
 	if (t.dwfl)
 		dwfl_end(t.dwfl);
 	if (t.elf)

@@ -25,8 +25,10 @@ struct trace_files {
 	int first_fd;
 };
 
-int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files, FILE *text,
-		     struct trace_meta *meta);
+int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
+		     const char *debug_dir, FILE *text, struct trace_meta *meta);
+int stacktrace_needs(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
+		     const char *debug_dir, FILE *out);
 void trace_meta_free(struct trace_meta *m);
 
 #endif

@@ -5,19 +5,116 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "analyse.h"
+#include "intake.h"
+#include "sandbox.h"
 #include "capture-internal.h"
 #include "capture.h"
 #include "policy.h"
 #include "report.h"
 #include "store.h"
+#include "write.h"
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* KeepFree= in bytes, on the core directory's file system: the cache must not take what it keeps free either. */
+static uint64_t keep_free_bytes(const struct crash *cr)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(cr->dirfd, &sv) < 0)
+		return UINT64_MAX;
+	return space_resolve(&cr->c.keep_free, (uint64_t)sv.f_blocks * sv.f_frsize);
+}
+
+/*
+ * Which of the needs the cache in cachefd lacks (into ask), then the fetch step for them: what came of it in said.
+ * The servers are asked only for what the cache has not got, so that every crash of one program fetches a file once.
+ */
+static void fetch_missing(struct crash *cr, int cachefd, const char *cache, const struct fetch_need *needs, int n,
+			  char *said, size_t len)
+{
+	struct fetch_need ask[FETCH_NEEDS_MAX];
+	struct fetch_job j = { .cache = cache, .timeout_ms = (unsigned)cr->c.debuginfod_ms,
+			       .max_use = cr->c.debuginfod_max_use, .needs = ask };
+	char urls[1024], handler[4096], fetched[1400] = "";
+	ssize_t hn = readlink("/proc/self/exe", handler, sizeof(handler) - 1);
+	int r;
+
+	for (int i = 0; i < n; i++)
+		if (!fetch_have(cachefd, &needs[i], (uint64_t)time(NULL)))
+			ask[j.n++] = needs[i];
+	if (n == 0 || j.n == 0) {
+		(void) snprintf(said, len, n ? "all %d from the cache" : "none needed: every module has symbols or "
+			       "debug info here", n);
+		return;
+	}
+	if ((r = fetch_urls(cr->c.debuginfod_urls, urls, sizeof(urls))) < 0 || hn < 0 ||
+	    (r = creds_system_user(FETCH_USER, &j.uid, &j.gid)) < 0) {
+		(void) snprintf(said, len, "not fetched: %s", hn < 0 ? "this program's path is unknown" :
+			       r == -ENOENT && urls[0] == '\0' ? "no server in /etc/debuginfod/*.urls" :
+			       "no user " FETCH_USER " (make install and the package make it)");
+		return;
+	}
+	handler[hn] = '\0';
+	j.handler = handler;
+	j.urls = urls;
+	j.keep_free = keep_free_bytes(cr);
+	r = fetch_run(&j, fetched, sizeof(fetched));
+	if (r < 0)
+		(void) snprintf(said, len, "not fetched: the step could not run: %s", strerror(-r));
+	else
+		(void) snprintf(said, len, "%d module(s) without debug info, %d from the cache; %s", n, n - (int)j.n,
+				fetched);
+}
+
+/*
+ * The fetch step (DebuginfodURLs=), before the analysis: its first pass names the modules that need debug info
+ * from elsewhere, which fetch_missing() asks the servers for; the cache's path goes to the analysis (debug_dir).
+ * Not for a crash in another root (a container's): its modules are read beneath that root, where the cache is not.
+ */
+static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, char *debug_dir, size_t len)
+{
+	struct fetch_need needs[FETCH_NEEDS_MAX];
+	struct analysis first;
+	uint64_t t0 = now_us();
+	uid_t fu;
+	gid_t fg;
+	int cachefd, n;
+
+	if (!cr->c.debuginfod_urls[0] || ao->root_fd >= 0)
+		return;
+	if (creds_system_user(FETCH_USER, &fu, &fg) < 0 || (cachefd = fetch_cache(cr->dirfd, fu, fg)) < 0) {
+		(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo), "not fetched: no user %s or no cache in %.512s",
+				FETCH_USER, cr->c.directory);
+		return;
+	}
+	(void) snprintf(debug_dir, len, "%s/%s", cr->c.directory, FETCH_DIR);
+	ao->debug_dir = debug_dir;
+	ao->needs_only = true;
+	n = analysis_run(cr->corefd, ao, &first) == 0 && first.needs ? fetch_parse_needs(first.needs, needs,
+											 FETCH_NEEDS_MAX) : 0;
+	ao->needs_only = false;
+	analysis_free(&first);
+	fetch_missing(cr, cachefd, debug_dir, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
+	(void) close(cachefd);
+	cr->a.debuginfo_us = now_us() - t0;
+}
 
 /*
  * The stack trace of the stored core, in the sandbox: as the crashing user when the crash is theirs to see, as the
@@ -30,6 +127,8 @@ void crash_analyse(struct crash *cr)
 				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
 				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1,
 				    .mapped = cr->have_mapped ? &cr->mapped : NULL };
+	char debug_dir[PATH_MAX + 16], debuginfo[sizeof(cr->a.debuginfo)];
+	uint64_t debuginfo_us;
 	int r;
 
 	if (!cr->c.stack_trace || cr->corefd < 0 || (cr->o.path[0] == '\0' && !cr->have_unpublished))
@@ -46,9 +145,15 @@ void crash_analyse(struct crash *cr)
 				r == -ENOENT ? "make install creates it" : strerror(-r));
 		return;
 	}
+	fetch_debuginfo(cr, &ao, debug_dir, sizeof(debug_dir));
+	/* analysis_run() starts the result afresh: what the fetch step said is kept aside. */
+	(void) snprintf(debuginfo, sizeof(debuginfo), "%s", cr->a.debuginfo);
+	debuginfo_us = cr->a.debuginfo_us;
 	r = analysis_run(cr->corefd, &ao, &cr->a);
 	if (r < 0)
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: %s", strerror(-r));
+	(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo), "%s", debuginfo);
+	cr->a.debuginfo_us = debuginfo_us;
 }
 
 /*

@@ -8,6 +8,8 @@
  * only ones a core or an entry is ever handed to.
  */
 #include <elf.h>
+#include <errno.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,4 +69,27 @@ bool uid_is_regular(uid_t uid)
 	if (uid == UID_NOBODY || uid == UID_16BIT_INVALID)
 		return false;
 	return uid < UID_CONTAINER_MIN;
+}
+
+/*
+ * The ids of the system user name, from /etc/passwd itself: no NSS module (LDAP, a network) is ever asked from a
+ * handler the kernel runs for a crash. A user with root's ids, or with a regular user's, is not one the install
+ * made. 0 or -errno (-ENOENT: no such user, -EPERM: not a system user).
+ */
+int creds_system_user(const char *name, uid_t *uid, gid_t *gid)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	struct passwd *pw;
+	int r = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (r == -ENOENT && (pw = fgetpwent(f)))
+		if (strcmp(pw->pw_name, name) == 0) {
+			*uid = pw->pw_uid;
+			*gid = pw->pw_gid;
+			r = *uid == 0 || *gid == 0 || uid_is_regular(*uid) ? -EPERM : 0;
+		}
+	(void) fclose(f);
+	return r;
 }

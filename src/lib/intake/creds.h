@@ -1,4 +1,4 @@
-/* creds.h: whether a crashed process ran with the credentials it was started with (no setuid, no setgid). */
+/* creds.h: whether a crashed process ran with the credentials it was started with (no setuid, no setgid); system users. */
 #ifndef CORESINK_CREDS_H
 #define CORESINK_CREDS_H
 
@@ -16,5 +16,6 @@
 
 bool creds_unchanged(const char *status, const void *auxv, size_t auxv_len);
 bool uid_is_regular(uid_t uid);
+int creds_system_user(const char *name, uid_t *uid, gid_t *gid);
 
 #endif

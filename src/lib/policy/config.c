@@ -168,6 +168,28 @@ static int parse_exec(const char *v, void *field)
 	return 0;
 }
 
+/*
+ * DebuginfodURLs=: empty (nothing leaves the machine), "system" (the URLs in the .urls files of /etc/debuginfod,
+ * read when a crash comes), or http:// and https:// URLs separated by blanks, as DEBUGINFOD_URLS takes them.
+ */
+static int parse_urls(const char *v, void *field)
+{
+	char copy[1024], *save = NULL;
+
+	if (strlen(v) >= sizeof(copy))
+		return -ENAMETOOLONG;
+	strcpy(copy, v);
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == '"' || *p == '\\')
+			return -EINVAL;
+	if (strcmp(v, "system") != 0)
+		for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+			if (strncmp(w, "http://", 7) != 0 && strncmp(w, "https://", 8) != 0)
+				return -EINVAL;
+	strcpy(field, v);
+	return 0;
+}
+
 /* UploadUser=: a user name as useradd takes one (it is looked up when an upload runs). */
 static int parse_user_name(const char *v, void *field)
 {
@@ -347,6 +369,9 @@ static const struct key keys[] = {
 	KEY("StackTrace", parse_bool, print_bool, stack_trace, true),
 	KEY("StackTraceMaxSize", parse_byte_count, print_u64, stack_trace_max, true),
 	KEY("StackTraceTimeoutSec", parse_timeout, print_timeout, stack_trace_ms, true),
+	KEY("DebuginfodURLs", parse_urls, print_string, debuginfod_urls, false),
+	KEY("DebuginfodTimeoutSec", parse_timeout, print_timeout, debuginfod_ms, false),
+	KEY("DebuginfodMaxUse", parse_byte_count, print_u64, debuginfod_max_use, false),
 	KEY("ExecUpload", parse_exec, print_string, exec_upload, true),
 	KEY("UploadUser", parse_user_name, print_string, upload_user, true),
 	KEY("UploadTimeoutSec", parse_timeout, print_timeout, upload_timeout_ms, true),
@@ -387,6 +412,10 @@ void config_defaults(struct config *c)
 	c->stack_trace = true;
 	c->stack_trace_max = 4ULL << 30;
 	c->stack_trace_ms = 15000;
+	/* Nothing leaves the machine unless the admin says so; then a crash's fetch is bounded as its analysis is. */
+	c->debuginfod_urls[0] = '\0';
+	c->debuginfod_ms = 15000;
+	c->debuginfod_max_use = 1ULL << 30;
 	/* Socket mode: the path the unit files and coresink --core-pattern --socket use. */
 	strcpy(c->socket, "/run/coresink/kernel.socket");
 	/* Two cores' worth of copying and analysis each; a storm waits in the listen queue, which the kernel sizes. */

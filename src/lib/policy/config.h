@@ -62,6 +62,9 @@ struct config {
 	bool stack_trace;          /* analyse the stored core: the trace goes into the entry */
 	uint64_t stack_trace_max;  /* cores larger than this are not analysed */
 	uint64_t stack_trace_ms;   /* the analysis is stopped after this long */
+	char debuginfod_urls[1024]; /* DebuginfodURLs=: servers asked for debug info by build-id; "" none, "system" */
+	uint64_t debuginfod_ms;    /* the fetch step, all modules of one crash, is stopped after this long */
+	uint64_t debuginfod_max_use; /* what the cache of fetched debug info may take */
 	char socket[SOCKET_PATH_MAX]; /* socket mode: where coresink --serve listens for the kernel */
 	uint64_t socket_parallel;  /* socket mode: crashes handled at once; more wait in the listen queue */
 	uint64_t socket_timeout_ms; /* socket mode: a capture still running after this long is killed */

@@ -199,6 +199,10 @@ static void add_analysis_fields(struct fields *f, const struct analysis *a)
 	if (a->why[0])
 		fields_add(f, "CORESINK_TRACE=%s", a->why);
 	add_line(f, "CORESINK_TRACE_UNREAD", a->unread);
+	if (a->debuginfo[0]) {
+		fields_add(f, "CORESINK_DEBUGINFO=%s", a->debuginfo);
+		fields_add(f, "CORESINK_DEBUGINFO_USEC=%llu", (unsigned long long)a->debuginfo_us);
+	}
 	if (a->files[0])
 		fields_add(f, "CORESINK_TRACE_FILES=%s", a->files);
 }

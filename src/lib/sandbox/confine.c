@@ -24,6 +24,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -166,6 +167,65 @@ static int filter_syscalls(void)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);
 	return r;
+}
+
+/* In a user namespace of its own: the ids it had mapped to themselves, so that what it writes is still its own. */
+static int map_own_ids(uid_t uid, gid_t gid)
+{
+	char map[64];
+	int fd, r = 0;
+	const struct { const char *file; const char *text; } steps[] = {
+		{ "/proc/self/setgroups", "deny" }, { "/proc/self/uid_map", NULL }, { "/proc/self/gid_map", NULL },
+	};
+
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(steps); i++) {
+		const char *text = steps[i].text;
+
+		if (!text) {
+			(void) snprintf(map, sizeof(map), "%u %u 1", i == 1 ? (unsigned)uid : (unsigned)gid,
+					i == 1 ? (unsigned)uid : (unsigned)gid);
+			text = map;
+		}
+		fd = open(steps[i].file, O_WRONLY | O_CLOEXEC);
+		r = fd < 0 ? -errno : io_write_full(fd, text, strlen(text));
+		if (fd >= 0)
+			(void) close(fd);
+	}
+	return r;
+}
+
+/*
+ * The fetch step's own confinement (debuginfod.c), after exec as its unprivileged user with no capability: a user
+ * and a mount namespace of its own (the network kept: it is what the step is for), every mount read-only, nosuid,
+ * nodev and noexec, /proc hidden under an empty tmpfs (no crash's /proc to read), and writable only the directory
+ * writable (its cache); then no capability left. 0 with *applied telling what (SANDBOX_*), or -errno where a
+ * namespace could be made but not set up: then it must not go on.
+ */
+int confine_fetch(const char *writable, unsigned *applied)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+					     MOUNT_ATTR_NOEXEC, .propagation = MS_PRIVATE };
+	struct mount_attr rw = { .attr_clr = MOUNT_ATTR_RDONLY };
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int r = 0;
+
+	*applied = geteuid() != 0 ? SANDBOX_UNPRIVILEGED : 0;
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0) {
+		r = map_own_ids(uid, gid);
+		if (r == 0 && syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+			r = -errno;
+		if (r == 0 && mount("coresink-fetch", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+				    "size=0,mode=0") < 0)
+			r = -errno;
+		if (r == 0 && (mount(writable, writable, NULL, MS_BIND, NULL) < 0 ||
+			       syscall(SYS_mount_setattr, AT_FDCWD, writable, 0, &rw, sizeof(rw)) < 0))
+			r = -errno;
+		if (r < 0)
+			return r;
+		*applied |= SANDBOX_NAMESPACES | SANDBOX_READ_ONLY;
+	}
+	return drop_capabilities();
 }
 
 /*

@@ -8,5 +8,6 @@
 
 int confine_exec(const struct sandbox_limits *l, pid_t parent, unsigned *applied);
 int confine(const struct sandbox_limits *l, pid_t parent, unsigned *applied);
+int confine_fetch(const char *writable, unsigned *applied);
 
 #endif

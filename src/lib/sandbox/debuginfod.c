@@ -1,0 +1,251 @@
+/*
+ * debuginfod.c: the fetch step's own work (coresink --fetch-debuginfo, run by fetch.c as FETCH_USER with nothing of
+ * the crash): it confines itself further (confine_fetch(): no /proc, the file system read-only but its cache), asks
+ * the servers for each build-id with elfutils' libdebuginfod, and keeps a file only when its build-id is the one
+ * asked for, under .build-id/xx/rest[.debug] in the cache, where libdwfl looks (a server that serves another file is
+ * refused). A build-id no server has is marked (.miss) so that the next crashes do not ask again at once. The cache
+ * is kept within its bound, the oldest first, and the file system above KeepFree. Each result is one line on
+ * standard output: "fetched KIND ID URL" or "missing KIND ID WHY".
+ */
+#include <dirent.h>
+#include <elfutils/debuginfod.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "confine.h"
+#include "fetch.h"
+
+#define MAX_SECONDS_FLOOR 1
+
+struct step {
+	const char *cache;
+	uint64_t max_use, keep_free;
+	double deadline;          /* CLOCK_MONOTONIC seconds */
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether the ELF file in fd has the build-id hex (no more, no less). */
+static bool has_build_id(int fd, const char *hex)
+{
+	Elf *elf;
+	const void *id;
+	ssize_t n;
+	bool same = false;
+
+	(void) elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	n = elf ? dwelf_elf_gnu_build_id(elf, &id) : -1;
+	if (n > 0 && (size_t)n * 2 == strlen(hex)) {
+		same = true;
+		for (ssize_t i = 0; i < n && same; i++) {
+			char two[3];
+
+			(void) snprintf(two, sizeof(two), "%02x", ((const unsigned char *)id)[i]);
+			same = strncmp(two, hex + 2 * i, 2) == 0;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	return same;
+}
+
+/* The path in the cache for kind and id, with suffix (".miss" or ""), its .build-id/xx directory made. */
+static int cache_path(const struct step *s, const char *kind, const char *id, const char *suffix, char *path,
+		      size_t len)
+{
+	(void) snprintf(path, len, "%s/.build-id", s->cache);
+	(void) mkdir(path, 0755);
+	(void) snprintf(path, len, "%s/.build-id/%.2s", s->cache, id);
+	(void) mkdir(path, 0755);
+	return snprintf(path, len, "%s/.build-id/%.2s/%s%s%s", s->cache, id, id + 2,
+			strcmp(kind, "debuginfo") == 0 ? ".debug" : "", suffix) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/* Marks id as missing for now (an empty .miss file, its time the mark). */
+static void mark_missing(const struct step *s, const char *kind, const char *id)
+{
+	char path[4096];
+	int fd;
+
+	if (cache_path(s, kind, id, ".miss", path, sizeof(path)) < 0)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		(void) close(fd);
+}
+
+/* Free bytes where the cache is, less KeepFree; 0 when there is no room. */
+static uint64_t room(const struct step *s)
+{
+	struct statvfs sv;
+	uint64_t avail;
+
+	if (statvfs(s->cache, &sv) < 0)
+		return 0;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return avail > s->keep_free ? avail - s->keep_free : 0;
+}
+
+/* Asks the servers for one build-id; keeps what has it. The line it says. */
+static void fetch_one(const struct step *s, debuginfod_client *c, const char *kind, const char *id)
+{
+	char dest[4096], seconds[24], maxsize[24], *got = NULL;
+	const char *url;
+	double left = s->deadline - now();
+	int fd;
+
+	if (left < MAX_SECONDS_FLOOR) {
+		printf("missing %s %s no time left in DebuginfodTimeoutSec\n", kind, id);
+		return;
+	}
+	(void) snprintf(seconds, sizeof(seconds), "%d", (int)left);
+	(void) snprintf(maxsize, sizeof(maxsize), "%llu", (unsigned long long)(room(s) < s->max_use ? room(s) : s->max_use));
+	(void) setenv("DEBUGINFOD_MAXTIME", seconds, 1);
+	(void) setenv("DEBUGINFOD_TIMEOUT", seconds, 1);
+	(void) setenv("DEBUGINFOD_MAXSIZE", maxsize, 1);
+	fd = strcmp(kind, "debuginfo") == 0 ? debuginfod_find_debuginfo(c, (const unsigned char *)id, 0, &got)
+					    : debuginfod_find_executable(c, (const unsigned char *)id, 0, &got);
+	url = debuginfod_get_url(c);
+	if (fd < 0) {
+		printf("missing %s %s %s\n", kind, id, fd == -ENOENT ? "no server has it" : strerror(-fd));
+		if (fd == -ENOENT)
+			mark_missing(s, kind, id);
+	} else if (!has_build_id(fd, id)) {
+		printf("missing %s %s the server's file has another build-id (%s)\n", kind, id, url ? url : "?");
+		(void) unlink(got);
+	} else if (cache_path(s, kind, id, "", dest, sizeof(dest)) < 0 || (link(got, dest) < 0 && errno != EEXIST)) {
+		printf("missing %s %s not kept in the cache: %s\n", kind, id, strerror(errno));
+		(void) unlink(got);
+	} else {
+		/* libdebuginfod keeps its files 0400: the analysis reads them as another user. The time is the fetch's
+		   (a server may have set the file's own), which the bound goes by. */
+		(void) chmod(dest, 0644);
+		(void) utimensat(AT_FDCWD, dest, NULL, 0);
+		printf("fetched %s %s %s\n", kind, id, url ? url : "?");
+		(void) unlink(got);
+	}
+	if (fd >= 0)
+		(void) close(fd);
+	free(got);
+	(void) fflush(stdout);
+}
+
+struct cached {
+	char path[512];
+	time_t mtime;
+	uint64_t bytes;
+};
+
+static int older(const void *a, const void *b)
+{
+	const struct cached *x = a, *y = b;
+
+	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+}
+
+/* Keeps the cache's files within max_use: the oldest go first. */
+static void bound(const struct step *s)
+{
+	char dir[4096];
+	struct cached *all = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	DIR *top, *sub;
+	struct dirent *a, *b;
+
+	(void) snprintf(dir, sizeof(dir), "%s/.build-id", s->cache);
+	top = opendir(dir);
+	while (top && (a = readdir(top))) {
+		char subdir[4200];
+
+		if (strlen(a->d_name) != 2)
+			continue;
+		(void) snprintf(subdir, sizeof(subdir), "%s/%s", dir, a->d_name);
+		sub = opendir(subdir);
+		while (sub && (b = readdir(sub))) {
+			struct stat st;
+			char path[4600];
+
+			(void) snprintf(path, sizeof(path), "%s/%s", subdir, b->d_name);
+			if (b->d_name[0] == '.' || lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || strlen(path) >= 512)
+				continue;
+			if (n == cap) {
+				struct cached *p = reallocarray(all, cap ? cap * 2 : 64, sizeof(*p));
+
+				if (!p)
+					break;
+				all = p;
+				cap = cap ? cap * 2 : 64;
+			}
+			(void) snprintf(all[n].path, sizeof(all[n].path), "%s", path);
+			all[n].mtime = st.st_mtime;
+			all[n].bytes = (uint64_t)st.st_blocks * 512;
+			total += all[n++].bytes;
+		}
+		if (sub)
+			(void) closedir(sub);
+	}
+	if (top)
+		(void) closedir(top);
+	if (n)
+		qsort(all, n, sizeof(*all), older);
+	for (size_t i = 0; i < n && total > s->max_use; i++)
+		if (unlink(all[i].path) == 0)
+			total -= all[i].bytes;
+	free(all);
+}
+
+/*
+ * coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...: the step (fetch.c runs it). Exit
+ * 0 when it could ask (whatever the servers said), 1 when it could not even start.
+ */
+int fetch_child_main(int argc, char **argv)
+{
+	struct step s;
+	char client_cache[4096];
+	unsigned applied;
+	debuginfod_client *c;
+
+	if (argc < 6)
+		return fprintf(stderr, "usage: coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...\n"), 1;
+	s = (struct step) { .cache = argv[0], .max_use = strtoull(argv[3], NULL, 10),
+			    .keep_free = strtoull(argv[4], NULL, 10), .deadline = now() + strtod(argv[2], NULL) / 1000 };
+	if (confine_fetch(s.cache, &applied) < 0)
+		return printf("error cannot confine the step: %s\n", strerror(errno)), 1;
+	/* Debug info is public, and the analysis reads it as another user: files 0644 and directories 0755. */
+	umask(022);
+	/* libdebuginfod's own cache, where a download lands before it is checked and linked into .build-id/. */
+	(void) snprintf(client_cache, sizeof(client_cache), "%s/.client", s.cache);
+	(void) setenv("DEBUGINFOD_URLS", argv[1], 1);
+	(void) setenv("DEBUGINFOD_CACHE_PATH", client_cache, 1);
+	c = debuginfod_begin();
+	if (!c)
+		return printf("error libdebuginfod could not start\n"), 1;
+	for (int i = 5; i < argc; i++) {
+		char kind[16], id[130];
+
+		if (sscanf(argv[i], "%15[a-z]:%129[0-9a-f]", kind, id) != 2 || strlen(id) < 2)
+			continue;
+		fetch_one(&s, c, kind, id);
+	}
+	debuginfod_end(c);
+	bound(&s);
+	return 0;
+}
