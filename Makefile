@@ -49,7 +49,7 @@ BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
 UNITS = $(sort $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c)))
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
-	$(B)/stopuid
+	$(B)/stopuid $(B)/badserver $(B)/fetchprobe
 
 all: $(B)/coresink $(B)/coresinkctl $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
 	$(B)/coresink-upload.service
@@ -133,6 +133,13 @@ $(B)/corecraft: tests/helpers/corecraft.c
 
 $(B)/sockpeer: tests/helpers/sockpeer.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/sockpeer.c
+
+# The fetch step's stand-in: confine_fetch() of the library, then what it can reach (check_fetch).
+$(B)/fetchprobe: tests/helpers/fetchprobe.c $(B)/libcoresink.a
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) $(LIB_INC) -o $@ tests/helpers/fetchprobe.c $(B)/libcoresink.a $(DEP_LIBS)
+
+$(B)/badserver: tests/helpers/badserver.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/badserver.c
 
 $(B)/stopuid: tests/helpers/stopuid.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/stopuid.c

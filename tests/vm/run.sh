@@ -28,7 +28,7 @@ VM=$B/vm
 mkdir -p "$VM/out"
 scratch
 TABLE=$B/vm.md
-PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libzstd1,libacl1,libseccomp2
+PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2
 BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-420}
 
 # image REL: $VM/REL/base.img (ext4, the whole root), vmlinuz and initrd, built unless this recipe made them today.

@@ -138,6 +138,7 @@ static const char *name_of(const struct fetch_job *j, const char *id)
 static void summarize(const struct fetch_job *j, const char *out, char *said, size_t len)
 {
 	char got[2048] = "", miss[2048] = "";
+	bool said_of[FETCH_NEEDS_MAX] = { false };
 	size_t g = 0, m = 0;
 	unsigned n_got = 0, n_miss = 0;
 
@@ -146,6 +147,8 @@ static void summarize(const struct fetch_job *j, const char *out, char *said, si
 
 		if (sscanf(p, "%15s %15s %128s %511[^\n]", what, kind, id, rest) != 4)
 			continue;
+		for (unsigned i = 0; i < j->n && i < FETCH_NEEDS_MAX; i++)
+			said_of[i] |= strcmp(j->needs[i].id, id) == 0;
 		if (strcmp(what, "fetched") == 0 && g < sizeof(got)) {
 			n_got++;
 			g += (size_t)snprintf(got + g, sizeof(got) - g, "%s%s%s from %s", g ? ", " : "", name_of(j, id),
@@ -155,6 +158,13 @@ static void summarize(const struct fetch_job *j, const char *out, char *said, si
 			m += (size_t)snprintf(miss + m, sizeof(miss) - m, "%s%s (%s)", m ? ", " : "", name_of(j, id), rest);
 		}
 	}
+	/* What the step did not get to say before it was stopped. */
+	for (unsigned i = 0; i < j->n && i < FETCH_NEEDS_MAX && m < sizeof(miss); i++)
+		if (!said_of[i]) {
+			n_miss++;
+			m += (size_t)snprintf(miss + m, sizeof(miss) - m, "%s%s (no answer in time)", m ? ", " : "",
+					      j->needs[i].name);
+		}
 	(void) snprintf(said, len, "fetched %u: %s; not fetched %u: %s", n_got, n_got ? got : "none", n_miss,
 			n_miss ? miss : "none");
 }

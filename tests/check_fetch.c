@@ -1,0 +1,148 @@
+/*
+ * check_fetch.c: the fetch step, as fetch_run() runs it and confine_fetch() confines it (fetchprobe stands in for
+ * its program): as coresink-debuginfod, it cannot read the core (a root 0640 file), the crashing process's /proc or
+ * a root 0600 file, and writes nothing but its cache; it can reach the network. As root, with that user. Then the
+ * needs of the analysis's first pass as the handler reads them, and the cache's checks.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "intake.h"
+#include "sandbox.h"
+#include "unit.h"
+
+START_TEST(test_confined)
+{
+	char dir[] = "/var/tmp/check-fetch.XXXXXX", cache[256], core[256], secret[256], said[4096], args[1024];
+	char probe[4096];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	struct fetch_job j = { .timeout_ms = 10000, .max_use = 1 << 20 };
+	struct fetch_need need = { "debuginfo", "0123456789abcdef", "probe" };
+	pid_t victim;
+	int lfd, fd;
+	ssize_t n;
+
+	/* The users are made by tests/e2e/run.sh, which runs this suite again (t-debuginfod): there it must run. */
+	if (geteuid() != 0 || creds_system_user(FETCH_USER, &j.uid, &j.gid) < 0) {
+		ck_assert_msg(!getenv("CORESINK_TEST_NEED_USERS"), "not root, or no user %s", FETCH_USER);
+		fprintf(stderr, "fetch: not root, or no user %s: confinement not checked\n", FETCH_USER);
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	(void) snprintf(cache, sizeof(cache), "%s/cache", dir);
+	(void) snprintf(core, sizeof(core), "%s/core.x.1.20260101T000000Z", dir);
+	(void) snprintf(secret, sizeof(secret), "%s/secret", dir);
+	ck_assert_int_eq(mkdir(cache, 0755), 0);
+	ck_assert_int_eq(chown(cache, j.uid, j.gid), 0);
+	fd = open(core, O_WRONLY | O_CREAT, 0640);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = open(secret, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
+	victim = fork();
+	if (victim == 0) {
+		pause();
+		_exit(0);
+	}
+	(void) snprintf(args, sizeof(args), "%s %d %s %d", core, (int)victim, secret, ntohs(a.sin_port));
+	n = readlink("/proc/self/exe", probe, sizeof(probe) - 32);
+	ck_assert_int_gt(n, 0);
+	probe[n] = '\0';
+	(void) snprintf(strrchr(probe, '/') + 1, 32, "fetchprobe");
+	j.handler = probe, j.cache = cache, j.urls = args, j.needs = &need, j.n = 1;
+
+	ck_assert_int_eq(fetch_run(&j, said, sizeof(said)), 0);
+	fprintf(stderr, "fetch: %s\n", said);
+	ck_assert_msg(strstr(said, "confined=7"), "unprivileged, in namespaces, read-only: %s", said);
+	ck_assert_msg(strstr(said, "core=EACCES"), "the core: %s", said);
+	ck_assert_msg(strstr(said, "proc=E") && !strstr(said, "proc=ok"), "the crash's /proc: %s", said);
+	ck_assert_msg(strstr(said, "secret=EACCES"), "a root 0600 file: %s", said);
+	ck_assert_msg(strstr(said, "cache-write=ok"), "its cache: %s", said);
+	ck_assert_msg(strstr(said, "tmp-write=EROFS"), "anywhere else: %s", said);
+	ck_assert_msg(strstr(said, "net=ok"), "the network: %s", said);
+	kill(victim, SIGKILL);
+	unit_reap(victim);
+	close(lfd);
+	(void) unlink(core), (void) unlink(secret);
+	(void) snprintf(args, sizeof(args), "%s/written", cache);
+	(void) unlink(args);
+	(void) rmdir(cache), (void) rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_needs)
+{
+	struct fetch_need n[4];
+	int k = fetch_parse_needs("debuginfo 0123abcd prog\nexecutable 89abcdef libx.so.1\n"
+				  "junk line\ndebuginfo zz notahex\ndebuginfo 4567 name with blanks\n", n, 4);
+
+	ck_assert_int_eq(k, 3);
+	ck_assert_str_eq(n[0].kind, "debuginfo");
+	ck_assert_str_eq(n[0].id, "0123abcd");
+	ck_assert_str_eq(n[1].kind, "executable");
+	ck_assert_str_eq(n[1].name, "libx.so.1");
+	ck_assert_str_eq(n[2].name, "name with blanks");
+	ck_assert_int_eq(fetch_parse_needs("debuginfo 01 a\ndebuginfo 02 b\n", n, 1), 1);
+}
+END_TEST
+
+START_TEST(test_have)
+{
+	char dir[] = "/tmp/check-fetch.XXXXXX", path[256];
+	struct fetch_need d = { "debuginfo", "0123456789", "x" }, e = { "executable", "0123456789", "x" };
+	int cache, fd;
+	uint64_t now = (uint64_t)time(NULL);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	cache = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert(!fetch_have(cache, &d, now));
+	(void) snprintf(path, sizeof(path), "%s/.build-id", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	(void) snprintf(path, sizeof(path), "%s/.build-id/01", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	(void) snprintf(path, sizeof(path), "%s/.build-id/01/23456789.debug", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	close(fd);
+	ck_assert(fetch_have(cache, &d, now));
+	ck_assert(!fetch_have(cache, &e, now));
+	/* A miss is remembered for a while, then asked again. */
+	(void) snprintf(path, sizeof(path), "%s/.build-id/01/23456789.miss", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	close(fd);
+	ck_assert(fetch_have(cache, &e, now));
+	ck_assert(!fetch_have(cache, &e, now + FETCH_MISS_SECONDS + 1));
+	close(cache);
+	(void) unlink(path);
+	(void) snprintf(path, sizeof(path), "%s/.build-id/01/23456789.debug", dir);
+	(void) unlink(path);
+	(void) snprintf(path, sizeof(path), "%s/.build-id/01", dir);
+	(void) rmdir(path);
+	(void) snprintf(path, sizeof(path), "%s/.build-id", dir);
+	(void) rmdir(path);
+	(void) rmdir(dir);
+}
+END_TEST
+
+static Suite *fetch_suite(void)
+{
+	Suite *s = suite_create("fetch");
+	TCase *tc = tcase_create("fetch");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_confined);
+	tcase_add_test(tc, test_needs);
+	tcase_add_test(tc, test_have);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(fetch_suite)

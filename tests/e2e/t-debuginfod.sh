@@ -1,0 +1,155 @@
+#!/bin/bash
+# Debug info by build-id (DebuginfodURLs=), with elfutils' own server: a stripped program and its stripped shared
+# library, their debug files (objcopy --only-keep-debug) served by `debuginfod -F` on 127.0.0.1. The entry's trace
+# names every function gdb names on the same core given the same debug files, frame for frame, in pipe and socket
+# mode, and the signature uses the names; 20 crashes of the program fetch each file once. A server stopped, one
+# that hangs (accepts and never answers), one that is slow (a byte a second) and one that serves a file of another
+# build-id: the entry arrives within DebuginfodTimeoutSec plus a second, says why, and the core is stored as always.
+# tier: all (make check-all only)
+. "$(dirname "$0")/lib.sh"
+need_root "it sets kernel.core_pattern and runs the fetch step as coresink-debuginfod"
+for tool in debuginfod cc objcopy strip gdb; do command -v $tool > /dev/null || skip "no $tool"; done
+id coresink-debuginfod > /dev/null 2>&1 || skip "no user coresink-debuginfod: run through tests/e2e/run.sh"
+scratch
+chmod 0755 "$T"
+start_journald
+BADSERVER=$B/badserver
+
+# The fetch step's confinement, as fetch_run() runs it (check_fetch, with the users this runner made): it cannot
+# read the core, the crash's /proc or a root 0600 file, writes only its cache, and reaches the network.
+if [ -x "$B/check_fetch" ]; then
+	check "the fetch step cannot read the core, /proc or a root 0600 file; it writes only its cache: $(CORESINK_TEST_NEED_USERS=1 "$B/check_fetch" 2>&1 | grep '^fetch:' | cut -c1-160)" \
+		quiet env CORESINK_TEST_NEED_USERS=1 "$B/check_fetch"
+fi
+
+# The program and its library, built with debug info, which goes to the server's directory; what runs is stripped.
+mkdir -p "$T/bin" "$T/served"
+cat > "$T/lib.c" <<'EOF'
+#include <stdlib.h>
+__attribute__((noinline)) int lib_crash(int *p) { return *p + 1; }
+__attribute__((noinline)) int lib_func(int n) { int *p = n > 100 ? malloc(4) : NULL; return lib_crash(p) + n; }
+EOF
+cat > "$T/prog.c" <<'EOF'
+#include <stdio.h>
+int lib_func(int n);
+__attribute__((noinline)) static int prog_level2(int n) { return lib_func(n) * 2; }
+__attribute__((noinline)) int prog_level1(int n) { return prog_level2(n + 1); }
+int main(int argc, char **argv) { (void) argv; printf("%d\n", prog_level1(argc)); return 0; }
+EOF
+cc -O1 -g -fPIC -shared -o "$T/bin/libdbg.so" "$T/lib.c" &&
+	cc -O1 -g -o "$T/bin/dbgprog" "$T/prog.c" -L"$T/bin" -ldbg -Wl,-rpath,"$T/bin" || fail "building the program"
+for f in dbgprog libdbg.so; do
+	objcopy --only-keep-debug "$T/bin/$f" "$T/served/$f.debug" && strip --strip-all "$T/bin/$f" || fail "stripping $f"
+done
+check "the program and its library are stripped: no .symtab" bash -c "! readelf -S '$T/bin/dbgprog' '$T/bin/libdbg.so' | grep -q '\.symtab'"
+
+# The server, on a port of its own, until it has read the debug files.
+PORT=$(( 20000 + $$ % 20000 ))
+debuginfod -F "$T/served" -p "$PORT" -d "$T/debuginfod.sqlite" -v > "$T/debuginfod.log" 2>&1 &
+SERVER=$!
+at_exit "kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null"
+URL=http://127.0.0.1:$PORT
+# (A fresh client cache each time: libdebuginfod remembers a miss, and the server may not have scanned yet.)
+for _ in $(seq 100); do
+	rm -rf "$T/probe"
+	DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T/probe debuginfod-find debuginfo "$T/bin/dbgprog" > /dev/null 2>&1 && break
+	sleep 0.2
+done
+rm -rf "$T/probe"
+check "debuginfod serves the program's debug file" grep -q "GET /buildid/.*/debuginfo 200" "$T/debuginfod.log"
+fetches() { grep -c "GET /buildid/$1/debuginfo 200" "$T/debuginfod.log"; }
+
+# frames PID: the function names of the crashing thread's frames, from its entry's trace.
+frames() { jctl -o cat COREDUMP_PID="$1" | sed -n '/^Stack trace of thread/,/^$/p' | sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p'; }
+# gdb_frames CORE: the same, from gdb's backtrace of CORE given the debug files of the cache.
+gdb_frames() {
+	gdb -batch -nx -iex "set debug-file-directory $1" -ex 'echo BACKTRACE\n' -ex bt "$T/bin/dbgprog" "$2" 2>/dev/null |
+		sed -n '/^BACKTRACE/,$p' | sed -n 's/^#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\([^ ]*\) .*/\2/p'
+}
+
+# setup NAME KEY=VALUE...: a config with its own core directory (and so its own empty cache) for the handler.
+setup() {
+	local d=$T/$1; shift
+	write_config "$d.conf" "Directory=$d" "Compress=no" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "$@"
+	use_handler "$d.conf"
+	DIR=$d
+}
+
+id_prog=$(readelf -n "$T/bin/dbgprog" | sed -n 's/.*Build ID: //p')
+id_lib=$(readelf -n "$T/bin/libdbg.so" | sed -n 's/.*Build ID: //p')
+served0="$(fetches "$id_prog") $(fetches "$id_lib")"
+
+# 1. Pipe mode: fetched from the server, the trace names every frame as gdb does.
+setup pipe "DebuginfodURLs=$URL" "DebuginfodTimeoutSec=15s"
+crash_run "$T/bin/dbgprog"
+e=$(journal_entry "$CRASH_PID") || fail "no entry"
+check "pipe mode: fetched both modules from the server: $(field "$e" CORESINK_DEBUGINFO | cut -c1-160)" \
+	all_of_re "$(field "$e" CORESINK_DEBUGINFO)" "fetched 2: .*libdbg.so from $URL" "dbgprog from $URL"
+ours=$(frames "$CRASH_PID")
+theirs=$(gdb_frames "$DIR/.debuginfo" "$(field "$e" COREDUMP_FILENAME)")
+check "pipe mode: every function named: $(echo $ours | cut -d' ' -f1-5)" \
+	test "$(head -n 5 <<< "$ours" | tr '\n' ' ')" = "lib_crash lib_func prog_level2 prog_level1 main "
+check "pipe mode: frame for frame gdb's, given the same debug files ($(echo $theirs | cut -d' ' -f1-5))" \
+	test "$(head -n 5 <<< "$ours")" = "$(head -n 5 <<< "$theirs")"
+check "the signature uses the names: $(field "$e" CORESINK_SIGNATURE_TEXT)" \
+	test "$(field "$e" CORESINK_SIGNATURE_TEXT)" = "1;SIGSEGV;libdbg.so!lib_crash;libdbg.so!lib_func;dbgprog!prog_level2"
+check "the cache holds them where libdwfl looks, readable by all" \
+	test -r "$DIR/.debuginfo/.build-id/${id_prog:0:2}/${id_prog:2}.debug" -a \
+	"$(stat -c %a "$DIR/.debuginfo/.build-id/${id_lib:0:2}/${id_lib:2}.debug")" = 644
+
+# 2. 20 crashes more of the same program: each file was fetched once, for the first.
+served1="$(fetches "$id_prog") $(fetches "$id_lib")"
+for i in $(seq 20); do crash_run "$T/bin/dbgprog"; done
+journal_entry "$CRASH_PID" > /dev/null || fail "no entry of the 21st crash"
+served21="$(fetches "$id_prog") $(fetches "$id_lib")"
+check "21 crashes: each file fetched once (served before: $served0; after the 1st: $served1; after the 21st: $served21)" \
+	test "$served1" = "$(( ${served0% *} + 1 )) $(( ${served0#* } + 1 ))" -a "$served21" = "$served1"
+check "and the 21st crash's trace still names them" test "$(frames "$CRASH_PID" | head -n 3 | tr '\n' ' ')" = \
+	"lib_crash lib_func prog_level2 "
+
+# 3. Socket mode, the same.
+if have_socket_mode; then
+	setup socket "DebuginfodURLs=$URL" "Socket=$T/kernel.socket"
+	start_server "$DIR.conf"
+	use_socket "$DIR.conf"
+	crash_run "$T/bin/dbgprog"
+	e=$(journal_entry "$CRASH_PID") || fail "no entry in socket mode"
+	check "socket mode: fetched, and every function named: $(frames "$CRASH_PID" | head -n 5 | tr '\n' ' ')" \
+		test "$(frames "$CRASH_PID" | head -n 5 | tr '\n' ' ')" = "lib_crash lib_func prog_level2 prog_level1 main "
+	stop_server
+fi
+
+# 4. Servers that fail: the entry within DebuginfodTimeoutSec (3 s) plus a second, saying why; the core stored.
+# misbehave NAME WHY-RE: a crash under the server of setup's URL; its entry's delay after the release and its fields.
+misbehave() {
+	local name=$1 why=$2 t0 t1
+	crash_run "$T/bin/dbgprog"
+	t0=$(date +%s%N)
+	e=$(journal_entry "$CRASH_PID")
+	for _ in $(seq 100); do [ -n "$e" ] && break; sleep 0.1; e=$(journal_entry "$CRASH_PID"); done
+	t1=$(date +%s%N)
+	check "$name: the entry $(( (t1 - t0) / 1000000 )) ms after the release, within 3 s + 1 s" test $(( (t1 - t0) / 1000000 )) -le 4000
+	check "$name: it says why: $(field "$e" CORESINK_DEBUGINFO | cut -c1-200)" matches "$(field "$e" CORESINK_DEBUGINFO)" "$why"
+	check "$name: the core is stored all the same" test "$(field "$e" CORESINK_RESULT)" = stored -a -s "$(field "$e" COREDUMP_FILENAME)"
+}
+setup stopped "DebuginfodURLs=http://127.0.0.1:$((PORT + 1))" "DebuginfodTimeoutSec=3s"
+misbehave "a server stopped" "not fetched 2: .*dbgprog \\((Couldn't connect|Connection refused|.*connect)"
+for mode in hang slow; do
+	port=$((PORT + 2))
+	"$BADSERVER" $mode $port > "$T/bad.out" 2>&1 &
+	bad=$!
+	at_exit "kill $bad 2>/dev/null"
+	for _ in $(seq 50); do grep -q ready "$T/bad.out" && break; sleep 0.1; done
+	setup $mode "DebuginfodURLs=http://127.0.0.1:$port" "DebuginfodTimeoutSec=3s"
+	misbehave "a server that is $mode" "(stopped at DebuginfodTimeoutSec|[Tt]imeout|no time left)"
+	kill $bad 2>/dev/null; wait $bad 2>/dev/null
+done
+port=$((PORT + 3))
+"$BADSERVER" wrong $port "$T/served/libdbg.so.debug" > "$T/bad.out" 2>&1 &
+bad=$!
+at_exit "kill $bad 2>/dev/null"
+for _ in $(seq 50); do grep -q ready "$T/bad.out" && break; sleep 0.1; done
+setup wrong "DebuginfodURLs=http://127.0.0.1:$port" "DebuginfodTimeoutSec=3s"
+misbehave "a server of another build-id's file" "dbgprog \\(the server's file has another build-id"
+check "and nothing of it was kept" test -z "$(find "$DIR/.debuginfo/.build-id" -name "${id_prog:2}.debug" 2>/dev/null)"
+kill $bad 2>/dev/null; wait $bad 2>/dev/null

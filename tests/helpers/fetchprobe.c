@@ -1,0 +1,54 @@
+/*
+ * fetchprobe.c: stands in for the fetch step's program (coresink --fetch-debuginfo) in check_fetch: run by the very
+ * same fetch_run() (the sandbox's exec mode, as coresink-debuginfod, no environment), it confines itself with the
+ * very same confine_fetch(), then says what it could do: read the core, the crash's /proc, a root 0600 file; write
+ * its cache and anywhere else; connect to a port on 127.0.0.1. It says it in the one line the step's program writes
+ * for a module ("missing debuginfo ID WHAT=RESULT ..."), so that fetch_run() passes it on as it would the step's.
+ * usage (as fetch_run() calls it): fetchprobe --fetch-debuginfo CACHE "CORE PID SECRET PORT" MS MAX KEEP KIND:ID
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sandbox/confine.h"
+
+static void try_open(const char *what, const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC, 0644);
+
+	printf(" %s=%s", what, fd >= 0 ? "ok" : strerrorname_np(errno));
+	if (fd >= 0)
+		(void) close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	char core[4096], secret[4096], proc[64], file[4200];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	unsigned applied;
+	int pid, port, s;
+
+	if (argc < 8 || sscanf(argv[3], "%4095s %d %4095s %d", core, &pid, secret, &port) != 4)
+		return 100;
+	printf("missing debuginfo %s", strchr(argv[7], ':') ? strchr(argv[7], ':') + 1 : "?");
+	if (confine_fetch(argv[2], &applied) < 0)
+		return printf(" confine=failed\n"), 1;
+	printf(" confined=%u", applied);
+	try_open("core", core, O_RDONLY);
+	(void) snprintf(proc, sizeof(proc), "/proc/%d/status", pid);
+	try_open("proc", proc, O_RDONLY);
+	try_open("secret", secret, O_RDONLY);
+	(void) snprintf(file, sizeof(file), "%s/written", argv[2]);
+	try_open("cache-write", file, O_WRONLY | O_CREAT);
+	try_open("tmp-write", "/var/tmp/coresink-fetchprobe", O_WRONLY | O_CREAT);
+	a.sin_port = htons((uint16_t)port);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	printf(" net=%s\n", s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 ? "ok" : strerrorname_np(errno));
+	return 0;
+}
