@@ -136,7 +136,8 @@ $(B)/sockpeer: tests/helpers/sockpeer.c
 
 # The fetch step's stand-in: confine_fetch() of the library, then what it can reach (check_fetch).
 $(B)/fetchprobe: tests/helpers/fetchprobe.c $(B)/libcoresink.a
-	$(CC) $(CPPFLAGS) -O2 -g $(WARN) $(LIB_INC) -o $@ tests/helpers/fetchprobe.c $(B)/libcoresink.a $(DEP_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) $(LDFLAGS) -o $@ tests/helpers/fetchprobe.c $(B)/libcoresink.a \
+		$(DEP_LIBS)
 
 $(B)/badserver: tests/helpers/badserver.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/badserver.c
@@ -173,7 +174,7 @@ check-all: $(B)/.deps-test
 	bash tests/e2e/run.sh $(B) all
 	$(MAKE) check-vm
 
-asan-units: $(UNIT_BIN) $(B)/coresink
+asan-units: $(UNIT_BIN) $(B)/coresink $(B)/fetchprobe
 	sh tests/run-units.sh $(B) $(UNITS)
 
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.

@@ -37,8 +37,11 @@ int main(int argc, char **argv)
 	if (argc < 8 || sscanf(argv[3], "%4095s %d %4095s %d", core, &pid, secret, &port) != 4)
 		return 100;
 	printf("missing debuginfo %s", strchr(argv[7], ':') ? strchr(argv[7], ':') + 1 : "?");
-	if (confine_fetch(argv[2], &applied) < 0)
-		return printf(" confine=failed\n"), 1;
+	if (confine_fetch(argv[2], &applied) < 0) {
+		printf(" confine=failed\n");
+		(void) fflush(stdout);
+		_exit(1);
+	}
 	printf(" confined=%u", applied);
 	try_open("core", core, O_RDONLY);
 	(void) snprintf(proc, sizeof(proc), "/proc/%d/status", pid);
@@ -50,5 +53,7 @@ int main(int argc, char **argv)
 	a.sin_port = htons((uint16_t)port);
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	printf(" net=%s\n", s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 ? "ok" : strerrorname_np(errno));
-	return 0;
+	/* Out at once: built with ASan, its leak check at exit would want the /proc this very step has hidden. */
+	(void) fflush(stdout);
+	_exit(0);
 }

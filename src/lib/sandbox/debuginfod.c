@@ -173,17 +173,17 @@ static void bound(const struct step *s)
 	(void) snprintf(dir, sizeof(dir), "%s/.build-id", s->cache);
 	top = opendir(dir);
 	while (top && (a = readdir(top))) {
-		char subdir[4200];
+		char subdir[4400];
 
 		if (strlen(a->d_name) != 2)
 			continue;
-		(void) snprintf(subdir, sizeof(subdir), "%s/%s", dir, a->d_name);
+		(void) snprintf(subdir, sizeof(subdir), "%s/%.255s", dir, a->d_name);
 		sub = opendir(subdir);
 		while (sub && (b = readdir(sub))) {
 			struct stat st;
-			char path[4600];
+			char path[4700];
 
-			(void) snprintf(path, sizeof(path), "%s/%s", subdir, b->d_name);
+			(void) snprintf(path, sizeof(path), "%s/%.255s", subdir, b->d_name);
 			if (b->d_name[0] == '.' || lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || strlen(path) >= 512)
 				continue;
 			if (n == cap) {
@@ -194,7 +194,7 @@ static void bound(const struct step *s)
 				all = p;
 				cap = cap ? cap * 2 : 64;
 			}
-			(void) snprintf(all[n].path, sizeof(all[n].path), "%s", path);
+			(void) snprintf(all[n].path, sizeof(all[n].path), "%.511s", path);
 			all[n].mtime = st.st_mtime;
 			all[n].bytes = (uint64_t)st.st_blocks * 512;
 			total += all[n++].bytes;
