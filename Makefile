@@ -24,7 +24,8 @@ WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wwrite-strings -Wmiss
 TEST_WARN = -Wall -Wextra -Wshadow -Wpointer-arith -Wmissing-prototypes -Wno-override-init
 CPPFLAGS += -D_GNU_SOURCE -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DVERSION=\"$(VERSION)\"
 # Evaluated when a recipe runs, after the dependency step has installed the -dev packages.
-DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp libdebuginfod)
+# libdebuginfod is not linked: the fetch step alone opens it (src/lib/sandbox/debuginfod.c), its header is enough.
+DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp)
 CHECK_CFLAGS = $$(pkg-config --cflags check)
 CHECK_LIBS = $$(pkg-config --libs check)
 

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Runs the end-to-end tests (tests/e2e/t-*.sh) of a tier and sums up. usage: run.sh [BUILDDIR [fast|all]]
+# Runs the end-to-end tests (tests/e2e/t-*.sh) of a tier and sums up. usage: run.sh [BUILDDIR [fast|all [TEST...]]]
 #   fast (make check): the tests whose header says "# tier: fast", every feature once, in minutes;
 #   all (make check-all): every test. A test without a tier line fails the run: nothing is dropped unseen.
+#   TEST...: only these of the tier (t-signature.sh ...), with the same setup, for working on them.
 # CORESINK_TIER tells the tests which tier runs them (t-package leaves piuparts to all).
 # A test exits 0 (passed), 77 (skipped, with its reason) or anything else (failed). Each test's seconds are printed
 # and kept in BUILDDIR/e2e-times-TIER.tsv, and the slowest ten are listed with the tier's total at the end.
@@ -11,7 +12,9 @@
 cd "$(dirname "$0")" || exit 1
 export B=${1:-build}
 TIER=${2:-all}
-case $TIER in fast|all) ;; *) echo "usage: run.sh [BUILDDIR [fast|all]]" >&2; exit 100 ;; esac
+shift 2 2>/dev/null
+ONLY=" $* "
+case $TIER in fast|all) ;; *) echo "usage: run.sh [BUILDDIR [fast|all [TEST...]]]" >&2; exit 100 ;; esac
 export CORESINK_TIER=$TIER
 case $B in /*) ;; *) B=$(cd ../.. && pwd)/$B ;; esac
 TIMES=$B/e2e-times-$TIER.tsv
@@ -71,6 +74,7 @@ at_exit "rm -rf '$CORESINK_ROOT_CACHE'"
 
 tests=""
 for t in t-*.sh; do
+	[ "$ONLY" = "  " ] || case $ONLY in *" $t "*) ;; *) continue ;; esac
 	case $(tier_of "$t") in
 	fast) tests="$tests $t" ;;
 	all) [ "$TIER" = all ] && tests="$tests $t" ;;

@@ -8,6 +8,7 @@
  * standard output: "fetched KIND ID URL" or "missing KIND ID WHY".
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -32,6 +33,36 @@ struct step {
 	uint64_t max_use, keep_free;
 	double deadline;          /* CLOCK_MONOTONIC seconds */
 };
+
+/*
+ * libdebuginfod, opened by this step alone: linked into the handler, it and libcurl's TLS, Kerberos and LDAP
+ * libraries (some 30) would be mapped by every crash's handler, DebuginfodURLs= set or not.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	const char *(*get_url)(debuginfod_client *);
+} lib;
+
+/* 0, or -ENOENT with the reason said when libdebuginfod (Debian's libdebuginfod1) is not there. */
+static int lib_open(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return printf("error libdebuginfod.so.1 cannot be loaded (install libdebuginfod1): %s\n", dlerror()),
+		       -ENOENT;
+	*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&lib.end = dlsym(h, "debuginfod_end");
+	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&lib.find_executable = dlsym(h, "debuginfod_find_executable");
+	*(void **)&lib.get_url = dlsym(h, "debuginfod_get_url");
+	if (!lib.begin || !lib.end || !lib.find_debuginfo || !lib.find_executable || !lib.get_url)
+		return printf("error libdebuginfod.so.1 lacks a function this step uses\n"), -ENOENT;
+	return 0;
+}
 
 static double now(void)
 {
@@ -120,9 +151,9 @@ static void fetch_one(const struct step *s, debuginfod_client *c, const char *ki
 	(void) setenv("DEBUGINFOD_MAXTIME", seconds, 1);
 	(void) setenv("DEBUGINFOD_TIMEOUT", seconds, 1);
 	(void) setenv("DEBUGINFOD_MAXSIZE", maxsize, 1);
-	fd = strcmp(kind, "debuginfo") == 0 ? debuginfod_find_debuginfo(c, (const unsigned char *)id, 0, &got)
-					    : debuginfod_find_executable(c, (const unsigned char *)id, 0, &got);
-	url = debuginfod_get_url(c);
+	fd = strcmp(kind, "debuginfo") == 0 ? lib.find_debuginfo(c, (const unsigned char *)id, 0, &got)
+					    : lib.find_executable(c, (const unsigned char *)id, 0, &got);
+	url = lib.get_url(c);
 	if (fd < 0) {
 		printf("missing %s %s %s\n", kind, id, fd == -ENOENT ? "no server has it" : strerror(-fd));
 		if (fd == -ENOENT)
@@ -227,6 +258,9 @@ int fetch_child_main(int argc, char **argv)
 		return fprintf(stderr, "usage: coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...\n"), 1;
 	s = (struct step) { .cache = argv[0], .max_use = strtoull(argv[3], NULL, 10),
 			    .keep_free = strtoull(argv[4], NULL, 10), .deadline = now() + strtod(argv[2], NULL) / 1000 };
+	/* Loaded before the step confines itself: the libraries are read where they are, nothing else is. */
+	if (lib_open() < 0)
+		return 1;
 	if (confine_fetch(s.cache, &applied) < 0)
 		return printf("error cannot confine the step: %s\n", strerror(errno)), 1;
 	/* Debug info is public, and the analysis reads it as another user: files 0644 and directories 0755. */
@@ -235,7 +269,7 @@ int fetch_child_main(int argc, char **argv)
 	(void) snprintf(client_cache, sizeof(client_cache), "%s/.client", s.cache);
 	(void) setenv("DEBUGINFOD_URLS", argv[1], 1);
 	(void) setenv("DEBUGINFOD_CACHE_PATH", client_cache, 1);
-	c = debuginfod_begin();
+	c = lib.begin();
 	if (!c)
 		return printf("error libdebuginfod could not start\n"), 1;
 	for (int i = 5; i < argc; i++) {
@@ -245,7 +279,7 @@ int fetch_child_main(int argc, char **argv)
 			continue;
 		fetch_one(&s, c, kind, id);
 	}
-	debuginfod_end(c);
+	lib.end(c);
 	bound(&s);
 	return 0;
 }
