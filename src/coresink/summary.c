@@ -1,11 +1,12 @@
 /*
- * summary.c: coresink --summary, the crashes in the journal grouped by bug (CORESINK_SIGNATURE, docs/signatures.md):
- * for each signature, how many crashes, on how many hosts, first and last seen, the executable, its top frames, and
- * the newest crash's core. Read through sd-journal, from the local journal or from a directory of journal files
- * (-D: what systemd-journal-remote collected from a fleet), all of it or from --since; a table for people, or --json
- * for tools. Crash entries
- * without a signature (older coresink, a crash whose handler died) are counted apart, and so are entries with
- * coresink's MESSAGE_ID that coresink did not write (origin.c): any user can send one.
+ * summary.c: coresink --summary, the crashes in the journal grouped by bug (CORESINK_SIGNATURE, docs/signatures.md;
+ * two signatures seen with the same CORESINK_SIGNATURE_KEYS are one bug named with more or less debug info, one
+ * group, shown by its newest crash's signature): for each, how many crashes, on how many hosts, first and last
+ * seen, the executable, its top frames, and the newest crash's core. Read through sd-journal, from the local
+ * journal or from a directory of journal files (-D: what systemd-journal-remote collected from a fleet), all of it
+ * or from --since; a table for people, or --json for tools. Crash entries without a signature (older coresink, a
+ * crash whose handler died) are counted apart, and so are entries with coresink's MESSAGE_ID that coresink did not
+ * write (origin.c): any user can send one.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,10 +18,13 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "analyse.h"
 #include "report.h"
 #include "summary.h"
 
 #define HOSTS_MAX 32        /* distinct hosts named per signature; more are counted as "32+" */
+#define KEYS_MAX 8          /* distinct keys kept per signature (builds of it): more are not joined by */
+#define ALSO_MAX 8          /* other signatures named per group; more are joined, not named */
 #define FIELD_MAX 512
 
 struct group {
@@ -31,6 +35,10 @@ struct group {
 	char *hosts[HOSTS_MAX];
 	unsigned n_hosts;
 	bool more_hosts;
+	uint64_t keys[KEYS_MAX];
+	unsigned n_keys;
+	char also[ALSO_MAX][17];   /* the other signatures joined into it (sigjoin.c) */
+	unsigned n_also;
 };
 
 struct table {
@@ -113,7 +121,90 @@ static void add_host(struct group *g, const char *host)
 		g->n_hosts++;
 }
 
-/* The first frame of CORESINK_SIGNATURE_TEXT ("1;SIGSEGV;a!f;b!g"): the signal and the frames, as shown. */
+static void add_keys(struct group *g, const char *hex)
+{
+	char *end;
+	uint64_t keys = strtoull(hex, &end, 16);
+
+	if (strlen(hex) != 16 || *end || keys == 0 || g->n_keys == KEYS_MAX)
+		return;
+	for (unsigned i = 0; i < g->n_keys; i++)
+		if (g->keys[i] == keys)
+			return;
+	g->keys[g->n_keys++] = keys;
+}
+
+static void add_also(struct group *g, const char *sig)
+{
+	for (unsigned i = 0; i < g->n_also; i++)
+		if (strcmp(g->also[i], sig) == 0)
+			return;
+	if (strcmp(g->sig, sig) != 0 && g->n_also < ALSO_MAX)
+		(void) snprintf(g->also[g->n_also++], sizeof(g->also[0]), "%s", sig);
+}
+
+/* Group from into group to: their counts and hosts, the newest crash speaking for both. from's hosts are freed. */
+static void merge(struct group *to, struct group *from)
+{
+	to->count += from->count;
+	if (from->first < to->first)
+		to->first = from->first;
+	for (unsigned h = 0; h < from->n_hosts; h++) {
+		add_host(to, from->hosts[h]);
+		free(from->hosts[h]);
+	}
+	to->more_hosts |= from->more_hosts;
+	from->n_hosts = 0;
+	for (unsigned i = 0; i < from->n_also; i++)
+		add_also(to, from->also[i]);
+	if (from->last > to->last) {
+		char older[sizeof(to->sig)];
+
+		memcpy(older, to->sig, sizeof(older));
+		(void) snprintf(to->sig, sizeof(to->sig), "%s", from->sig);
+		add_also(to, older);
+		memcpy(to->exe, from->exe, sizeof(to->exe));
+		memcpy(to->top, from->top, sizeof(to->top));
+		memcpy(to->core, from->core, sizeof(to->core));
+		memcpy(to->from, from->from, sizeof(to->from));
+		to->last = from->last;
+	} else {
+		add_also(to, from->sig);
+	}
+	/* The newest's signature is no more an other one. */
+	for (unsigned i = 0; i < to->n_also; i++)
+		if (strcmp(to->also[i], to->sig) == 0)
+			memmove(to->also[i], to->also[--to->n_also], sizeof(to->also[0]));
+}
+
+/* The groups (packed, t->n of them) of one bug by their keys joined into one (sigjoin.c). 0 or -ENOMEM. */
+static int join(struct table *t)
+{
+	struct sigjoin_ref *refs = calloc(t->n * KEYS_MAX + 1, sizeof(*refs));
+	size_t *root = calloc(t->n + 1, sizeof(*root)), nrefs = 0, n = 0;
+
+	if (!refs || !root) {
+		free(refs);
+		free(root);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		for (unsigned k = 0; k < t->g[i].n_keys; k++)
+			refs[nrefs++] = (struct sigjoin_ref) { .keys = t->g[i].keys[k], .group = i };
+	sigjoin(refs, nrefs, root, t->n);
+	for (size_t i = 0; i < t->n; i++)
+		if (root[i] != i)
+			merge(&t->g[root[i]], &t->g[i]);
+	for (size_t i = 0; i < t->n; i++)
+		if (root[i] == i)
+			t->g[n++] = t->g[i];
+	t->n = n;
+	free(refs);
+	free(root);
+	return 0;
+}
+
+/* The first frame of CORESINK_SIGNATURE_TEXT ("2;SIGSEGV;a!f;b!g"): the signal and the frames, as shown. */
 static void top_of(const char *text, char *buf, size_t len)
 {
 	const char *p = strchr(text, ';');
@@ -140,6 +231,8 @@ static void take(sd_journal *j, struct seals *seals, struct table *t)
 		return;
 	}
 	(void) sd_journal_get_realtime_usec(j, &at);
+	get(j, "CORESINK_SIGNATURE_KEYS", field, sizeof(field));
+	add_keys(g, field);
 	g->count++;
 	if (at < g->first)
 		g->first = at;
@@ -190,6 +283,8 @@ static void print_table(const struct table *t, FILE *f)
 			strncmp(g->from, "trace", 5) == 0 ? "" : " (weaker: no frame)");
 		if (g->core[0])
 			fprintf(f, "%-16s newest core: %s\n", "", g->core);
+		for (unsigned a = 0; a < g->n_also; a++)
+			fprintf(f, "%-16s same bug as %s (its frames named with other debug info)\n", "", g->also[a]);
 	}
 	if (t->unsigned_entries)
 		fprintf(f, "%" PRIu64 " crash entries without a signature (older coresink, or a handler that died)\n",
@@ -218,6 +313,10 @@ static void print_json(const struct table *t, FILE *f)
 		json_string(f, g->top, strlen(g->top));
 		fputs(",\"newest_core\":", f);
 		json_string(f, g->core, strlen(g->core));
+		fputs(",\"joined\":[", f);
+		for (unsigned a = 0; a < g->n_also; a++)
+			fprintf(f, "%s\"%s\"", a ? "," : "", g->also[a]);
+		fputc(']', f);
 		fputc('}', f);
 	}
 	fprintf(f, "\n],\"without_signature\":%" PRIu64 ",\"skipped_not_coresinks\":%" PRIu64 "}\n",
@@ -259,8 +358,9 @@ static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 		if (t->g[i].key)
 			t->g[n++] = t->g[i];
 	t->n = n;
-	qsort(t->g, n, sizeof(*t->g), by_count);
-	return 0;
+	r = join(t);
+	qsort(t->g, t->n, sizeof(*t->g), by_count);
+	return r;
 }
 
 /* "@SECONDS[.FRACTION]" since the epoch, as journalctl --since takes it, into microseconds. 0 or -EINVAL. */

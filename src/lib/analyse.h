@@ -8,5 +8,6 @@
 
 #include "analyse/analysis.h"
 #include "analyse/signature.h"
+#include "analyse/sigjoin.h"
 
 #endif

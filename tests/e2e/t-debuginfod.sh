@@ -79,6 +79,13 @@ id_prog=$(readelf -n "$T/bin/dbgprog" | sed -n 's/.*Build ID: //p')
 id_lib=$(readelf -n "$T/bin/libdbg.so" | sed -n 's/.*Build ID: //p')
 served0="$(fetches "$id_prog") $(fetches "$id_lib")"
 
+# 0. Without DebuginfodURLs=: the program's own frames unnamed (its library's exported ones are named by .dynsym).
+setup pipe
+crash_run "$T/bin/dbgprog"
+e0=$(journal_entry "$CRASH_PID") || fail "no entry without DebuginfodURLs="
+check "without debug files: $(field "$e0" CORESINK_SIGNATURE_TEXT)" matches "$(field "$e0" CORESINK_SIGNATURE_TEXT)" \
+	"^2;SIGSEGV;libdbg.so!lib_crash;libdbg.so!lib_func;dbgprog@$id_prog\+0x[0-9a-f]+\$"
+
 # 1. Pipe mode: fetched from the server, the trace names every frame as gdb does.
 setup pipe "DebuginfodURLs=$URL" "DebuginfodTimeoutSec=15s"
 crash_run "$T/bin/dbgprog"
@@ -92,7 +99,17 @@ check "pipe mode: every function named: $(echo $ours | cut -d' ' -f1-5)" \
 check "pipe mode: frame for frame gdb's, given the same debug files ($(echo $theirs | cut -d' ' -f1-5))" \
 	test "$(head -n 5 <<< "$ours")" = "$(head -n 5 <<< "$theirs")"
 check "the signature uses the names: $(field "$e" CORESINK_SIGNATURE_TEXT)" \
-	test "$(field "$e" CORESINK_SIGNATURE_TEXT)" = "1;SIGSEGV;libdbg.so!lib_crash;libdbg.so!lib_func;dbgprog!prog_level2"
+	test "$(field "$e" CORESINK_SIGNATURE_TEXT)" = "2;SIGSEGV;libdbg.so!lib_crash;libdbg.so!lib_func;dbgprog!prog_level2"
+# One bug, one signature whatever debug info was at hand: two signatures, one set of keys, counted as one.
+sig0=$(field "$e0" CORESINK_SIGNATURE) sig1=$(field "$e" CORESINK_SIGNATURE)
+check "with and without the debug files: other signatures ($sig0, $sig1), the same keys ($(field "$e" CORESINK_SIGNATURE_KEYS))" \
+	test "$sig0" != "$sig1" -a -n "$(field "$e" CORESINK_SIGNATURE_KEYS)" -a \
+	"$(field "$e" CORESINK_SIGNATURE_KEYS)" = "$(field "$e0" CORESINK_SIGNATURE_KEYS)"
+check "the second joins the first: seen twice, under it for MaxCoresPerSignature= (JOINS=$(field "$e" CORESINK_SIGNATURE_JOINS))" \
+	test "$(field "$e" CORESINK_SIGNATURE_JOINS)" = "$sig0" -a "$(field "$e" CORESINK_SIGNATURE_SEEN)" = 2
+summary=$("$CORESINK" --summary --json --since "$TEST_SINCE" | grep "\"signature\":\"$sig1\"")
+check "--summary: one group, by the newer signature, the older joined: $(cut -c1-200 <<< "$summary")" \
+	all_of_re "$summary" "\"joined\":\\[[^]]*\"$sig0\"" "\"crashes\":[1-9]"
 check "the cache holds them where libdwfl looks, readable by all" \
 	test -r "$DIR/.debuginfo/.build-id/${id_prog:0:2}/${id_prog:2}.debug" -a \
 	"$(stat -c %a "$DIR/.debuginfo/.build-id/${id_lib:0:2}/${id_lib:2}.debug")" = 644
@@ -142,7 +159,7 @@ for mode in hang slow; do
 	for _ in $(seq 50); do grep -q ready "$T/bad.out" && break; sleep 0.1; done
 	setup $mode "DebuginfodURLs=http://127.0.0.1:$port" "DebuginfodTimeoutSec=3s"
 	misbehave "a server that is $mode" "(stopped at DebuginfodTimeoutSec|[Tt]imeout|no time left)"
-	kill $bad 2>/dev/null; wait $bad 2>/dev/null
+	kill $bad 2>/dev/null; wait $bad 2>/dev/null || true
 done
 port=$((PORT + 3))
 "$BADSERVER" wrong $port "$T/served/libdbg.so.debug" > "$T/bad.out" 2>&1 &
@@ -152,4 +169,4 @@ for _ in $(seq 50); do grep -q ready "$T/bad.out" && break; sleep 0.1; done
 setup wrong "DebuginfodURLs=http://127.0.0.1:$port" "DebuginfodTimeoutSec=3s"
 misbehave "a server of another build-id's file" "dbgprog \\(the server's file has another build-id"
 check "and nothing of it was kept" test -z "$(find "$DIR/.debuginfo/.build-id" -name "${id_prog:2}.debug" 2>/dev/null)"
-kill $bad 2>/dev/null; wait $bad 2>/dev/null
+kill $bad 2>/dev/null; wait $bad 2>/dev/null || true

@@ -32,7 +32,7 @@ run "$T/bugs" null
 loop=$SIG
 check "the first crash of a bug is new: $TEXT" all_of "$E" "CORESINK_SIGNATURE_NEW=1" "CORESINK_SIGNATURE_SEEN=1" \
 	"CORESINK_SIGNATURE_FROM=trace"
-check "its text is the bug's frames" test "$TEXT" = "1;SIGSEGV;bugs!store_through;bugs!null_bug;bugs!main"
+check "its text is the bug's frames" test "$TEXT" = "2;SIGSEGV;bugs!store_through;bugs!null_bug;bugs!main"
 first=$(field "$E" CORESINK_SIGNATURE_FIRST_SEEN)
 same=1
 for i in $(seq 2 20); do
@@ -125,25 +125,25 @@ check "one core in its directory" test "$(entries "$T/rcores" | wc -l)" -eq 1
 # 4. Every way of dying lands on the program's own frame.
 use_handler "$T/c.conf"
 run "$T/bugs" assert
-check "a failed assert: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs!check_input;bugs!main;"
+check "a failed assert: $TEXT" matches "$TEXT" "^2;SIGABRT;bugs!check_input;bugs!main;"
 run "$T/bugs" abort
-check "abort(): $TEXT" matches "$TEXT" "^1;SIGABRT;bugs!give_up;bugs!main;"
+check "abort(): $TEXT" matches "$TEXT" "^2;SIGABRT;bugs!give_up;bugs!main;"
 if command -v g++ > /dev/null && g++ -O0 -g -o "$T/bugs-cxx" "$TOP/tests/helpers/bugs.cc"; then
 	run "$T/bugs-cxx"
-	check "an uncaught C++ exception: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs-cxx!(do_work|_ZL7do_worki);bugs-cxx!main;"
+	check "an uncaught C++ exception: $TEXT" matches "$TEXT" "^2;SIGABRT;bugs-cxx!(do_work|_ZL7do_worki);bugs-cxx!main;"
 else
 	echo "skip $NAME: no g++: the C++ case not run"
 fi
 if command -v rustc > /dev/null && rustc -g -C opt-level=0 -C panic=abort -o "$T/bugs-rs" \
 	"$TOP/tests/helpers/bugs.rs" 2> /dev/null; then
 	run "$T/bugs-rs" x
-	check "a Rust panic: $TEXT" matches "$TEXT" "^1;SIGABRT;bugs-rs!_ZN4bugs5parse"
+	check "a Rust panic: $TEXT" matches "$TEXT" "^2;SIGABRT;bugs-rs!_ZN4bugs5parse"
 else
 	echo "skip $NAME: no rustc: the Rust case not run"
 fi
 PY=$(command -v /usr/bin/python3 python3 | head -n 1)
 run "$PY" -c 'import ctypes; ctypes.string_at(0)'
-check "Python, a C function called by ctypes: $TEXT" matches "$TEXT" "^1;SIGSEGV;[^;!]+!"
+check "Python, a C function called by ctypes: $TEXT" matches "$TEXT" "^2;SIGSEGV;[^;!]+!"
 check "and no frame of it is the interpreter's machinery" none_of "$TEXT" "raise" "abort"
 
 # 5. The summary of these crashes: the loop's signature with its 20 crashes (and 5 + 3 more under

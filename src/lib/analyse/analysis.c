@@ -38,9 +38,9 @@ static int analyse(int corefd, int out, void *arg)
 	const struct trace_files files = { o->mapped ? o->mapped->files : NULL, o->mapped ? o->mapped->n : 0,
 					   SANDBOX_FIRST_FD };
 	struct trace_meta meta;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = NULL, *canon = NULL;
+	size_t len = 0, canon_len = 0;
+	FILE *f = open_memstream(&text, &len), *canon_f;
 	int r;
 
 	if (!f)
@@ -56,9 +56,16 @@ static int analyse(int corefd, int out, void *arg)
 		free(text);
 		return r;
 	}
+	canon_f = open_memstream(&canon, &canon_len);
+	if (!canon_f) {
+		(void) fclose(f);
+		free(text);
+		return -ENOMEM;
+	}
 	/* In the process's own root, its executable's path as this side read it may name another file, or none. */
-	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, &files, o->debug_dir, f, &meta);
-	if (fclose(f) != 0)
+	r = stacktrace_write(corefd, o->exe[0] ? o->exe : NULL, o->root_fd < 0, &files, o->debug_dir, f, canon_f,
+			     &meta);
+	if (fclose(f) != 0 || fclose(canon_f) != 0)
 		return -ENOMEM;
 	/* A trace cut short by a malformed core still says what it found. */
 	if (len > 0)
@@ -66,6 +73,9 @@ static int analyse(int corefd, int out, void *arg)
 	(void) send_record(out, "name", meta.package_name);
 	(void) send_record(out, "version", meta.package_version);
 	(void) send_record(out, "json", meta.package_json);
+	if (canon_len > 0)
+		(void) send_record(out, "canon", canon);
+	free(canon);
 	if (meta.unread > 0) {
 		char unread[sizeof(meta.unread_list) + 64];
 
@@ -82,7 +92,8 @@ static char **slot(struct analysis *a, const char *key)
 {
 	return strcmp(key, "trace") == 0 ? &a->trace : strcmp(key, "name") == 0 ? &a->package_name :
 	       strcmp(key, "version") == 0 ? &a->package_version : strcmp(key, "json") == 0 ? &a->package_json :
-	       strcmp(key, "unread") == 0 ? &a->unread : strcmp(key, "needs") == 0 ? &a->needs : NULL;
+	       strcmp(key, "unread") == 0 ? &a->unread : strcmp(key, "needs") == 0 ? &a->needs :
+	       strcmp(key, "canon") == 0 ? &a->canon : NULL;
 }
 
 /* Reads the records; a record cut by the output bound or a killed child is kept up to where it ends. */
@@ -227,5 +238,6 @@ void analysis_free(struct analysis *a)
 	free(a->package_json);
 	free(a->unread);
 	free(a->needs);
+	free(a->canon);
 	*a = (struct analysis) { 0 };
 }

@@ -13,8 +13,10 @@ struct signature {
 	char text[SIGNATURE_TEXT_MAX];   /* what was hashed: CORESINK_SIGNATURE_TEXT= */
 	unsigned frames;                 /* frames in it */
 	bool from_trace;                 /* false: the weaker one, from the executable and the signal */
+	char keys[SIGNATURE_HEX + 1];    /* CORESINK_SIGNATURE_KEYS=: the same by module ids and offsets; "" none */
+	char keys_text[SIGNATURE_TEXT_MAX];
 };
 
-void signature_make(const char *trace, int sig, const char *exe, struct signature *s);
+void signature_make(const char *trace, const char *canon, int sig, const char *exe, struct signature *s);
 
 #endif

@@ -28,6 +28,7 @@
 
 struct trace {
 	FILE *text, *json;
+	FILE *canon;              /* the crashing thread's frames' canonical names (signature.c), "N NAME" a line */
 	Dwfl *dwfl;
 	Elf *elf;
 	const char *exe;          /* the executable's path, to tell its module by name; NULL when unknown */
@@ -84,6 +85,66 @@ static const char *function_at(Dwfl_Module *module, Dwarf_Addr pc)
 	return name ? name : dwfl_module_addrname(module, pc);
 }
 
+/* Whether sym is an exported function's (the names a stripped binary keeps, the same with debug info or without). */
+static bool exported_function(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	       sym->st_shndx != SHN_UNDEF && sym->st_size > 0;
+}
+
+/*
+ * The name a signature gives the function at pc (signature.c, version 2), into buf: the module's exported function
+ * there, from its .dynsym (one name whatever debug info is at hand: glibc's __libc_start_main, which its debug file
+ * calls __libc_start_main_impl), a global one before a weak one, then the shortest, then the first in byte order;
+ * returns 'd'. Else the name shown, without a symbol version ("name@@GLIBC_2.34" is "name"): 's'. Else 0.
+ */
+static char canonical_at(Dwfl_Module *module, Dwarf_Addr pc, const char *shown, char *buf, size_t len)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(module, &bias);
+	Elf_Scn *scn = NULL;
+	const char *best = NULL;
+	int best_bind = 0;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
+		Elf_Data *d = sh && sh->sh_type == SHT_DYNSYM && sh->sh_entsize ? elf_getdata(scn, NULL) : NULL;
+
+		for (size_t i = 0; d && i < sh->sh_size / sh->sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int bind;
+
+			if (!gelf_getsym(d, (int)i, &sym) || !exported_function(&sym) || pc < sym.st_value + bias ||
+			    pc >= sym.st_value + bias + sym.st_size || !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
+				continue;
+			bind = GELF_ST_BIND(sym.st_info);
+			if (!best || (bind == STB_GLOBAL && best_bind != STB_GLOBAL) ||
+			    (bind == best_bind && (strlen(name) < strlen(best) ||
+						   (strlen(name) == strlen(best) && strcmp(name, best) < 0)))) {
+				best = name;
+				best_bind = bind;
+			}
+		}
+	}
+	if (!best && !shown)
+		return 0;
+	(void) snprintf(buf, len, "%.*s", (int)strcspn(best ? best : shown, "@"), best ? best : shown);
+	return best ? 'd' : 's';
+}
+
+/* The crashing thread's frame n for the signature: "N d NAME" (exported), "N s NAME" (shown), nothing unnamed. */
+static void canonical_write(struct trace *t, Dwfl_Module *module, Dwarf_Addr pc, const char *function)
+{
+	char cbuf[NAME_SHOWN], ebuf[NAME_SHOWN];
+	char from = module ? canonical_at(module, pc, function, cbuf, sizeof(cbuf)) : 0;
+
+	if (from)
+		fprintf(t->canon, "%u %c %s\n", t->frames, from, shown(cbuf, ebuf));
+}
+
 static int frame_callback(Dwfl_Frame *frame, void *arg)
 {
 	struct trace *t = arg;
@@ -103,6 +164,8 @@ static int frame_callback(Dwfl_Frame *frame, void *arg)
 	}
 	fprintf(t->text, "#%-2u 0x%016" PRIx64 " %s (%s + 0x%" PRIx64 ")\n", t->frames, (uint64_t)pc,
 		shown(function, fbuf), shown(module_name ? base(module_name) : NULL, mbuf), (uint64_t)(pc - start));
+	if (t->canon && t->threads == 0)
+		canonical_write(t, module, pc - (activation ? 0 : 1), function);
 	t->frames++;
 	return DWARF_CB_OK;
 }
@@ -390,9 +453,10 @@ static int open_core(struct trace *t, int corefd)
  * crashed process's mappings: a module is read from its own before any path.
  */
 int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
-		     const char *debug_dir, FILE *text, struct trace_meta *meta)
+		     const char *debug_dir, FILE *text, FILE *canon, struct trace_meta *meta)
 {
-	struct trace t = { .text = text, .exe = exe, .exe_here = exe_here, .debug_dir = debug_dir, .meta = meta };
+	struct trace t = { .text = text, .canon = canon, .exe = exe, .exe_here = exe_here, .debug_dir = debug_dir,
+			   .meta = meta };
 	char *json = NULL;
 	size_t json_len = 0;
 	int r;

@@ -26,7 +26,7 @@ struct trace_files {
 };
 
 int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
-		     const char *debug_dir, FILE *text, struct trace_meta *meta);
+		     const char *debug_dir, FILE *text, FILE *canon, struct trace_meta *meta);
 int stacktrace_needs(int corefd, const char *exe, bool exe_here, const struct trace_files *files,
 		     const char *debug_dir, FILE *out);
 void trace_meta_free(struct trace_meta *m);

@@ -211,12 +211,12 @@ void crash_sign(struct crash *cr)
 	bool stored = name && !cr->o.in_journal && (cr->o.result == RESULT_STORED || cr->o.result == RESULT_TRUNCATED);
 	int r;
 
-	signature_make(cr->a.trace, cr->k.signal, cr->pi.exe, &cr->o.sig);
+	signature_make(cr->a.trace, cr->a.canon, cr->k.signal, cr->pi.exe, &cr->o.sig);
 	cr->o.have_sig = true;
 	if (cr->dirfd < 0)
 		return;
 	cr->o.sig_max = cr->c.max_per_signature;
-	r = sigstore_note(cr->dirfd, cr->o.sig.hex, cr->k.time, stored, cr->c.max_per_signature,
+	r = sigstore_note(cr->dirfd, cr->o.sig.hex, cr->o.sig.keys, cr->k.time, stored, cr->c.max_per_signature,
 			  cr->c.signature_interval, &cr->o.seen);
 	cr->o.seen_error = r < 0 ? -r : 0;
 	if (r < 0 || cr->o.seen.keep || !stored)

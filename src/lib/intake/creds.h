@@ -1,4 +1,7 @@
-/* creds.h: whether a crashed process ran with the credentials it was started with (no setuid, no setgid); system users. */
+/*
+ * creds.h: whether a crashed process ran with the credentials it was started with (no setuid, no setgid); system
+ * users.
+ */
 #ifndef CORESINK_CREDS_H
 #define CORESINK_CREDS_H
 

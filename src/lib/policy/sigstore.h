@@ -14,9 +14,10 @@ struct sig_seen {
 	uint32_t kept;        /* cores of it kept in the current window */
 	uint64_t window;      /* when that window began */
 	bool keep;            /* this crash's core is to be kept (MaxCoresPerSignature) */
+	char joined[17];      /* the signature of the same keys this one was counted with; "" none */
 };
 
-int sigstore_note(int dirfd, const char *hex, uint64_t now, bool stored, uint64_t max_cores, uint64_t interval,
-		  struct sig_seen *seen);
+int sigstore_note(int dirfd, const char *hex, const char *keys, uint64_t now, bool stored, uint64_t max_cores,
+		  uint64_t interval, struct sig_seen *seen);
 
 #endif

@@ -216,6 +216,8 @@ static void add_signature_fields(struct fields *f, const struct outcome *o)
 	add_line(f, "CORESINK_SIGNATURE_TEXT", o->sig.text);
 	fields_add(f, "CORESINK_SIGNATURE_FROM=%s", o->sig.from_trace ? "trace" :
 		   "executable (no frame of the crashing thread was known: weaker)");
+	if (o->sig.keys[0])
+		fields_add(f, "CORESINK_SIGNATURE_KEYS=%s", o->sig.keys);
 	if (o->seen_error) {
 		fields_add(f, "CORESINK_SIGNATURE_ERROR=%s/%s: %s", "the signatures seen", SIGSTORE_FILE,
 			   strerror(o->seen_error));
@@ -225,6 +227,9 @@ static void add_signature_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_SIGNATURE_FIRST_SEEN=%llu", (unsigned long long)o->seen.first * 1000000ULL);
 	if (o->seen.count == 1)
 		fields_add(f, "CORESINK_SIGNATURE_NEW=1");
+	/* The same bug seen before with more or fewer frames named: counted as one (sigstore.c). */
+	if (o->seen.joined[0] && strcmp(o->seen.joined, o->sig.hex) != 0)
+		fields_add(f, "CORESINK_SIGNATURE_JOINS=%s", o->seen.joined);
 	if (o->sig_max)
 		fields_add(f, "CORESINK_SIGNATURE_KEPT=%u of MaxCoresPerSignature=%llu since %llu", o->seen.kept,
 			   (unsigned long long)o->sig_max, (unsigned long long)o->seen.window * 1000000ULL);

@@ -37,7 +37,10 @@ int fetch_parse_needs(const char *text, struct fetch_need *needs, unsigned max)
 	return (int)n;
 }
 
-/* The servers: the setting's URLs, or "system"'s, the words of the .urls files in /etc/debuginfod. 0, or -ENOENT for none. */
+/*
+ * The servers: the setting's URLs, or "system"'s, the words of the .urls files in /etc/debuginfod. 0, or -ENOENT for
+ * none.
+ */
 int fetch_urls(const char *setting, char *urls, size_t len)
 {
 	glob_t g;
