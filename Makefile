@@ -80,9 +80,9 @@ $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
-$(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
+$(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h src/coresinkctl/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -Isrc/coresinkctl -c -o $@ $<
 
 $(B)/obj/coresinkctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
@@ -96,7 +96,9 @@ $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/coresink/*.c))
+# coresink --retrace is coresinkctl retrace, linked from its objects.
+MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/coresink/*.c)) \
+	$(B)/obj/coresinkctl/retrace.o $(B)/obj/coresinkctl/entries.o $(B)/obj/coresinkctl/corefile.o
 
 $(B)/coresink: $(MAIN_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libcoresink.a $(DEP_LIBS)

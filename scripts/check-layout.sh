@@ -60,14 +60,17 @@ for s in $STAGES; do
 	done
 done
 
-# The programs and the tests: their own files, a stage header, or (tests only) a stage's inner header.
-for f in src/coresink/*.[ch] src/bench/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
+# The programs and the tests: their own files, a stage header, or (tests only) a stage's inner header. coresink and
+# coresinkctl share a verb's files by linking each other's objects (the Makefile says which): those headers too.
+for f in src/coresink/*.[ch] src/coresinkctl/*.[ch] src/bench/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
 	d=$(dirname "$f")
 	includes "$f" > "$inc"
 	while read -r line name; do
 		[ -f "$d/$name" ] && continue
 		case $f:$name in
 		src/bench/*:pattern.h|tests/*:producer.h|tests/*:pattern.h|tests/fuzz/*:unit.h) continue ;;
+		src/coresink/*:retrace.h) [ -f "src/coresinkctl/$name" ] && continue ;;
+		src/coresinkctl/*:summary.h|src/coresinkctl/*:checkconfig.h) [ -f "src/coresink/$name" ] && continue ;;
 		tests/*:*/*) [ -f "src/lib/$name" ] && continue ;;
 		esac
 		[ "$(rank "${name%.h}")" -ge 0 ] && [ "$name" = "${name%.h}.h" ] && continue

@@ -22,6 +22,7 @@
 #include "flow.h"
 #include "intake.h"
 #include "pattern.h"
+#include "retrace.h"
 #include "policy.h"
 #include "sandbox.h"
 #include "serve.h"
@@ -40,6 +41,7 @@ static void usage(FILE *f)
 		"       coresink [--config FILE] --retry-uploads [--all]\n"
 		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
 		"       coresink --summary [--json] [-D DIR] [--since @SECONDS]\n"
+		"       coresink [--config FILE] --retrace [CORE-PATH | MATCH...]\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD [TID]]\n"
 		"       coresink --help | --version\n");
 }
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
 		{ "handler", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "retrace", no_argument, NULL, 'T' },
 		{ "retry-uploads", no_argument, NULL, 'R' },
 		{ "serve", no_argument, NULL, 'S' },
 		{ "set-mode", required_argument, NULL, 'M' },
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
 		case 'p':
 		case 'R':
 		case 'S':
+		case 'T':
 		case 'y':
 			mode = ch;
 			break;
@@ -146,6 +150,9 @@ int main(int argc, char **argv)
 		return check_config(config, named, argc - optind, argv + optind);
 	if (mode == 'y' && optind == argc)
 		return summary_main(journal_dir, since, json);
+	if (mode == 'T')
+		return retrace_main(config, named, &(struct selection) { .directory = journal_dir }, argc - optind,
+				    argv + optind);
 	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */
 	if (mode == 0 && optind < argc)
 		return capture_pipe(config, named, argc - optind, argv + optind) < 0 ? EXIT_SYSTEM : 0;

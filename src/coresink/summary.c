@@ -121,6 +121,13 @@ static void add_host(struct group *g, const char *host)
 		g->n_hosts++;
 }
 
+static void group_free(struct group *g)
+{
+	for (unsigned h = 0; h < g->n_hosts; h++)
+		free(g->hosts[h]);
+	g->n_hosts = 0;
+}
+
 static void add_keys(struct group *g, const char *hex)
 {
 	char *end;
@@ -195,9 +202,12 @@ static int join(struct table *t)
 	for (size_t i = 0; i < t->n; i++)
 		if (root[i] != i)
 			merge(&t->g[root[i]], &t->g[i]);
+	/* A retrace whose crash is not in the journal read (--since) counts nothing. */
 	for (size_t i = 0; i < t->n; i++)
-		if (root[i] == i)
+		if (root[i] == i && t->g[i].count > 0)
 			t->g[n++] = t->g[i];
+		else if (root[i] == i)
+			group_free(&t->g[i]);
 	t->n = n;
 	free(refs);
 	free(root);
@@ -212,8 +222,23 @@ static void top_of(const char *text, char *buf, size_t len)
 	(void) snprintf(buf, len, "%s", p ? p + 1 : text);
 }
 
-/* Takes the current entry into its group. */
-static void take(sd_journal *j, struct seals *seals, struct table *t)
+/* The newest crash, or a retrace of it, speaks for the group. */
+static void take_newest(sd_journal *j, struct group *g, uint64_t at)
+{
+	char field[FIELD_MAX];
+
+	if (at < g->last)
+		return;
+	g->last = at;
+	get(j, "COREDUMP_EXE", g->exe, sizeof(g->exe));
+	get(j, "CORESINK_SIGNATURE_TEXT", field, sizeof(field));
+	top_of(field, g->top, sizeof(g->top));
+	get(j, "COREDUMP_FILENAME", g->core, sizeof(g->core));
+	get(j, "CORESINK_SIGNATURE_FROM", g->from, sizeof(g->from));
+}
+
+/* Takes the current entry (a crash's, or a retrace's: retraced.c) into its group. */
+static void take(sd_journal *j, struct seals *seals, struct table *t, bool retrace)
 {
 	char sig[32], host[256], field[FIELD_MAX];
 	struct group *g;
@@ -227,26 +252,27 @@ static void take(sd_journal *j, struct seals *seals, struct table *t)
 	get(j, "CORESINK_SIGNATURE", sig, sizeof(sig));
 	g = sig[0] ? group_of(t, sig) : NULL;
 	if (!g) {
-		t->unsigned_entries++;
+		t->unsigned_entries += !retrace;
 		return;
 	}
 	(void) sd_journal_get_realtime_usec(j, &at);
 	get(j, "CORESINK_SIGNATURE_KEYS", field, sizeof(field));
 	add_keys(g, field);
+	if (retrace) {
+		/*
+		 * Not another crash: its signature joins the crash's by their keys, and speaks for it (more names), as
+		 * of just after the crash's entry (CORESINK_RETRACE_OF_USEC).
+		 */
+		get(j, "CORESINK_RETRACE_OF_USEC", field, sizeof(field));
+		take_newest(j, g, strtoull(field, NULL, 10) + 1);
+		return;
+	}
 	g->count++;
 	if (at < g->first)
 		g->first = at;
 	get(j, "_HOSTNAME", host, sizeof(host));
 	add_host(g, host[0] ? host : "-");
-	if (at < g->last)
-		return;
-	/* The newest crash speaks for the group. */
-	g->last = at;
-	get(j, "COREDUMP_EXE", g->exe, sizeof(g->exe));
-	get(j, "CORESINK_SIGNATURE_TEXT", field, sizeof(field));
-	top_of(field, g->top, sizeof(g->top));
-	get(j, "COREDUMP_FILENAME", g->core, sizeof(g->core));
-	get(j, "CORESINK_SIGNATURE_FROM", g->from, sizeof(g->from));
+	take_newest(j, g, at);
 }
 
 static int by_count(const void *a, const void *b)
@@ -326,8 +352,7 @@ static void print_json(const struct table *t, FILE *f)
 static void table_free(struct table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		for (unsigned h = 0; h < t->g[i].n_hosts; h++)
-			free(t->g[i].hosts[h]);
+		group_free(&t->g[i]);
 	free(t->g);
 }
 
@@ -346,11 +371,16 @@ static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 	r = origin_seals_read(j, &seals);
 	if (r < 0)
 		return r;
-	r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
-	if (r >= 0)
-		r = since ? sd_journal_seek_realtime_usec(j, since) : sd_journal_seek_head(j);
-	while (r >= 0 && (r = sd_journal_next(j)) > 0)
-		take(j, &seals, t);
+	/* The crashes, then the retraces: a few, which join groups but count no crash. */
+	for (int retrace = 0; retrace <= 1 && r >= 0; retrace++) {
+		sd_journal_flush_matches(j);
+		r = sd_journal_add_match(j, retrace ? "MESSAGE_ID=" CORESINK_RETRACE_MESSAGE_ID :
+					 "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
+		if (r >= 0)
+			r = since ? sd_journal_seek_realtime_usec(j, since) : sd_journal_seek_head(j);
+		while (r >= 0 && (r = sd_journal_next(j)) > 0)
+			take(j, &seals, t, retrace);
+	}
 	origin_seals_free(&seals);
 	if (r < 0)
 		return r;

@@ -199,3 +199,16 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 	(void) close(fd);
 	return r;
 }
+
+/* The core directory of the configuration, opened without creating it, root's; -1 where it cannot be. */
+int corefile_directory(const struct config *c)
+{
+	struct stat st;
+	int fd = open(c->directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != 0)) {
+		(void) close(fd);
+		return -1;
+	}
+	return fd;
+}

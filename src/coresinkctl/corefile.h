@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "entries.h"
+#include "policy.h"
 
 /* What list and info say of a crash's core, as coredumpctl does. */
 enum core_state {
@@ -24,5 +25,6 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 int corefile_open(int dirfd, const struct record *c, bool *compressed);
 int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out);
 int corefile_name(int dirfd, const struct record *c, char *name, size_t len);
+int corefile_directory(const struct config *c);
 
 #endif

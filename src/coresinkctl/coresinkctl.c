@@ -1,6 +1,6 @@
 /*
  * coresinkctl.c: the admin's command for coresink, on PATH: coredumpctl's verbs and options over coresink's own
- * entries (list, info, dump, debug), the handler's verbs (summary, check-config, retry-uploads), and what
+ * entries (list, info, dump, debug, retrace), the handler's verbs (summary, check-config, retry-uploads), and what
  * coredumpctl lacks: remove, vacuum and status. It reads the journal, never writes a core, and removes one only as
  * root, through the handler's own vacuum. Who may see what: root every crash coresink recorded; another user only
  * their own (the others are counted and said).
@@ -26,6 +26,7 @@
 #include "flow.h"
 #include "policy.h"
 #include "show.h"
+#include "retrace.h"
 #include "status.h"
 #include "summary.h"
 
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 		"       coresinkctl [OPTIONS] info [MATCH...]\n"
 		"       coresinkctl [OPTIONS] dump [-o FILE] [MATCH...]\n"
 		"       coresinkctl [OPTIONS] debug [--debugger=PATH] [-A ARGS] [MATCH...]\n"
+		"       coresinkctl [OPTIONS] retrace [CORE-PATH | MATCH...]\n"
 		"       coresinkctl [OPTIONS] remove [--dry-run] MATCH...\n"
 		"       coresinkctl vacuum [--older-than=TIME] [--max-use=BYTES] [--exe=PATH] [--dry-run]\n"
 		"       coresinkctl [OPTIONS] status [MATCH...]\n"
@@ -188,19 +190,6 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* The core directory of the configuration, opened without creating it; -1 where it cannot be. */
-static int open_directory(const struct config *c)
-{
-	struct stat st;
-	int fd = open(c->directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != 0)) {
-		(void) close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Reads the crashes the selection names; says what was left out. 0, 1 for none, or EXIT_SYSTEM. */
 static int find(const struct opts *o, struct found *f)
 {
@@ -287,14 +276,14 @@ static int debug(const struct opts *o, int dirfd, const struct record *c)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SYSTEM;
 }
 
-static const char *const verbs[] = { "list", "info", "dump", "debug", "remove", "vacuum", "status", "summary",
-				     "check-config", "retry-uploads" };
+static const char *const verbs[] = { "list", "info", "dump", "debug", "retrace", "remove", "vacuum", "status",
+				     "summary", "check-config", "retry-uploads" };
 
 /* The verbs that read crashes from the journal: list, info, dump, debug, remove, status. */
 static int crashes_verb(const char *verb, struct opts *o, const struct config *c, int argc, char **argv)
 {
 	struct found f;
-	int dirfd = open_directory(c), r;
+	int dirfd = corefile_directory(c), r;
 	bool one = strcmp(verb, "dump") == 0 || strcmp(verb, "debug") == 0;
 
 	if (strcmp(verb, "remove") == 0 && argc == 0)
@@ -354,6 +343,8 @@ int main(int argc, char **argv)
 		return check_config(o.config, o.named, n_rest, rest);
 	if (strcmp(verb, "retry-uploads") == 0)
 		return ship_retry(o.config, o.named, o.all) < 0 ? EXIT_SYSTEM : 0;
+	if (strcmp(verb, "retrace") == 0)
+		return retrace_main(o.config, o.named, &o.sel, n_rest, rest);
 	config_read(&c, o.config, o.named, &d);
 	if (!o.quiet)
 		diag_print(&d, stderr, "coresinkctl: ");
@@ -363,7 +354,7 @@ int main(int argc, char **argv)
 		if (n_rest || (!o.vacuum.older_than && !o.vacuum.have_max_use && !o.vacuum.exe))
 			return fprintf(stderr, "coresinkctl: vacuum takes --older-than, --max-use or --exe, and no MATCH\n"),
 			       EXIT_USAGE;
-		dirfd = open_directory(&c);
+		dirfd = corefile_directory(&c);
 		if (dirfd < 0)
 			return fprintf(stderr, "coresinkctl: %s: not opened\n", c.directory), EXIT_SYSTEM;
 		r = cleanup_vacuum(dirfd, &o.vacuum, "coresinkctl vacuum", o.dry_run);

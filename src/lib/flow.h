@@ -1,6 +1,6 @@
 /*
  * flow.h: the flow stage, one crash's way through the stages, as pipe mode and socket mode bring it (capture.c lists
- * the steps), and the upload of a stored core (ship.c).
+ * the steps), the upload of a stored core (ship.c), and its analysis again (retrace.c).
  * The one header the other stages include of it; it uses report, policy, analyse, sandbox, store, intake, write,
  * minicore, base.
  */
@@ -8,6 +8,7 @@
 #define CORESINK_STAGE_FLOW_H
 
 #include "flow/capture.h"
+#include "flow/retrace.h"
 #include "flow/ship.h"
 
 #endif

@@ -11,5 +11,6 @@
 #include "report/origin.h"
 #include "report/outcome.h"
 #include "report/report.h"
+#include "report/retraced.h"
 
 #endif

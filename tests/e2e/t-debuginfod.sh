@@ -5,6 +5,9 @@
 # mode, and the signature uses the names; 20 crashes of the program fetch each file once. A server stopped, one
 # that hangs (accepts and never answers), one that is slow (a byte a second) and one that serves a file of another
 # build-id: the entry arrives within DebuginfodTimeoutSec plus a second, says why, and the core is stored as always.
+# The crash captured with the server down, retraced once a server is up (coresink --retrace): a new entry names its
+# functions and the first entry; --summary still counts one crash. The same bug with and without the debug files:
+# two signatures, one set of keys, counted as one.
 # tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 need_root "it sets kernel.core_pattern and runs the fetch step as coresink-debuginfod"
@@ -151,6 +154,37 @@ misbehave() {
 }
 setup stopped "DebuginfodURLs=http://127.0.0.1:$((PORT + 1))" "DebuginfodTimeoutSec=3s"
 misbehave "a server stopped" "not fetched 2: .*dbgprog \\((Couldn't connect|Connection refused|.*connect)"
+
+# --retrace: that crash, captured with its server down, analysed again once a server is up: a new entry that
+# names the first, with every function named, the signature of the named crash, and no second crash counted.
+stopped_entry=$(field "$e" CORESINK_ENTRY) stopped_core=$(field "$e" COREDUMP_FILENAME) stopped_pid=$CRASH_PID
+check "the crash with the server down has its own frames unnamed: $(frames "$stopped_pid" | head -n 3 | tr '\n' ' ')" \
+	test "$(frames "$stopped_pid" | sed -n 3p)" = n/a
+write_config "$DIR.conf" "Directory=$DIR" "DebuginfodURLs=$URL" "DebuginfodTimeoutSec=15s"
+out=$("$CORESINK" --config "$DIR.conf" --retrace "$stopped_core" 2>&1)
+check "coresink --retrace CORE-PATH: $(head -n 2 <<< "$out" | tr '\n' ' ' | cut -c1-200)" \
+	matches "$out" "^Retraced pid $stopped_pid \(dbgprog\): signature $sig1, was $(field "$e" CORESINK_SIGNATURE)"
+RETRACE_ID=baa83633e2924caa8fbb9d3beeb07bb4
+r=$(MESSAGE_ID=$RETRACE_ID entry_poll "$TEST_SINCE" export "CORESINK_RETRACE_OF=$stopped_entry")
+check "the retrace's entry names the crash's and repeats its pid" \
+	test "$(field "$r" MESSAGE_ID)" = $RETRACE_ID -a "$(field "$r" COREDUMP_PID)" = "$stopped_pid"
+check "it fetched the debug files: $(field "$r" CORESINK_DEBUGINFO | cut -c1-120)" \
+	matches "$(field "$r" CORESINK_DEBUGINFO)" "fetched 2: .* from $URL"
+retraced=$(jctl -o cat MESSAGE_ID=$RETRACE_ID "CORESINK_RETRACE_OF=$stopped_entry" |
+	sed -n '/^Stack trace of thread/,/^$/p' | sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' | head -n 5 | tr '\n' ' ')
+check "its trace names every function: $retraced" test "$retraced" = "lib_crash lib_func prog_level2 prog_level1 main "
+check "its signature is the named crash's, and says what it was: $(field "$r" CORESINK_RETRACE_OF_SIGNATURE)" \
+	test "$(field "$r" CORESINK_SIGNATURE)" = "$sig1" -a \
+	"$(field "$r" CORESINK_RETRACE_OF_SIGNATURE)" = "$(field "$e" CORESINK_SIGNATURE)"
+crashes=$(jctl -o cat MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 COREDUMP_EXE="$T/bin/dbgprog" | grep -c '^Process ')
+summary=$("$CORESINK" --summary --json --since "$TEST_SINCE" | grep "\"executable\":\"$T/bin/dbgprog\"")
+check "--summary: one group, $crashes crashes as the journal has, the retrace not counted: $(cut -c1-120 <<< "$summary")" \
+	test "$(grep -c . <<< "$summary")" = 1 -a "$(sed -n 's/.*"crashes":\([0-9]*\).*/\1/p' <<< "$summary")" = "$crashes"
+check "--summary: the newest crash is shown by its retrace's signature, with its names" \
+	matches "$summary" "^\\{\"signature\":\"$sig1\".*\"top\":\"SIGSEGV;libdbg.so!lib_crash;libdbg.so!lib_func;dbgprog!prog_level2\""
+if command -v coredumpctl > /dev/null; then
+	check "coredumpctl lists the crash once" test "$(cdctl list "$stopped_pid" --no-legend 2>/dev/null | grep -c .)" = 1
+fi
 for mode in hang slow; do
 	port=$((PORT + 2))
 	"$BADSERVER" $mode $port > "$T/bad.out" 2>&1 &

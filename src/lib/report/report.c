@@ -15,6 +15,7 @@
 #include "journal.h"
 #include "origin.h"
 #include "report.h"
+#include "report-internal.h"
 
 static void signal_name(int sig, char *buf, size_t len)
 {
@@ -42,7 +43,7 @@ static void add_text(struct fields *f, const char *name, const char *value, unsi
 	free(e);
 }
 
-static void add_line(struct fields *f, const char *name, const char *value)
+void report_add_line(struct fields *f, const char *name, const char *value)
 {
 	add_text(f, name, value, ESCAPE_BACKSLASH);
 }
@@ -62,11 +63,11 @@ static void add_process_fields(struct fields *f, const struct kargs *k, const st
 	fields_add(f, "COREDUMP_DUMPABLE=%d", (int)k->dumpmode);
 	fields_add(f, "COREDUMP_TIMESTAMP=%llu", (unsigned long long)k->time * 1000000ULL);
 	fields_add(f, "COREDUMP_RLIMIT=%llu", (unsigned long long)k->rlimit);
-	add_line(f, "COREDUMP_HOSTNAME", k->hostname);
+	report_add_line(f, "COREDUMP_HOSTNAME", k->hostname);
 	if (!k->hostname[0])
-		add_line(f, "CORESINK_HOSTNAME", k->hostname_why);
-	add_line(f, "COREDUMP_COMM", k->comm);
-	add_line(f, "COREDUMP_EXE", o->exe);
+		report_add_line(f, "CORESINK_HOSTNAME", k->hostname_why);
+	report_add_line(f, "COREDUMP_COMM", k->comm);
+	report_add_line(f, "COREDUMP_EXE", o->exe);
 }
 
 
@@ -118,12 +119,12 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
-	add_line(f, "CORESINK_RULE", o->rule);
+	report_add_line(f, "CORESINK_RULE", o->rule);
 	if (o->in_journal)
 		fields_add(f, "CORESINK_STORAGE=journal");
 	else if (o->storage_note[0])
 		fields_add(f, "CORESINK_STORAGE=external: %s", o->storage_note);
-	add_line(f, "CORESINK_ENTRY", o->entry_id);
+	report_add_line(f, "CORESINK_ENTRY", o->entry_id);
 	add_core_content(f, o);
 	fields_add(f, "CORESINK_MODE=%s", o->socket ? "socket" : "pipe");
 	if (o->rejected)
@@ -134,7 +135,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
 	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
-	add_line(f, "COREDUMP_FILENAME", o->path);
+	report_add_line(f, "COREDUMP_FILENAME", o->path);
 	if (o->result == RESULT_TRUNCATED)
 		fields_add(f, "COREDUMP_TRUNCATED=1");
 	if (o->result == RESULT_TRUNCATED || o->result == RESULT_DISCARDED)
@@ -176,19 +177,19 @@ static void add_container_fields(struct fields *f, const char *cgroup)
 	struct container c;
 
 	cgroup_container(cgroup, &c);
-	add_line(f, "CORESINK_MACHINE", c.machine);
+	report_add_line(f, "CORESINK_MACHINE", c.machine);
 	if (c.runtime[0]) {
-		add_line(f, "CORESINK_CONTAINER_RUNTIME", c.runtime);
-		add_line(f, "CORESINK_CONTAINER_ID", c.id);
+		report_add_line(f, "CORESINK_CONTAINER_RUNTIME", c.runtime);
+		report_add_line(f, "CORESINK_CONTAINER_ID", c.id);
 	}
 }
 
 /* What the analysis found of packages (systemd-coredump's fields), how long it took, and why not more. */
-static void add_analysis_fields(struct fields *f, const struct analysis *a)
+void report_analysis_fields(struct fields *f, const struct analysis *a)
 {
-	add_line(f, "COREDUMP_PACKAGE_NAME", a->package_name);
-	add_line(f, "COREDUMP_PACKAGE_VERSION", a->package_version);
-	add_line(f, "COREDUMP_PACKAGE_JSON", a->package_json);
+	report_add_line(f, "COREDUMP_PACKAGE_NAME", a->package_name);
+	report_add_line(f, "COREDUMP_PACKAGE_VERSION", a->package_version);
+	report_add_line(f, "COREDUMP_PACKAGE_JSON", a->package_json);
 	if (a->elapsed_us) {
 		char confined[96];
 
@@ -198,7 +199,7 @@ static void add_analysis_fields(struct fields *f, const struct analysis *a)
 	}
 	if (a->why[0])
 		fields_add(f, "CORESINK_TRACE=%s", a->why);
-	add_line(f, "CORESINK_TRACE_UNREAD", a->unread);
+	report_add_line(f, "CORESINK_TRACE_UNREAD", a->unread);
 	if (a->debuginfo[0]) {
 		fields_add(f, "CORESINK_DEBUGINFO=%s", a->debuginfo);
 		fields_add(f, "CORESINK_DEBUGINFO_USEC=%llu", (unsigned long long)a->debuginfo_us);
@@ -213,7 +214,7 @@ static void add_signature_fields(struct fields *f, const struct outcome *o)
 	if (!o->have_sig)
 		return;
 	fields_add(f, "CORESINK_SIGNATURE=%s", o->sig.hex);
-	add_line(f, "CORESINK_SIGNATURE_TEXT", o->sig.text);
+	report_add_line(f, "CORESINK_SIGNATURE_TEXT", o->sig.text);
 	fields_add(f, "CORESINK_SIGNATURE_FROM=%s", o->sig.from_trace ? "trace" :
 		   "executable (no frame of the crashing thread was known: weaker)");
 	if (o->sig.keys[0])
@@ -290,7 +291,7 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 }
 
 /* The sentence (one line, escaped as such), a blank line, the trace (its lines kept, anything else escaped). */
-static void add_message_with_trace(struct fields *f, const char *sentence, const char *trace)
+void report_message_with_trace(struct fields *f, const char *sentence, const char *trace)
 {
 	char *s = escape_dup(sentence, 0), *t = escape_dup(trace, ESCAPE_MULTILINE);
 
@@ -337,7 +338,7 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 		add_text(f, "MESSAGE", msg, 0);
 		return;
 	}
-	add_message_with_trace(f, msg, a->trace);
+	report_message_with_trace(f, msg, a->trace);
 }
 
 /* What /proc told, under systemd-coredump's field names; or why nothing was taken from there. */
@@ -347,15 +348,15 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 		fields_add(f, "CORESINK_METADATA=not collected: %s", pi->why ? pi->why : "unknown");
 		return;
 	}
-	add_line(f, "COREDUMP_CMDLINE", pi->cmdline);
-	add_line(f, "COREDUMP_CGROUP", pi->cgroup);
-	add_line(f, "COREDUMP_UNIT", pi->units.unit);
-	add_line(f, "COREDUMP_USER_UNIT", pi->units.user_unit);
-	add_line(f, "COREDUMP_SLICE", pi->units.slice);
+	report_add_line(f, "COREDUMP_CMDLINE", pi->cmdline);
+	report_add_line(f, "COREDUMP_CGROUP", pi->cgroup);
+	report_add_line(f, "COREDUMP_UNIT", pi->units.unit);
+	report_add_line(f, "COREDUMP_USER_UNIT", pi->units.user_unit);
+	report_add_line(f, "COREDUMP_SLICE", pi->units.slice);
 	if (pi->units.owner_uid != (uid_t)-1)
 		fields_add(f, "COREDUMP_OWNER_UID=%u", (unsigned)pi->units.owner_uid);
-	add_line(f, "COREDUMP_CWD", pi->cwd);
-	add_line(f, "COREDUMP_ROOT", pi->root);
+	report_add_line(f, "COREDUMP_CWD", pi->cwd);
+	report_add_line(f, "COREDUMP_ROOT", pi->root);
 	/* What the kernel formats as lines keeps its newlines and tabs; the process's bytes in them are escaped. */
 	add_text(f, "COREDUMP_PROC_STATUS", pi->status, ESCAPE_MULTILINE);
 	add_text(f, "COREDUMP_PROC_MAPS", pi->maps, ESCAPE_MULTILINE);
@@ -363,7 +364,7 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 	add_text(f, "COREDUMP_OPEN_FDS", pi->fds, ESCAPE_MULTILINE);
 	add_text(f, "COREDUMP_ENVIRON", pi->environ, ESCAPE_MULTILINE);
 	if (pi->container && pi->complete)
-		add_line(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
+		report_add_line(f, "COREDUMP_CONTAINER_CMDLINE", pi->container_cmdline ? pi->container_cmdline : "?");
 	/* The pid its own tools (ps, its journal) know it by, inside its pid namespace. */
 	if (pi->container && pi->inner_pid > 0)
 		fields_add(f, "CORESINK_CONTAINER_PID=%d", (int)pi->inner_pid);
@@ -409,7 +410,7 @@ void report_fields(const struct kargs *k, const struct outcome *o, const struct 
 	add_process_fields(f, k, o, sig);
 	add_outcome_fields(f, o);
 	add_signature_fields(f, o);
-	add_analysis_fields(f, a);
+	report_analysis_fields(f, a);
 	add_proc_fields(f, pi);
 }
 
@@ -443,7 +444,7 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 	fields_add(&f, "MESSAGE_ID=" CORESINK_UPLOAD_MESSAGE_ID);
 	fields_add(&f, "MESSAGE=Upload of %s (process %d), attempt %u: %s%s.", path, (int)pid, attempt, how, when);
 	fields_add(&f, "COREDUMP_PID=%d", (int)pid);
-	add_line(&f, "COREDUMP_FILENAME", path);
+	report_add_line(&f, "COREDUMP_FILENAME", path);
 	fields_add(&f, "CORESINK_UPLOAD=%s", sent ? "sent" : next ? "pending" : "lost");
 	fields_add(&f, "CORESINK_UPLOAD_ATTEMPT=%u", attempt);
 	if (!err) {

@@ -1,0 +1,137 @@
+/*
+ * retrace.c: coresinkctl retrace [MATCH...] (and coresink --retrace): the newest matching crash's core analysed
+ * again with the debug info at hand now (a -dbgsym package installed since, DebuginfodURLs= set or its server back),
+ * logged as a new entry that names the crash's (retraced.c), and shown. A MATCH is coredumpctl's (PID, COMM, /EXE,
+ * FIELD=VALUE), or the path of a stored core beneath Directory=. Root's: the analysis reads root's cores, and the
+ * fetch step and the analysis run as their own users, as at the crash (src/lib/flow/retrace.c). The core is found
+ * as dump finds it (corefile.c: beneath Directory, by its name, never through a link) and written raw to an unlinked
+ * file in /var/tmp, where coredumpctl debug puts its own, for as long as the analysis reads it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "corefile.h"
+#include "flow.h"
+#include "policy.h"
+#include "report.h"
+#include "retrace.h"
+
+#define SCRATCH_DIR "/var/tmp"
+
+/* The crash's core, raw, in an unlinked file of SCRATCH_DIR: the fd, or -errno (-EFBIG: past c's bounds). */
+static int raw_core(const struct selection *sel, const struct config *cfg, int dirfd, const struct record *c,
+		    uint64_t size)
+{
+	struct statvfs sv;
+	int fd, r;
+
+	if (size > cfg->stack_trace_max)
+		return -EFBIG;
+	if (statvfs(SCRATCH_DIR, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < size)
+		return -ENOSPC;
+	fd = open(SCRATCH_DIR, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	r = corefile_write(sel, dirfd, c, fd);
+	if (r < 0) {
+		(void) close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The crash c analysed again, its entry sent and the outcome shown. 0, 1 (no core) or EXIT_SYSTEM. */
+static int retrace_one(const struct selection *sel, const char *config, bool named, const struct config *cfg,
+		       int dirfd, const struct record *c)
+{
+	uint64_t size = strtoull(c->size, NULL, 10);
+	int fd = raw_core(sel, cfg, dirfd, c, size), r;
+	struct retrace_in in = { .corefd = fd, .size = size, .exe = c->exe, .path = c->filename, .signal = c->sig };
+	struct retrace_of of = { .entry_id = c->entry_id, .signature = c->signature, .usec = c->usec, .pid = c->pid,
+				 .uid = c->uid, .signal = c->sig, .timestamp = strtoull(c->timestamp, NULL, 10),
+				 .comm = c->comm, .exe = c->exe, .filename = c->filename, .hostname = c->hostname };
+	struct analysis a;
+	struct signature s;
+
+	if (fd < 0)
+		return fprintf(stderr, "coresinkctl: retrace: the core of pid %d: %s\n", (int)c->pid,
+			       fd == -ENOENT ? "not there (none stored, removed, or another machine's)" :
+			       fd == -EINVAL ? "the entry names a file that is not this crash's core" :
+			       fd == -EFBIG ? "larger than StackTraceMaxSize" :
+			       fd == -ENOSPC ? "no room for it raw in " SCRATCH_DIR : strerror(-fd)),
+		       fd == -ENOENT ? 1 : EXIT_SYSTEM;
+	r = crash_retrace(config, named, &in, &a, &s);
+	(void) close(fd);
+	if (r == 0)
+		r = report_retrace(&of, &a, &s);
+	if (r < 0)
+		fprintf(stderr, "coresinkctl: retrace: %s\n", a.why[0] ? a.why : strerror(-r));
+	else
+		printf("Retraced pid %d (%s): signature %s%s%s%s%s\n%s%s\n\n%s", (int)c->pid, c->comm, s.hex,
+		       strcmp(s.hex, c->signature) ? ", was " : " (unchanged)",
+		       strcmp(s.hex, c->signature) ? (c->signature[0] ? c->signature : "none") : "",
+		       a.debuginfo[0] ? "\nDebug info: " : "", a.debuginfo, a.why[0] ? "Stack trace: " : "", a.why,
+		       a.trace ? a.trace : "");
+	analysis_free(&a);
+	return r < 0 ? EXIT_SYSTEM : 0;
+}
+
+/* A match as coredumpctl takes it, or a path beneath Directory= as the stored core's (COREDUMP_FILENAME=). */
+static int match_of(const struct config *cfg, const char *m, char **out)
+{
+	size_t n = strlen(cfg->directory);
+	char field[4096];
+
+	if (strncmp(m, cfg->directory, n) == 0 && m[n] == '/' && !strchr(m + n + 1, '/'))
+		return asprintf(out, "COREDUMP_FILENAME=%s", m) < 0 ? -ENOMEM : 0;
+	if (entries_match(m, field, sizeof(field)) < 0)
+		return -EINVAL;
+	*out = strdup(m);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* coresinkctl retrace [MATCH...], coresink --retrace [MATCH...]: 0, 1 for no such crash, or an exit code. */
+int retrace_main(const char *config, bool named, const struct selection *base, int argc, char **argv)
+{
+	struct selection sel = *base;
+	struct config cfg;
+	struct diag d = { 0 };
+	struct found f = { 0 };
+	char **matches = calloc((size_t)argc + 1, sizeof(*matches));
+	int r = matches ? 0 : EXIT_SYSTEM, dirfd = -1;
+
+	if (geteuid() != 0) {
+		free(matches);
+		return fprintf(stderr, "coresinkctl: retrace: only root reads the cores\n"), EXIT_USAGE;
+	}
+	config_read(&cfg, config, named, &d);
+	diag_print(&d, stderr, "coresinkctl: ");
+	for (int i = 0; i < argc && r == 0; i++)
+		if (match_of(&cfg, argv[i], &matches[i]) < 0)
+			r = (fprintf(stderr, "coresinkctl: not a match: '%s'\n", argv[i]), EXIT_USAGE);
+	sel.matches = matches;
+	sel.n_matches = argc;
+	sel.newest = 1;
+	if (r == 0 && (r = entries_find(&sel, &f)) < 0)
+		r = (fprintf(stderr, "coresinkctl: the journal: %s\n", strerror(-r)), EXIT_SYSTEM);
+	if (r == 0 && f.n == 0)
+		r = (fprintf(stderr, "No coredumps found.\n"), 1);
+	if (r == 0 && (dirfd = corefile_directory(&cfg)) < 0 && !f.c[f.n - 1].journal_core)
+		r = (fprintf(stderr, "coresinkctl: %s: not opened\n", cfg.directory), EXIT_SYSTEM);
+	if (r == 0)
+		r = retrace_one(&sel, config, named, &cfg, dirfd, &f.c[f.n - 1]);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	entries_free(&f);
+	for (int i = 0; i < argc; i++)
+		free(matches[i]);
+	free(matches);
+	config_free(&cfg);
+	return r;
+}

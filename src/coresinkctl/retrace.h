@@ -1,0 +1,11 @@
+/* retrace.h: coresinkctl retrace, coresink --retrace: a stored crash analysed again, as a new entry (retrace.c). */
+#ifndef CORESINKCTL_RETRACE_H
+#define CORESINKCTL_RETRACE_H
+
+#include <stdbool.h>
+
+#include "entries.h"
+
+int retrace_main(const char *config, bool named, const struct selection *base, int argc, char **argv);
+
+#endif

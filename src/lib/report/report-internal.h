@@ -1,0 +1,12 @@
+/* report-internal.h: what report.c lends the other entries of this stage (retraced.c), and nothing else includes. */
+#ifndef CORESINK_REPORT_INTERNAL_H
+#define CORESINK_REPORT_INTERNAL_H
+
+#include "analyse.h"
+#include "journal.h"
+
+void report_add_line(struct fields *f, const char *name, const char *value);
+void report_analysis_fields(struct fields *f, const struct analysis *a);
+void report_message_with_trace(struct fields *f, const char *sentence, const char *trace);
+
+#endif
