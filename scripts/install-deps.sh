@@ -44,7 +44,8 @@ cmd:zstd zstd zstd (coresink-bench reads compressed cores back)
 file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-remote (t-storage, the fleet recipe)
 cmd:rclone rclone rclone (t-upload, the fleet recipe)
 cmd:piuparts piuparts piuparts (t-package)
-cmd:debuginfod debuginfod the elfutils debuginfod server (t-debuginfod)'
+cmd:debuginfod debuginfod the elfutils debuginfod server (t-debuginfod)
+cmd:eu-stack elfutils eu-stack (t-keepmodules: elfutils over the kept modules)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='

@@ -9,6 +9,7 @@
 
 #include "policy/config.h"
 #include "policy/kskip.h"
+#include "policy/modstore.h"
 #include "policy/rules.h"
 #include "policy/session.h"
 #include "policy/sigstore.h"

@@ -75,6 +75,7 @@ static int analyse(int corefd, int out, void *arg)
 	(void) send_record(out, "json", meta.package_json);
 	if (canon_len > 0)
 		(void) send_record(out, "canon", canon);
+	(void) send_record(out, "lost", meta.lost);
 	free(canon);
 	if (meta.unread > 0) {
 		char unread[sizeof(meta.unread_list) + 64];
@@ -93,7 +94,7 @@ static char **slot(struct analysis *a, const char *key)
 	return strcmp(key, "trace") == 0 ? &a->trace : strcmp(key, "name") == 0 ? &a->package_name :
 	       strcmp(key, "version") == 0 ? &a->package_version : strcmp(key, "json") == 0 ? &a->package_json :
 	       strcmp(key, "unread") == 0 ? &a->unread : strcmp(key, "needs") == 0 ? &a->needs :
-	       strcmp(key, "canon") == 0 ? &a->canon : NULL;
+	       strcmp(key, "canon") == 0 ? &a->canon : strcmp(key, "lost") == 0 ? &a->lost : NULL;
 }
 
 /* Reads the records; a record cut by the output bound or a killed child is kept up to where it ends. */
@@ -239,5 +240,6 @@ void analysis_free(struct analysis *a)
 	free(a->unread);
 	free(a->needs);
 	free(a->canon);
+	free(a->lost);
 	*a = (struct analysis) { 0 };
 }

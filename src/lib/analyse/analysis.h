@@ -31,6 +31,7 @@ struct analysis {
 	char *unread;             /* the modules whose file was not read, and why; NULL when all were */
 	char *needs;              /* needs_only: "KIND BUILD-ID NAME" lines (stacktrace_needs()); NULL for none */
 	char *canon;              /* the crashing thread's frames' canonical names, "N NAME" lines (signature.c) */
+	char *lost;               /* "INDEX BUILD-ID NAME": handed files whose path leads elsewhere now (KeepModules=) */
 	char files[192];          /* what was handed of the mapped files, and why not more; "" when nothing */
 	char why[128];            /* why there is no trace (or only part of one), "" when all went well */
 	char debuginfo[1536];     /* DebuginfodURLs=: what was fetched, from where, and why not the rest; "" */

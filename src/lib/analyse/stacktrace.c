@@ -299,6 +299,8 @@ static int module_callback(Dwfl_Module *module, void **user, const char *name, D
  * take no argument of the caller's.
  */
 static const struct trace_files *handed;
+/* Where find_elf() says which handed files' paths lead elsewhere now (stacktrace_write()); NULL: nowhere. */
+static FILE *lost_out;
 
 /* The handed file whose mappings span addr (the smallest such span: a module within another's is its own), or -1. */
 static int handed_at(Dwarf_Addr addr)
@@ -385,6 +387,31 @@ static int open_path(const char *name)
 }
 
 /*
+ * Whether the module's path no longer leads to its file, which was read from handed file i: deleted since it was
+ * mapped and not put back, gone, or another build there now. Then "i BUILD-ID NAME" to lost_out: what KeepModules=
+ * keeps, for gdb and a retrace, which have only the path.
+ */
+static void note_if_lost(Dwfl_Module *mod, int i, const char *name)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char build_id[2 * BUILD_ID_MAX + 1], buf[NAME_SHOWN];
+	int len = dwfl_module_build_id(mod, &id, &vaddr), fd;
+	bool lost;
+
+	if (!lost_out || !name || name[0] != '/' || len <= 0 || len > BUILD_ID_MAX)
+		return;
+	fd = open_path(name);
+	lost = fd < 0 || not_the_module(mod, fd) != NULL;
+	if (fd >= 0)
+		(void) close(fd);
+	if (!lost)
+		return;
+	hex(id, len, build_id, sizeof(build_id));
+	fprintf(lost_out, "%d %s %s\n", i, build_id, shown(base(name), buf));
+}
+
+/*
  * libdwfl's find_elf, when reading the core did not find the module's file by its path already: first the file
  * that was mapped (handed), then the build-id's in the debug directories, then the path beneath the root (a name
  * of libdwfl's that is not the core's, such as the executable's). Where none is the module's, the reason is left
@@ -398,8 +425,10 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 
 	if (i >= 0) {
 		fd = take(mod, dup(handed->first_fd + i), name, file_name, &why);
-		if (fd >= 0)
+		if (fd >= 0) {
+			note_if_lost(mod, i, name);
 			return fd;
+		}
 	}
 	fd = dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
 	if (fd >= 0 || *elfp)
@@ -416,7 +445,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 /* Opens the core with libdwfl: its modules reported, its threads attached. 0 or -EBADMSG. */
 static int open_core(struct trace *t, int corefd)
 {
-	static char path_buf[PATH_MAX + 32];
+	static char path_buf[2 * PATH_MAX + 96];
 	static char *debuginfo_path;
 	static const Dwfl_Callbacks callbacks = {
 		.find_elf = find_elf,
@@ -457,15 +486,24 @@ int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct tr
 {
 	struct trace t = { .text = text, .canon = canon, .exe = exe, .exe_here = exe_here, .debug_dir = debug_dir,
 			   .meta = meta };
-	char *json = NULL;
-	size_t json_len = 0;
+	char *json = NULL, *lost = NULL;
+	size_t json_len = 0, lost_len = 0;
 	int r;
 
 	*meta = (struct trace_meta) { 0 };
 	handed = files;
 	t.json = open_memstream(&json, &json_len);
-	if (!t.json)
+	lost_out = open_memstream(&lost, &lost_len);
+	if (!t.json || !lost_out) {
+		if (t.json)
+			(void) fclose(t.json);
+		if (lost_out)
+			(void) fclose(lost_out);
+		lost_out = NULL;
+		free(json);
+		free(lost);
 		return -ENOMEM;
+	}
 	r = open_core(&t, corefd);
 	if (r == 0 && dwfl_getmodules(t.dwfl, module_callback, &t, 0) < 0)
 		r = -EBADMSG;
@@ -479,6 +517,11 @@ int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct tr
 		meta->package_json = json;
 	else
 		free(json);
+	if (fclose(lost_out) == 0 && lost_len > 0)
+		meta->lost = lost;
+	else
+		free(lost);
+	lost_out = NULL;
 	if (t.dwfl)
 		dwfl_end(t.dwfl);
 	if (t.elf)
@@ -554,5 +597,6 @@ void trace_meta_free(struct trace_meta *m)
 	free(m->package_name);
 	free(m->package_version);
 	free(m->package_json);
+	free(m->lost);
 	*m = (struct trace_meta) { 0 };
 }

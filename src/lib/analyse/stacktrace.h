@@ -16,6 +16,8 @@ struct trace_meta {
 	char *package_json;                      /* {"module":{"buildId":...,"name":...},...}, modules with a note */
 	unsigned unread;                         /* modules whose file was not found, readable or the core's */
 	char unread_list[256];                   /* "NAME (why), ..." for the first of them */
+	char *lost;                              /* "INDEX BUILD-ID NAME" lines: modules read from handed file INDEX
+						    whose path no longer leads to them (KeepModules=); NULL none */
 };
 
 /* The files the analysis was handed (mapped.c opened them from the mappings): file i is fd first_fd + i. */

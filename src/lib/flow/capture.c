@@ -90,6 +90,7 @@ void crash_finish(struct crash *cr)
 	cr->o.owner_entry = crash_owner_sees(cr);
 	crash_analyse(cr);
 	crash_sign(cr);
+	crash_keep_modules(cr);
 	if (cr->have_mapped)
 		mapped_free(&cr->mapped);
 	(void) report_diag(&cr->kd, "the kernel arguments", "safe defaults used, the core kept for root only");

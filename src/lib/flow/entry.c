@@ -127,7 +127,7 @@ void crash_analyse(struct crash *cr)
 				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
 				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1,
 				    .mapped = cr->have_mapped ? &cr->mapped : NULL };
-	char debug_dir[PATH_MAX + 16], debuginfo[sizeof(cr->a.debuginfo)];
+	char debug_dir[PATH_MAX + 16], search[2 * PATH_MAX + 48], debuginfo[sizeof(cr->a.debuginfo)];
 	uint64_t debuginfo_us;
 	int r;
 
@@ -146,6 +146,13 @@ void crash_analyse(struct crash *cr)
 		return;
 	}
 	fetch_debuginfo(cr, &ao, debug_dir, sizeof(debug_dir));
+	/*
+	 * The modules kept for earlier crashes (KeepModules=), by build-id: where a path leads to another build now, a
+	 * retrace finds the one that ran there. Not for a process in another root, whose paths are not this side's.
+	 */
+	if (ao.root_fd < 0 && snprintf(search, sizeof(search), "%s%s%s/%s", ao.debug_dir ? ao.debug_dir : "",
+				       ao.debug_dir ? ":" : "", cr->c.directory, MODSTORE_DIR) < (int)sizeof(search))
+		ao.debug_dir = search;
 	/* analysis_run() starts the result afresh: what the fetch step said is kept aside. */
 	(void) snprintf(debuginfo, sizeof(debuginfo), "%s", cr->a.debuginfo);
 	debuginfo_us = cr->a.debuginfo_us;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "policy.h"
 #include "report.h"
 #include "ship.h"
 #include "store.h"
@@ -96,8 +97,11 @@ int ship(const struct config *c, int dirfd, const char *name, int fd, const stru
 		return r < 0 ? r : -EIO;
 	}
 	(void) upload_clear(fd);
-	if (!c->keep_after_upload)
-		(void) unlinkat(dirfd, name, 0);
+	if (!c->keep_after_upload && unlinkat(dirfd, name, 0) == 0) {
+		uint64_t freed;
+
+		modstore_release(dirfd, name, &freed);
+	}
 	return 0;
 }
 

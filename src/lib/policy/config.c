@@ -372,6 +372,7 @@ static const struct key keys[] = {
 	KEY("DebuginfodURLs", parse_urls, print_string, debuginfod_urls, false),
 	KEY("DebuginfodTimeoutSec", parse_timeout, print_timeout, debuginfod_ms, false),
 	KEY("DebuginfodMaxUse", parse_byte_count, print_u64, debuginfod_max_use, false),
+	KEY("KeepModules", parse_bool, print_bool, keep_modules, false),
 	KEY("ExecUpload", parse_exec, print_string, exec_upload, true),
 	KEY("UploadUser", parse_user_name, print_string, upload_user, true),
 	KEY("UploadTimeoutSec", parse_timeout, print_timeout, upload_timeout_ms, true),
@@ -416,6 +417,8 @@ void config_defaults(struct config *c)
 	c->debuginfod_urls[0] = '\0';
 	c->debuginfod_ms = 15000;
 	c->debuginfod_max_use = 1ULL << 30;
+	/* A module replaced since its process started is copied only when asked: it takes room in MaxUse. */
+	c->keep_modules = false;
 	/* Socket mode: the path the unit files and coresink --core-pattern --socket use. */
 	strcpy(c->socket, "/run/coresink/kernel.socket");
 	/* Two cores' worth of copying and analysis each; a storm waits in the listen queue, which the kernel sizes. */

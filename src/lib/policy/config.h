@@ -63,6 +63,7 @@ struct config {
 	uint64_t stack_trace_max;  /* cores larger than this are not analysed */
 	uint64_t stack_trace_ms;   /* the analysis is stopped after this long */
 	char debuginfod_urls[1024]; /* DebuginfodURLs=: servers asked for debug info by build-id; "" none, "system" */
+	bool keep_modules;         /* KeepModules=: keep the modules whose file was gone or replaced (modstore.c) */
 	uint64_t debuginfod_ms;    /* the fetch step, all modules of one crash, is stopped after this long */
 	uint64_t debuginfod_max_use; /* what the cache of fetched debug info may take */
 	char socket[SOCKET_PATH_MAX]; /* socket mode: where coresink --serve listens for the kernel */

@@ -18,6 +18,7 @@
 
 #include "sandbox.h"
 #include "store.h"
+#include "modstore.h"
 #include "vacuum.h"
 
 #define core vacuum_core
@@ -99,13 +100,16 @@ static int list_cores(int dirfd, struct core **list)
 	return (int)n;
 }
 
-/* Sums the bytes coresink's cores take on disk (allocated blocks, not sizes). 0 or -errno. */
+/*
+ * Sums the bytes coresink's cores take on disk (allocated blocks, not sizes), and the modules kept for them
+ * (KeepModules=, modstore.c). 0 or -errno.
+ */
 int vacuum_total(int dirfd, uint64_t *bytes)
 {
 	struct core *list;
 	int n = list_cores(dirfd, &list);
 
-	*bytes = 0;
+	*bytes = n < 0 ? 0 : modstore_total(dirfd);
 	for (int i = 0; i < n; i++)
 		*bytes += list[i].size;
 	free(list);
@@ -152,9 +156,10 @@ static bool is_held(const struct core *c, const uint64_t *held, size_t n_held)
 
 /*
  * Removes a core so that its blocks are free at once: truncated through an fd checked to be the listed file, then
- * unlinked. An unlink alone would leave them in use for as long as anyone holds the file open. 0 or -errno.
+ * unlinked. An unlink alone would leave them in use for as long as anyone holds the file open. The modules kept for
+ * it that no other core needs go with it: what they took is added to *modules. 0 or -errno.
  */
-static int remove_core(int dirfd, const struct core *c, bool *pending)
+static int remove_core(int dirfd, const struct core *c, bool *pending, uint64_t *modules)
 {
 	/* O_NONBLOCK: never wait for a lease or a lock of anyone's. */
 	int fd = openat(dirfd, c->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -169,7 +174,10 @@ static int remove_core(int dirfd, const struct core *c, bool *pending)
 		}
 		(void) close(fd);
 	}
-	return unlinkat(dirfd, c->name, 0) < 0 ? -errno : 0;
+	if (unlinkat(dirfd, c->name, 0) < 0)
+		return -errno;
+	modstore_release(dirfd, c->name, modules);
+	return 0;
 }
 
 /* Lists coresink's cores in the directory into *list (malloc'd), oldest first: how many, or -errno. */
@@ -190,6 +198,7 @@ int vacuum_list(int dirfd, struct vacuum_core **list)
 int vacuum_remove(int dirfd, const char *name, const uint64_t *held, size_t n_held, uint64_t *freed, bool *unsent)
 {
 	struct core c;
+	uint64_t modules = 0;
 	int r;
 
 	*freed = 0;
@@ -198,9 +207,9 @@ int vacuum_remove(int dirfd, const char *name, const uint64_t *held, size_t n_he
 		return -ENOENT;
 	if (is_held(&c, held, n_held))
 		return -EBUSY;
-	r = remove_core(dirfd, &c, unsent);
+	r = remove_core(dirfd, &c, unsent, &modules);
 	if (r == 0)
-		*freed = c.size;
+		*freed = c.size + modules;
 	return r;
 }
 
@@ -214,6 +223,7 @@ int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held,
 {
 	struct core *list;
 	int n = list_cores(dirfd, &list);
+	uint64_t modules;
 	bool pending;
 
 	*freed = 0;
@@ -221,9 +231,9 @@ int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held,
 	if (n > 0)
 		qsort(list, (size_t)n, sizeof(*list), older);
 	for (int i = 0; i < n && *freed < need; i++) {
-		if (is_held(&list[i], held, n_held) || remove_core(dirfd, &list[i], &pending) < 0)
+		if (is_held(&list[i], held, n_held) || remove_core(dirfd, &list[i], &pending, &modules) < 0)
 			continue;
-		*freed += list[i].size;
+		*freed += list[i].size + modules;
 		(*removed)++;
 		*unsent += pending;
 	}

@@ -64,6 +64,7 @@ struct outcome {
 	bool in_journal;            /* Storage=journal: the core goes into the entry (COREDUMP=) */
 	char storage_note[160];     /* why a core for the journal was stored as a file instead */
 	char entry_id[33];          /* CORESINK_ENTRY=: to find the entry written (Storage=journal), or sent (by the dead) */
+	char modules[1024];         /* KeepModules=: the modules kept for this core, or why not (modules.c); "" none */
 	struct minicore_stats mini;
 };
 

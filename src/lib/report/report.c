@@ -136,6 +136,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
 	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
 	report_add_line(f, "COREDUMP_FILENAME", o->path);
+	report_add_line(f, "CORESINK_MODULES_KEPT", o->modules);
 	if (o->result == RESULT_TRUNCATED)
 		fields_add(f, "COREDUMP_TRUNCATED=1");
 	if (o->result == RESULT_TRUNCATED || o->result == RESULT_DISCARDED)

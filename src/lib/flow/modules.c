@@ -1,0 +1,82 @@
+/*
+ * modules.c: KeepModules=, after the trace: each module the analysis read from the file the process had mapped
+ * while its path led elsewhere (deleted, gone, another build there now: stacktrace.c's "lost" record) is kept
+ * beside the cores by its build-id (modstore.c), for gdb and a retrace, which have only the path. Copied from the
+ * handler's own fd of the mapping (mapped.c), never through the path; only for a core stored as a file, which the
+ * module's link belongs to; within MaxUse and above KeepFree, each module counted as if the others fit. The build-id
+ * is the analysis's word: a lying one misnames a file the process could read anyway, in root's directory, and
+ * elfutils' debuginfod reads each file's own build-id. What came of it is in the entry (CORESINK_MODULES_KEPT=).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "capture-internal.h"
+
+#define DELETED " (deleted)"
+
+/* The bytes the modules may take now: under MaxUse with the cores, and above KeepFree. */
+static uint64_t room(const struct crash *cr)
+{
+	struct statvfs sv;
+	uint64_t used = 0, total, avail, max_use, keep_free, a, b;
+
+	if (fstatvfs(cr->dirfd, &sv) < 0 || vacuum_total(cr->dirfd, &used) < 0)
+		return 0;
+	total = (uint64_t)sv.f_blocks * sv.f_frsize;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	max_use = space_resolve(&cr->c.max_use, total);
+	keep_free = space_resolve(&cr->c.keep_free, total);
+	a = max_use > used ? max_use - used : 0;
+	b = avail > keep_free ? avail - keep_free : 0;
+	return a < b ? a : b;
+}
+
+/* One "INDEX BUILD-ID NAME" line of the analysis, kept; what came of it appended to said. */
+static void keep_one(struct crash *cr, const char *core, const char *line, gid_t gid, uint64_t *left, char *said,
+		     size_t len)
+{
+	char id[257], name[256];
+	unsigned i;
+	struct stat st;
+	uint64_t added = 0;
+	int r;
+
+	if (sscanf(line, "%u %256[0-9a-f] %255[^\n]", &i, id, name) != 3 || i >= cr->mapped.n)
+		return;
+	/* The trace's name says " (deleted)" where the path is gone; here the build-id says which file it was. */
+	if (strlen(name) > strlen(DELETED) && !strcmp(name + strlen(name) - strlen(DELETED), DELETED))
+		name[strlen(name) - strlen(DELETED)] = '\0';
+	r = fstat(cr->mapped.files[i].fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (r == 0)
+		r = modstore_keep(cr->dirfd, core, id, cr->mapped.files[i].fd, (uint64_t)st.st_size, *left, gid, &added);
+	*left = *left > added ? *left - added : 0;
+	(void) snprintf(said + strlen(said), len - strlen(said), "%s%s (%.16s...)%s%s", said[0] ? ", " : "", name, id,
+			r == 0 ? "" : ": not kept, ", r == 0 ? "" : r == -EFBIG ? "no room in MaxUse or KeepFree" :
+			strerror(-r));
+}
+
+void crash_keep_modules(struct crash *cr)
+{
+	const char *name = strrchr(cr->o.path, '/'), *p;
+	char line[600];
+	uid_t uid;
+	gid_t gid = 0;
+	uint64_t left;
+
+	if (!cr->c.keep_modules || !cr->a.lost || !cr->have_mapped || !name || cr->o.in_journal || cr->dirfd < 0 ||
+	    (cr->o.result != RESULT_STORED && cr->o.result != RESULT_TRUNCATED))
+		return;
+	if (analysis_user(&uid, &gid) < 0)
+		gid = 0;
+	left = room(cr);
+	for (p = cr->a.lost; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		(void) snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		keep_one(cr, name + 1, line, gid, &left, cr->o.modules, sizeof(cr->o.modules));
+		p += n + (p[n] == '\n');
+	}
+}

@@ -1,0 +1,263 @@
+/*
+ * modstore.c: the modules kept beside the cores (KeepModules=): a crashed process's executable or library whose
+ * file was gone or replaced at the crash, kept once per build-id where elfutils and debuginfod look for it,
+ *   .modules/.build-id/xx/rest           the file (xx: the build-id's first byte in hex, rest: the others),
+ * and, for each core that needs it, a hard link to it,
+ *   .modules/.cores/CORE-NAME/BUILD-ID
+ * so that the file's link count is its references: removing a core (vacuum.c) removes its links, and a module whose
+ * last core is gone goes with it. Its blocks count in MaxUse once (vacuum_total()). A core removed by anything else
+ * (systemd-tmpfiles, rm) leaves links whose core is gone: modstore_total() drops them. The directory is root's and
+ * writable by root only (config.c refuses anything else), so no one else can plant a name here; still no link is
+ * followed. Modules are 0640, their group the analysis user's (a retrace reads them), or 0600 without one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "modstore.h"
+
+#define COPY_CHUNK (16u << 20)
+
+static bool is_build_id(const char *id)
+{
+	size_t n = strlen(id);
+
+	return n >= 4 && n <= 128 && n % 2 == 0 && strspn(id, "0123456789abcdef") == n;
+}
+
+/* The directory name beneath at, made (mode) where missing, never a link. Its fd, or -errno. */
+static int subdir(int at, const char *name, mode_t mode, gid_t gid)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(at, name, mode) < 0 && errno != EEXIST)
+		return -errno;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	errno = EPERM;	/* for a directory not root's */
+	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_gid != gid && fchown(fd, 0, gid) < 0) ||
+	    ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)) {
+		int r = -errno;
+
+		(void) close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* .modules/SUB beneath the core directory dirfd, made where missing. */
+static int modules_sub(int dirfd, const char *sub, gid_t gid)
+{
+	int top = subdir(dirfd, MODSTORE_DIR, gid ? 0750 : 0700, gid), fd;
+
+	if (top < 0)
+		return top;
+	fd = subdir(top, sub, gid ? 0750 : 0700, gid);
+	(void) close(top);
+	return fd;
+}
+
+/* The bytes of in (from its start) into a new unnamed file beneath at. Its fd, or -errno. */
+static int copy_in(int at, int in, uint64_t size, gid_t gid)
+{
+	int fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	off_t off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((uint64_t)off < size) {
+		ssize_t n = sendfile(fd, in, &off, size - (uint64_t)off < COPY_CHUNK ? size - (uint64_t)off : COPY_CHUNK);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int r = n < 0 ? -errno : -EIO;
+
+			(void) close(fd);
+			return r;
+		}
+	}
+	if ((gid && (fchown(fd, 0, gid) < 0 || fchmod(fd, 0640) < 0)) || fsync(fd) < 0) {
+		int r = -errno;
+
+		(void) close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Names the unnamed file fd name beneath at (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does without). */
+static int name_tmpfile(int fd, int at, const char *name)
+{
+	char proc[64];
+
+	if (linkat(fd, "", at, name, AT_EMPTY_PATH) == 0)
+		return 0;
+	(void) snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, at, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+}
+
+static void close_all(int a, int b, int c, int d)
+{
+	int fds[] = { a, b, c, d };
+
+	for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+		if (fds[i] >= 0)
+			(void) close(fds[i]);
+}
+
+/*
+ * The module in, of build-id id, kept for the core named core in the core directory at: copied where the tree has it
+ * not (its bytes added to *added), and linked for the core. size: its length; room: the bytes it may take. 0, -EFBIG
+ * past room, or -errno.
+ */
+int modstore_keep(int at, const char *core, const char *id, int in, uint64_t size, uint64_t room, gid_t gid,
+		  uint64_t *added)
+{
+	char xx[3];
+	int tree = -1, refs = -1, sub = -1, fd = -1, r;
+	struct stat st;
+
+	*added = 0;
+	if (!is_build_id(id) || strchr(core, '/') || core[0] == '.' || !core[0])
+		return -EINVAL;
+	(void) snprintf(xx, sizeof(xx), "%.2s", id);
+	tree = modules_sub(at, ".build-id", gid);
+	r = tree < 0 ? tree : (sub = subdir(tree, xx, gid ? 0750 : 0700, gid)) < 0 ? sub : 0;
+	if (r == 0 && fstatat(sub, id + 2, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		/* Not kept yet: copied whole, then named, so that no reader sees half of it. */
+		if (size > room)
+			r = -EFBIG;
+		else if ((fd = copy_in(sub, in, size, gid)) < 0)
+			r = fd;
+		else if ((r = name_tmpfile(fd, sub, id + 2)) == 0 && fstat(fd, &st) == 0)
+			*added = (uint64_t)st.st_blocks * 512;
+		else if (r == -EEXIST)
+			r = 0;   /* another handler kept it meanwhile */
+	} else if (r == 0 && !S_ISREG(st.st_mode)) {
+		r = -EEXIST;
+	}
+	if (r == 0 && (refs = modules_sub(at, ".cores", gid)) < 0)
+		r = refs;
+	if (r == 0) {
+		int c = subdir(refs, core, 0700, 0);
+
+		r = c < 0 ? c : linkat(sub, id + 2, c, id, 0) < 0 && errno != EEXIST ? -errno : 0;
+		if (c >= 0)
+			(void) close(c);
+	}
+	close_all(fd, sub, refs, tree);
+	return r;
+}
+
+/* Drops one link of core's (refs: its directory), and the module itself where that was its last core. */
+static void release_one(int tree, int refs, const char *id, uint64_t *freed)
+{
+	char xx[3];
+	struct stat st;
+	int sub;
+
+	(void) unlinkat(refs, id, 0);
+	if (!is_build_id(id))
+		return;
+	(void) snprintf(xx, sizeof(xx), "%.2s", id);
+	sub = tree < 0 ? -1 : openat(tree, xx, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0)
+		return;
+	if (fstatat(sub, id + 2, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    unlinkat(sub, id + 2, 0) == 0)
+		*freed += (uint64_t)st.st_blocks * 512;
+	(void) close(sub);
+}
+
+/* The links of the core named core (in the core directory at), removed, and the modules no other core needs. */
+void modstore_release(int at, const char *core, uint64_t *freed)
+{
+	int top = openat(at, MODSTORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), tree = -1, cores = -1;
+	int refs = -1;
+	struct dirent *e;
+	DIR *d = NULL;
+
+	*freed = 0;
+	if (top >= 0 && !strchr(core, '/') && core[0] != '.') {
+		tree = openat(top, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		cores = openat(top, ".cores", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		refs = cores < 0 ? -1 : openat(cores, core, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		d = refs < 0 ? NULL : fdopendir(refs);
+	}
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			release_one(tree, dirfd(d), e->d_name, freed);
+	if (d)
+		(void) closedir(d);
+	else if (refs >= 0)
+		(void) close(refs);
+	if (cores >= 0)
+		(void) unlinkat(cores, core, AT_REMOVEDIR);
+	close_all(cores, tree, top, -1);
+}
+
+/* Every module's blocks, once each. */
+static uint64_t tree_bytes(int top)
+{
+	int tree = openat(top, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), sub;
+	DIR *d = tree < 0 ? NULL : fdopendir(tree), *s;
+	struct dirent *e, *f;
+	struct stat st;
+	uint64_t bytes = 0;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || (sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+							  O_CLOEXEC)) < 0)
+			continue;
+		s = fdopendir(sub);
+		while (s && (f = readdir(s)))
+			if (f->d_name[0] != '.' && fstatat(dirfd(s), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode))
+				bytes += (uint64_t)st.st_blocks * 512;
+		if (s)
+			(void) closedir(s);
+		else
+			(void) close(sub);
+	}
+	if (d)
+		(void) closedir(d);
+	else if (tree >= 0)
+		(void) close(tree);
+	return bytes;
+}
+
+/*
+ * What the kept modules take (once each) in the core directory at, after the links of cores that are gone (removed
+ * by another hand than coresink's) are dropped.
+ */
+uint64_t modstore_total(int at)
+{
+	int top = openat(at, MODSTORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), cores;
+	struct dirent *e;
+	uint64_t bytes, freed;
+	DIR *d;
+
+	if (top < 0)
+		return 0;
+	cores = openat(top, ".cores", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = cores < 0 ? NULL : fdopendir(cores);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && faccessat(at, e->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+			modstore_release(at, e->d_name, &freed);
+	if (d)
+		(void) closedir(d);
+	else if (cores >= 0)
+		(void) close(cores);
+	bytes = tree_bytes(top);
+	(void) close(top);
+	return bytes;
+}

@@ -1,0 +1,144 @@
+/*
+ * check_modstore.c: the modules kept beside the cores (KeepModules=), in a real directory: kept once per build-id
+ * however many cores need it, where elfutils looks (.build-id/xx/rest), the bytes counted once, a module gone with
+ * its last core and not before, the room respected, links of a core removed by another hand dropped, and names that
+ * could leave the tree refused.
+ */
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "policy/modstore.h"
+#include "unit.h"
+
+static char dir[256];
+static int dirfd_ = -1, mod = -1;
+
+#define ID_A "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12"
+#define ID_B "0011223344556677889900112233445566778899"
+
+static void setup(void)
+{
+	char buf[8192];
+
+	unit_tmpdir(dir, sizeof(dir));
+	dirfd_ = open(dir, O_RDONLY | O_DIRECTORY);
+	mod = memfd_create("module", 0);
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_int_eq(write(mod, buf, sizeof(buf)), sizeof(buf));
+}
+
+static void teardown(void)
+{
+	close(mod);
+	close(dirfd_);
+	unit_rmtree(dir);
+}
+
+static void core(const char *name)
+{
+	int fd = openat(dirfd_, name, O_CREAT | O_WRONLY, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+static bool kept(const char *id)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), ".modules/.build-id/%.2s/%s", id, id + 2);
+	return fstatat(dirfd_, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_size == 8192;
+}
+
+START_TEST(test_once_per_build_id)
+{
+	uint64_t added, freed;
+
+	core("core.a.1.20261126T000000Z");
+	core("core.a.2.20261126T000001Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.1.20261126T000000Z", ID_A, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_uint_ge(added, 8192);
+	ck_assert(kept(ID_A));
+	/* The second core of the same build: linked, nothing added. */
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.2.20261126T000001Z", ID_A, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_uint_eq(added, 0);
+	ck_assert_uint_ge(modstore_total(dirfd_), 8192);
+	ck_assert_uint_lt(modstore_total(dirfd_), 2 * 8192);
+	/* The first core goes: the module stays for the second. */
+	modstore_release(dirfd_, "core.a.1.20261126T000000Z", &freed);
+	ck_assert_uint_eq(freed, 0);
+	ck_assert(kept(ID_A));
+	/* The last goes: so does the module. */
+	modstore_release(dirfd_, "core.a.2.20261126T000001Z", &freed);
+	ck_assert_uint_ge(freed, 8192);
+	ck_assert(!kept(ID_A));
+	ck_assert_uint_eq(modstore_total(dirfd_), 0);
+}
+END_TEST
+
+/* Past the room: not copied. */
+START_TEST(test_room)
+{
+	uint64_t added;
+
+	core("core.b.1.20261126T000000Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.b.1.20261126T000000Z", ID_B, mod, 8192, 4096, 0, &added), -EFBIG);
+	ck_assert(!kept(ID_B));
+}
+END_TEST
+
+/* A core removed by systemd-tmpfiles or rm: its links are dropped when the total is next counted. */
+START_TEST(test_orphans_dropped)
+{
+	uint64_t added;
+
+	core("core.c.1.20261126T000000Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.c.1.20261126T000000Z", ID_B, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(unlinkat(dirfd_, "core.c.1.20261126T000000Z", 0), 0);
+	ck_assert_uint_eq(modstore_total(dirfd_), 0);
+	ck_assert(!kept(ID_B));
+}
+END_TEST
+
+/* Names that are no build-id, or no core's name, never make a path. */
+START_TEST(test_names_refused)
+{
+	uint64_t added;
+
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "../../etc", mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "AB12CD", mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "../core.d", ID_A, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, ".cores", ID_A, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+}
+END_TEST
+
+/* A link planted in the tree's place is not followed. */
+START_TEST(test_no_link_followed)
+{
+	uint64_t added;
+
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(symlinkat("/tmp", dirfd_, ".modules"), 0);
+	ck_assert_int_lt(modstore_keep(dirfd_, "core.e.1.20261126T000000Z", ID_A, mod, 8192, 1 << 20, 0, &added), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("modstore");
+	TCase *tc = tcase_create("modstore");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_once_per_build_id);
+	tcase_add_test(tc, test_room);
+	tcase_add_test(tc, test_orphans_dropped);
+	tcase_add_test(tc, test_names_refused);
+	tcase_add_test(tc, test_no_link_followed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
