@@ -3,7 +3,8 @@
  * this test's parent process as far as the ledger knows (a live process, another identity). What one holds in
  * flight the other counts; what one publishes the other counts as stored; one capture's held core is kept from the
  * other's vacuum; the crash-rate windows are shared; the lock excludes the other while held (tried from a child,
- * whose open file is the other capture's), and is free once released. Needs root: the ledger must be root's.
+ * whose open file is the other capture's), and is free once released; what is spent under it (session_spend:
+ * KeepModules=) sees the other's bytes in flight. Needs root: the ledger must be root's.
  */
 #include "intake.h"
 #include "policy.h"
@@ -228,6 +229,32 @@ START_TEST(test_lock_excludes)
 }
 END_TEST
 
+/* session_spend(): the other's bytes in flight are given, and the lock is held while spending. */
+static uint64_t spent_used;
+static int spent_lock_free = -1;
+
+static int spend(void *ctx, uint64_t used)
+{
+	(void) ctx;
+	spent_used = used;
+	spent_lock_free = b_lock_free();
+	return -EFBIG;
+}
+
+START_TEST(test_spend_under_the_lock)
+{
+	if (geteuid() != 0)
+		return;
+	ck_assert_int_eq(hb.lock(hb.ctx), 0);
+	ck_assert_int_eq(hb.reserve(hb.ctx, 3 << 20, 0), 0);
+	hb.unlock(hb.ctx);
+	ck_assert_int_eq(session_spend(&a, spend, NULL), -EFBIG);
+	ck_assert_uint_eq(spent_used, 3 << 20);
+	ck_assert_int_eq(spent_lock_free, 0);
+	ck_assert_int_eq(b_lock_free(), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("session");
@@ -241,6 +268,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_held_kept_from_the_others_vacuum);
 	tcase_add_test(t, test_rate_windows_shared);
 	tcase_add_test(t, test_lock_excludes);
+	tcase_add_test(t, test_spend_under_the_lock);
 	suite_add_tcase(s, t);
 	return s;
 }

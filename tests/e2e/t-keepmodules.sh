@@ -15,7 +15,7 @@ chmod 0755 "$T"
 start_journald
 mkdir -p "$T/bin"
 
-# build VERSION: the program and its library, each build another (its functions' names say which).
+# build VERSION [C]: the program (with C) and its library, each build another (its functions' names say which).
 build() {
 	cat > "$T/lib.c" <<EOF
 #include <unistd.h>
@@ -25,6 +25,7 @@ EOF
 int km_wait_$1(int n);
 __attribute__((noinline)) static int lvl2_$1(int n) { return km_wait_$1(n) * 2; }
 __attribute__((noinline)) int lvl1_$1(int n) { return lvl2_$1(n + 1); }
+${2:-}
 int main(int argc, char **argv) { (void) argv; return lvl1_$1(argc); }
 EOF
 	rm -f "$T/bin/libkm.so" "$T/bin/kmprog"
@@ -110,3 +111,20 @@ build newer
 kill -SEGV $p; wait $p 2>/dev/null
 e=$(journal_entry "$p") || fail "no entry without KeepModules="
 check "without KeepModules=, nothing kept" test -z "$(field "$e" CORESINK_MODULES_KEPT)" -a ! -e "$T/cores-off/.modules"
+
+# A module that would take one crash's modules over MaxCoreSize= is not kept: a file the process mapped cost it
+# nothing on this disk. The program carries 4 MiB of data it never touches, which its core does not.
+build big 'const char pad[4 << 20] = { 1 }; const char *keep_pad = pad;'
+write_config "$T/e.conf" "Directory=$T/cores-small" "KeepModules=yes" "RateLimitBurst=0" "MaxCoreSize=2M"
+use_handler "$T/e.conf"
+( ulimit -c unlimited; exec "$T/bin/kmprog" ) & p=$!
+sleep 0.3
+build newest
+kill -SEGV $p; wait $p 2>/dev/null
+e=$(journal_entry "$p") || fail "no entry with MaxCoreSize=2M"
+kept=$(field "$e" CORESINK_MODULES_KEPT)
+check "the core stored whole: $(field "$e" CORESINK_RESULT)" test "$(field "$e" CORESINK_RESULT)" = stored
+check "over MaxCoreSize=, the program not kept, and said; its library kept: $kept" all_of_re "$kept" \
+	"kmprog \\([0-9a-f]{16}\\.\\.\\.\\): not kept, no room in MaxUse, KeepFree or MaxCoreSize" \
+	"libkm.so \\([0-9a-f]{16}\\.\\.\\.\\)(,|$)"
+check "only the library in the tree" test "$(find "$T/cores-small/.modules/.build-id" -type f | wc -l)" = 1

@@ -3,7 +3,8 @@
  * while its path led elsewhere (deleted, gone, another build there now: stacktrace.c's "lost" record) is kept
  * beside the cores by its build-id (modstore.c), for gdb and a retrace, which have only the path. Copied from the
  * handler's own fd of the mapping (mapped.c), never through the path; only for a core stored as a file, which the
- * module's link belongs to; within MaxUse and above KeepFree, each module counted as if the others fit. The build-id
+ * module's link belongs to; within MaxUse and above KeepFree, under the ledger's lock as a core's chunk is (the
+ * copies hold it a moment: modules are rare, and mapped, so read from the page cache). The build-id
  * is the analysis's word: a lying one misnames a file the process could read anyway, in root's directory, and
  * elfutils' debuginfod reads each file's own build-id. What came of it is in the entry (CORESINK_MODULES_KEPT=).
  */
@@ -17,13 +18,13 @@
 
 #define DELETED " (deleted)"
 
-/* The bytes the modules may take now: under MaxUse with the cores, and above KeepFree. */
-static uint64_t room(const struct crash *cr)
+/* The bytes the modules may take now, used bytes counted against MaxUse: under MaxUse, and above KeepFree. */
+static uint64_t room(const struct crash *cr, uint64_t used)
 {
 	struct statvfs sv;
-	uint64_t used = 0, total, avail, max_use, keep_free, a, b;
+	uint64_t total, avail, max_use, keep_free, a, b;
 
-	if (fstatvfs(cr->dirfd, &sv) < 0 || vacuum_total(cr->dirfd, &used) < 0)
+	if (fstatvfs(cr->dirfd, &sv) < 0)
 		return 0;
 	total = (uint64_t)sv.f_blocks * sv.f_frsize;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
@@ -54,29 +55,45 @@ static void keep_one(struct crash *cr, const char *core, const char *line, gid_t
 		r = modstore_keep(cr->dirfd, core, id, cr->mapped.files[i].fd, (uint64_t)st.st_size, *left, gid, &added);
 	*left = *left > added ? *left - added : 0;
 	(void) snprintf(said + strlen(said), len - strlen(said), "%s%s (%.16s...)%s%s", said[0] ? ", " : "", name, id,
-			r == 0 ? "" : ": not kept, ", r == 0 ? "" : r == -EFBIG ? "no room in MaxUse or KeepFree" :
+			r == 0 ? "" : ": not kept, ", r == 0 ? "" : r == -EFBIG ? "no room in MaxUse, KeepFree or MaxCoreSize" :
 			strerror(-r));
 }
 
-void crash_keep_modules(struct crash *cr)
+/* Under the ledger's lock (session_spend()), so that the cores reserved meanwhile count, and the modules for them. */
+static int keep_all(void *ctx, uint64_t used)
 {
-	const char *name = strrchr(cr->o.path, '/'), *p;
+	struct crash *cr = ctx;
+	const char *name = strrchr(cr->o.path, '/') + 1, *p;
 	char line[600];
 	uid_t uid;
 	gid_t gid = 0;
-	uint64_t left;
+	uint64_t left = room(cr, used);
 
-	if (!cr->c.keep_modules || !cr->a.lost || !cr->have_mapped || !name || cr->o.in_journal || cr->dirfd < 0 ||
-	    (cr->o.result != RESULT_STORED && cr->o.result != RESULT_TRUNCATED))
-		return;
 	if (analysis_user(&uid, &gid) < 0)
 		gid = 0;
-	left = room(cr);
+	/* One crash's modules no more than its core may take: a file the process mapped cost it nothing here. */
+	if (left > cr->c.max_core_size)
+		left = cr->c.max_core_size;
 	for (p = cr->a.lost; *p;) {
 		size_t n = strcspn(p, "\n");
 
 		(void) snprintf(line, sizeof(line), "%.*s", (int)n, p);
-		keep_one(cr, name + 1, line, gid, &left, cr->o.modules, sizeof(cr->o.modules));
+		keep_one(cr, name, line, gid, &left, cr->o.modules, sizeof(cr->o.modules));
 		p += n + (p[n] == '\n');
 	}
+	return 0;
+}
+
+void crash_keep_modules(struct crash *cr)
+{
+	int r;
+
+	if (!cr->c.keep_modules || !cr->a.lost || !cr->have_mapped || !strrchr(cr->o.path, '/') || cr->o.in_journal ||
+	    cr->dirfd < 0 || (cr->o.result != RESULT_STORED && cr->o.result != RESULT_TRUNCATED))
+		return;
+	/* Without the ledger nothing counts MaxUse: a core is stored anyway, the modules are not. */
+	r = cr->have_session ? session_spend(&cr->q, keep_all, cr) : -ENOLCK;
+	if (r < 0 && !cr->o.modules[0])
+		(void) snprintf(cr->o.modules, sizeof(cr->o.modules), "none kept: %s",
+				r == -ENOLCK ? "no ledger" : strerror(-r));
 }

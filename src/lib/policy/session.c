@@ -195,6 +195,26 @@ static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending)
 	return ledger_save(q->statefd, &q->l);
 }
 
+/*
+ * Lets spend() add to the directory what fits under MaxUse, under the lock, as a capture reserves its core: it is
+ * given the bytes stored and those the other captures in flight hold, and the stored bytes are counted afresh
+ * after it. 0, spend()'s -errno, or the ledger's.
+ */
+int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), void *ctx)
+{
+	uint64_t used, pending, published;
+	int r = take_ledger(q);
+
+	if (r < 0)
+		return r;
+	r = hook_used(q, &used, &pending);
+	if (r == 0)
+		r = spend(ctx, used);
+	if (vacuum_total(q->dirfd, &published) == 0)
+		q->l.published = published;
+	return put_ledger(q, r);
+}
+
 void session_hooks(struct session *q, struct engine_hooks *h)
 {
 	*h = (struct engine_hooks) { .lock = hook_lock, .unlock = hook_unlock, .used = hook_used,

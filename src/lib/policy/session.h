@@ -36,6 +36,7 @@ int session_sending(struct session *q, const char *entry);
 int session_named(struct session *q);
 int session_take(struct session *q, pid_t pid, struct inflight *f);
 int session_hold(struct session *q, uint64_t ino);
+int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), void *ctx);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 
