@@ -1,8 +1,8 @@
 /*
  * check_modstore.c: the modules kept beside the cores (KeepModules=), in a real directory: kept once per build-id
  * however many cores need it, where elfutils looks (.build-id/xx/rest), the bytes counted once, a module gone with
- * its last core and not before, the room respected, links of a core removed by another hand dropped, and names that
- * could leave the tree refused.
+ * its last core and not before, the room respected, links of a core removed by another hand dropped, names that
+ * could leave the tree refused, and a sparse module kept sparse.
  */
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -126,6 +126,44 @@ START_TEST(test_no_link_followed)
 }
 END_TEST
 
+/* A sparse module (8 MiB, two pages of data) kept sparse: the same bytes, a few blocks. */
+START_TEST(test_holes_kept)
+{
+	char a[4096], b[4096], back[4096], path[512];
+	uint64_t added;
+	struct stat st;
+	int sparse = openat(dirfd_, "sparse", O_CREAT | O_RDWR, 0600), fd;
+
+	if (geteuid() != 0)
+		return;
+	memset(a, 'a', sizeof(a));
+	memset(b, 'b', sizeof(b));
+	ck_assert_int_ge(sparse, 0);
+	ck_assert_int_eq(pwrite(sparse, a, sizeof(a), 0), sizeof(a));
+	ck_assert_int_eq(pwrite(sparse, b, sizeof(b), 6 << 20), sizeof(b));
+	ck_assert_int_eq(ftruncate(sparse, 8 << 20), 0);
+	core("core.f.1.20261126T000000Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.f.1.20261126T000000Z", ID_A, sparse, 8 << 20, 16 << 20, 0,
+				       &added), 0);
+	snprintf(path, sizeof(path), ".modules/.build-id/%.2s/%s", ID_A, ID_A + 2);
+	fd = openat(dirfd_, path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(st.st_size, 8 << 20);
+	ck_assert_uint_lt((uint64_t)st.st_blocks * 512, 1 << 20);
+	ck_assert_uint_eq(added, (uint64_t)st.st_blocks * 512);
+	ck_assert_int_eq(pread(fd, back, sizeof(back), 0), sizeof(back));
+	ck_assert_int_eq(memcmp(back, a, sizeof(a)), 0);
+	ck_assert_int_eq(pread(fd, back, sizeof(back), 6 << 20), sizeof(back));
+	ck_assert_int_eq(memcmp(back, b, sizeof(b)), 0);
+	ck_assert_int_eq(pread(fd, back, sizeof(back), 3 << 20), sizeof(back));
+	memset(a, 0, sizeof(a));
+	ck_assert_int_eq(memcmp(back, a, sizeof(a)), 0);
+	close(fd);
+	close(sparse);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("modstore");
@@ -137,6 +175,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_orphans_dropped);
 	tcase_add_test(tc, test_names_refused);
 	tcase_add_test(tc, test_no_link_followed);
+	tcase_add_test(tc, test_holes_kept);
 	suite_add_tcase(s, tc);
 	return s;
 }

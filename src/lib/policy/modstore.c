@@ -65,29 +65,49 @@ static int modules_sub(int dirfd, const char *sub, gid_t gid)
 	return fd;
 }
 
-/* The bytes of in (from its start) into a new unnamed file beneath at. Its fd, or -errno. */
-static int copy_in(int at, int in, uint64_t size, gid_t gid)
+/* Bytes [off, end) of in to the same offsets of out. 0 or -errno. */
+static int copy_range(int out, int in, off_t off, off_t end)
 {
-	int fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	off_t off = 0;
-
-	if (fd < 0)
+	if (lseek(out, off, SEEK_SET) < 0)
 		return -errno;
-	while ((uint64_t)off < size) {
-		ssize_t n = sendfile(fd, in, &off, size - (uint64_t)off < COPY_CHUNK ? size - (uint64_t)off : COPY_CHUNK);
+	while (off < end) {
+		ssize_t n = sendfile(out, in, &off, end - off < COPY_CHUNK ? (size_t)(end - off) : COPY_CHUNK);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int r = n < 0 ? -errno : -EIO;
-
-			(void) close(fd);
-			return r;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 	}
-	if ((gid && (fchown(fd, 0, gid) < 0 || fchmod(fd, 0640) < 0)) || fsync(fd) < 0) {
-		int r = -errno;
+	return 0;
+}
 
+/*
+ * The size bytes of in into a new unnamed file beneath at, its holes left holes: a sparse file the process mapped
+ * cost it nothing, and costs this disk nothing either. Its fd, or -errno.
+ */
+static int copy_in(int at, int in, uint64_t size, gid_t gid)
+{
+	int fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), r = 0;
+	off_t off = 0, data, hole;
+
+	if (fd < 0)
+		return -errno;
+	while (r == 0 && (uint64_t)off < size) {
+		data = lseek(in, off, SEEK_DATA);
+		if (data < 0 && errno == ENXIO)
+			break;
+		/* A file system without SEEK_DATA: all of it is data. */
+		hole = data < 0 ? (off_t)size : lseek(in, data, SEEK_HOLE);
+		data = data < 0 ? off : data;
+		if (hole < 0 || (uint64_t)hole > size)
+			hole = (off_t)size;
+		r = copy_range(fd, in, data, hole);
+		off = hole;
+	}
+	if (r == 0 && (ftruncate(fd, (off_t)size) < 0 || (gid && (fchown(fd, 0, gid) < 0 || fchmod(fd, 0640) < 0)) ||
+		       fsync(fd) < 0))
+		r = -errno;
+	if (r < 0) {
 		(void) close(fd);
 		return r;
 	}
