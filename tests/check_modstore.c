@@ -2,7 +2,7 @@
  * check_modstore.c: the modules kept beside the cores (KeepModules=), in a real directory: kept once per build-id
  * however many cores need it, where elfutils looks (.build-id/xx/rest), the bytes counted once, a module gone with
  * its last core and not before, the room respected, links of a core removed by another hand dropped, names that
- * could leave the tree refused, and a sparse module kept sparse.
+ * could leave the tree refused, a sparse module kept sparse, and the module's path noted only where it is plain.
  */
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -15,6 +15,7 @@ static char dir[256];
 static int dirfd_ = -1, mod = -1;
 
 #define ID_A "ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12"
+#define ID_A_REST "12cd34ef56ab12cd34ef56ab12cd34ef56ab12"
 #define ID_B "0011223344556677889900112233445566778899"
 
 static void setup(void)
@@ -58,11 +59,11 @@ START_TEST(test_once_per_build_id)
 
 	core("core.a.1.20261126T000000Z");
 	core("core.a.2.20261126T000001Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.1.20261126T000000Z", ID_A, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.1.20261126T000000Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
 	ck_assert_uint_ge(added, 8192);
 	ck_assert(kept(ID_A));
 	/* The second core of the same build: linked, nothing added. */
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.2.20261126T000001Z", ID_A, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.2.20261126T000001Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
 	ck_assert_uint_eq(added, 0);
 	ck_assert_uint_ge(modstore_total(dirfd_), 8192);
 	ck_assert_uint_lt(modstore_total(dirfd_), 2 * 8192);
@@ -84,7 +85,7 @@ START_TEST(test_room)
 	uint64_t added;
 
 	core("core.b.1.20261126T000000Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.b.1.20261126T000000Z", ID_B, mod, 8192, 4096, 0, &added), -EFBIG);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.b.1.20261126T000000Z", ID_B, NULL, mod, 8192, 4096, 0, &added), -EFBIG);
 	ck_assert(!kept(ID_B));
 }
 END_TEST
@@ -95,7 +96,7 @@ START_TEST(test_orphans_dropped)
 	uint64_t added;
 
 	core("core.c.1.20261126T000000Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.c.1.20261126T000000Z", ID_B, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.c.1.20261126T000000Z", ID_B, NULL, mod, 8192, 1 << 20, 0, &added), 0);
 	ck_assert_int_eq(unlinkat(dirfd_, "core.c.1.20261126T000000Z", 0), 0);
 	ck_assert_uint_eq(modstore_total(dirfd_), 0);
 	ck_assert(!kept(ID_B));
@@ -107,10 +108,10 @@ START_TEST(test_names_refused)
 {
 	uint64_t added;
 
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "../../etc", mod, 8192, 1 << 20, 0, &added), -EINVAL);
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "AB12CD", mod, 8192, 1 << 20, 0, &added), -EINVAL);
-	ck_assert_int_eq(modstore_keep(dirfd_, "../core.d", ID_A, mod, 8192, 1 << 20, 0, &added), -EINVAL);
-	ck_assert_int_eq(modstore_keep(dirfd_, ".cores", ID_A, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "../../etc", NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "AB12CD", NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "../core.d", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, ".cores", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
 }
 END_TEST
 
@@ -122,7 +123,38 @@ START_TEST(test_no_link_followed)
 	if (geteuid() != 0)
 		return;
 	ck_assert_int_eq(symlinkat("/tmp", dirfd_, ".modules"), 0);
-	ck_assert_int_lt(modstore_keep(dirfd_, "core.e.1.20261126T000000Z", ID_A, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_lt(modstore_keep(dirfd_, "core.e.1.20261126T000000Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
+}
+END_TEST
+
+static void each_path(void *ctx, const char *file, const char *path)
+{
+	snprintf(ctx, 300, "%s=%s", file, path ? path : "(none)");
+}
+
+/* The module's path in the process, for a debugger: " (deleted)" cut; one that could leave a root is not kept. */
+START_TEST(test_paths)
+{
+	static const char *const unfit[] = { "/a/../etc/shadow (deleted)", "relative/lib.so", "/a//b", "/a/./b",
+					     "/a/b\\012c", "/a/b/..", "/" };
+	char seen[300];
+	uint64_t added;
+
+	core("core.g.1.20261126T000000Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.g.1.20261126T000000Z", ID_A, "/opt/app/lib/libx.so (deleted)",
+				       mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_each(dirfd_, "core.g.1.20261126T000000Z", each_path, seen), 0);
+	ck_assert_str_eq(seen, ".modules/.build-id/ab/" ID_A_REST "=/opt/app/lib/libx.so");
+	for (size_t i = 0; i < sizeof(unfit) / sizeof(unfit[0]); i++) {
+		char core_name[64];
+
+		snprintf(core_name, sizeof(core_name), "core.h.%zu.20261126T000000Z", i + 1);
+		core(core_name);
+		ck_assert_int_eq(modstore_keep(dirfd_, core_name, ID_B, unfit[i], mod, 8192, 1 << 20, 0, &added), 0);
+		ck_assert_int_eq(modstore_each(dirfd_, core_name, each_path, seen), 0);
+		ck_assert_msg(strstr(seen, "=(none)"), "%s: %s", unfit[i], seen);
+	}
+	ck_assert_int_eq(modstore_each(dirfd_, "../x", each_path, seen), -EINVAL);
 }
 END_TEST
 
@@ -143,7 +175,7 @@ START_TEST(test_holes_kept)
 	ck_assert_int_eq(pwrite(sparse, b, sizeof(b), 6 << 20), sizeof(b));
 	ck_assert_int_eq(ftruncate(sparse, 8 << 20), 0);
 	core("core.f.1.20261126T000000Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.f.1.20261126T000000Z", ID_A, sparse, 8 << 20, 16 << 20, 0,
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.f.1.20261126T000000Z", ID_A, NULL, sparse, 8 << 20, 16 << 20, 0,
 				       &added), 0);
 	snprintf(path, sizeof(path), ".modules/.build-id/%.2s/%s", ID_A, ID_A + 2);
 	fd = openat(dirfd_, path, O_RDONLY);
@@ -176,6 +208,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_names_refused);
 	tcase_add_test(tc, test_no_link_followed);
 	tcase_add_test(tc, test_holes_kept);
+	tcase_add_test(tc, test_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,6 +27,7 @@
 #include "policy.h"
 #include "show.h"
 #include "retrace.h"
+#include "sysroot.h"
 #include "status.h"
 #include "summary.h"
 
@@ -235,11 +236,29 @@ static int dump(const struct opts *o, int dirfd, const struct record *c)
 	return r == -ENOENT ? 1 : EXIT_SYSTEM;
 }
 
-/* debug: the newest match's core in a file of its own, and the debugger (gdb) run on it with the executable. */
-static int debug(const struct opts *o, int dirfd, const struct record *c)
+/* The kept modules of the crash whose core is named core, made ready for gdb (sysroot.c), and said. */
+static void keep_given(const char *directory, int dirfd, const char *core, const char *exe, struct sysroot *root)
+{
+	int r = sysroot_make(dirfd, directory, core, exe, root);
+
+	if (r < 0)
+		fprintf(stderr, "coresinkctl: the kept modules could not be given to gdb: %s\n", strerror(-r));
+	else if (root->exe[0] || root->libraries)
+		fprintf(stderr, "coresinkctl: the modules that ran, kept (KeepModules=): %s%u librar%s\n",
+			root->exe[0] ? "the executable and " : "", root->libraries, root->libraries == 1 ? "y" : "ies");
+}
+
+/*
+ * debug: the newest match's core in a file of its own, and the debugger (gdb) run on it with the executable. Where
+ * its modules were kept (KeepModules=), gdb is given them (sysroot.c): the kept executable, and a root where the
+ * kept libraries stand at their paths.
+ */
+static int debug(const struct opts *o, const char *directory, int dirfd, const struct record *c)
 {
 	const char *dbg = o->debugger ? o->debugger : getenv("SYSTEMD_DEBUGGER") ? getenv("SYSTEMD_DEBUGGER") : "gdb";
-	char tmp[] = "/var/tmp/coresinkctl.XXXXXX";
+	const char *base = strrchr(dbg, '/') ? strrchr(dbg, '/') + 1 : dbg;
+	char tmp[] = "/var/tmp/coresinkctl.XXXXXX", core[256], set[128], iex[] = "-iex";
+	struct sysroot root = { .dir = "" };
 	wordexp_t we = { 0 };
 	int fd = mkstemp(tmp), r, status = 0;
 	pid_t pid;
@@ -248,18 +267,25 @@ static int debug(const struct opts *o, int dirfd, const struct record *c)
 		return fprintf(stderr, "coresinkctl: %s: %s\n", tmp, strerror(errno)), EXIT_SYSTEM;
 	r = corefile_write(&o->sel, dirfd, c, fd);
 	(void) close(fd);
+	if (r == 0 && strcmp(base, "gdb") == 0 && corefile_name(dirfd, c, core, sizeof(core)) == 0)
+		keep_given(directory, dirfd, core, c->exe, &root);
+	(void) snprintf(set, sizeof(set), "set sysroot %s", root.dir);
 	if (r == 0 && o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0)
 		r = -EINVAL;
 	if (r == 0 && (pid = fork()) == 0) {
-		char **argv = calloc(we.we_wordc + 4, sizeof(*argv));
+		char **argv = calloc(we.we_wordc + 6, sizeof(*argv));
 		size_t n = 0;
 
 		if (!argv)
 			_exit(EXIT_SYSTEM);
 		argv[n++] = strdup(dbg);
+		if (root.dir[0]) {
+			argv[n++] = iex;
+			argv[n++] = set;
+		}
 		for (size_t i = 0; i < we.we_wordc; i++)
 			argv[n++] = we.we_wordv[i];
-		argv[n++] = c->exe;
+		argv[n++] = root.exe[0] ? root.exe : c->exe;
 		argv[n++] = tmp;
 		execvp(dbg, argv);
 		fprintf(stderr, "coresinkctl: %s: %s\n", dbg, strerror(errno));
@@ -269,6 +295,7 @@ static int debug(const struct opts *o, int dirfd, const struct record *c)
 	}
 	if (o->debugger_args && r != -EINVAL)
 		wordfree(&we);
+	sysroot_remove(&root);
 	(void) unlink(tmp);
 	if (r < 0)
 		return fprintf(stderr, "coresinkctl: debug: %s\n", r == -EINVAL ? "bad --debugger-arguments" :
@@ -308,7 +335,7 @@ static int crashes_verb(const char *verb, struct opts *o, const struct config *c
 	else if (r == 0 && strcmp(verb, "dump") == 0)
 		r = dump(o, dirfd, &f.c[f.n - 1]);
 	else if (r == 0 && strcmp(verb, "debug") == 0)
-		r = debug(o, dirfd, &f.c[f.n - 1]);
+		r = debug(o, c->directory, dirfd, &f.c[f.n - 1]);
 	else if (r == 0 && strcmp(verb, "remove") == 0)
 		r = dirfd < 0 ? (fprintf(stderr, "coresinkctl: %s: not opened\n", c->directory), EXIT_SYSTEM)
 			      : cleanup_remove(dirfd, &f, "coresinkctl remove", o->dry_run);

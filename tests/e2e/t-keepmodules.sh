@@ -96,6 +96,13 @@ out=$("$CORESINK" --config "$T/c.conf" --retrace "$core1" 2>&1)
 rt=$(sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' <<< "$out" | grep -E '_(old|new)$|^main$' | tr '\n' ' ')
 check "a retrace after the upgrade finds the kept modules by build-id: $rt" test "$rt" = "$ours"
 
+ctl=$("$B/coresinkctl" --config "$T/c.conf" debug --debugger-arguments="-batch -nx -ex 'echo BACKTRACE\\n' -ex bt" \
+	"$p1" 2>&1)
+check "coresinkctl debug gives gdb the kept modules: $(grep -o 'kept (KeepModules=).*' <<< "$ctl")" \
+	grep -q 'kept (KeepModules=): the executable and 1 library' <<< "$ctl"
+viactl=$(gdb_names <<< "$ctl")
+check "coresinkctl debug: gdb names the entry's frames, the library's too ($viactl)" test "$viactl" = "$ours"
+check "and leaves no root of its own behind" test -z "$(find /var/tmp -maxdepth 1 -name 'coresinkctl-root.*')"
 "$B/coresinkctl" --config "$T/c.conf" -q remove "$p1" > /dev/null || fail "coresinkctl remove $p1"
 check "the first core removed: the modules stay for the second" test -f "$tree/${id_prog:0:2}/${id_prog:2}" -a \
 	"$(stat -c %h "$tree/${id_prog:0:2}/${id_prog:2}")" = 2

@@ -176,7 +176,7 @@ static bool is_exe(const struct cand *c, const char *exe)
 
 static void add(struct mapped *m, int fd, const struct cand *c)
 {
-	m->files[m->n++] = (struct mapped_file) { fd, c->lo, c->hi };
+	m->files[m->n++] = (struct mapped_file) { fd, c->lo, c->hi, strndup(c->path, c->len) };
 }
 
 /*
@@ -263,8 +263,10 @@ int mapped_open(const struct procinfo_id *id, const char *maps, const char *exe,
 
 void mapped_free(struct mapped *m)
 {
-	for (unsigned i = 0; i < m->n; i++)
+	for (unsigned i = 0; i < m->n; i++) {
 		(void) close(m->files[i].fd);
+		free(m->files[i].path);
+	}
 	free(m->files);
 	*m = (struct mapped) { 0 };
 }

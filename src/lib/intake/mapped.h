@@ -13,6 +13,7 @@
 struct mapped_file {
 	int fd;
 	uint64_t lo, hi;
+	char *path;   /* as maps gives it (" (deleted)", the kernel's \012 escapes), or NULL without memory */
 };
 
 struct mapped {

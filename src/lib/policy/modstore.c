@@ -135,12 +135,45 @@ static void close_all(int a, int b, int c, int d)
 }
 
 /*
- * The module in, of build-id id, kept for the core named core in the core directory at: copied where the tree has it
- * not (its bytes added to *added), and linked for the core. size: its length; room: the bytes it may take. 0, -EFBIG
- * past room, or -errno.
+ * A module's path as maps gave it, fit to be a debugger's: " (deleted)" cut, absolute, plain components (no ".",
+ * "..", empty one), printable, no backslash (the kernel's escapes). Into out (len bytes); false when unfit.
  */
-int modstore_keep(int at, const char *core, const char *id, int in, uint64_t size, uint64_t room, gid_t gid,
-		  uint64_t *added)
+static bool plain_path(const char *path, char *out, size_t len)
+{
+	size_t n = path ? strlen(path) : 0;
+	const size_t del = strlen(" (deleted)");
+
+	if (n > del && strcmp(path + n - del, " (deleted)") == 0)
+		n -= del;
+	if (n < 2 || n >= len || path[0] != '/' || path[n - 1] == '/')
+		return false;
+	memmove(out, path, n);
+	out[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)out[i] < 0x20 || (unsigned char)out[i] >= 0x7f || out[i] == '\\')
+			return false;
+	return !strstr(out, "//") && !strstr(out, "/./") && !strstr(out, "/../") &&
+	       strcmp(out + n - 2, "/.") != 0 && (n < 3 || strcmp(out + n - 3, "/..") != 0);
+}
+
+/* Beside the core's link, where the module was (for a debugger): a symlink ID.path, only read, never followed. */
+static void note_path(int refs, const char *id, const char *path)
+{
+	char plain[1024], name[160];
+
+	if (!plain_path(path, plain, sizeof(plain)))
+		return;
+	(void) snprintf(name, sizeof(name), "%s" MODSTORE_PATH, id);
+	(void) symlinkat(plain, refs, name);
+}
+
+/*
+ * The module in, of build-id id, kept for the core named core in the core directory at: copied where the tree has it
+ * not (its bytes added to *added), and linked for the core, with its path (or NULL). size: its length; room: the
+ * bytes it may take. 0, -EFBIG past room, or -errno.
+ */
+int modstore_keep(int at, const char *core, const char *id, const char *path, int in, uint64_t size, uint64_t room,
+		  gid_t gid, uint64_t *added)
 {
 	char xx[3];
 	int tree = -1, refs = -1, sub = -1, fd = -1, r;
@@ -171,6 +204,8 @@ int modstore_keep(int at, const char *core, const char *id, int in, uint64_t siz
 		int c = subdir(refs, core, 0700, 0);
 
 		r = c < 0 ? c : linkat(sub, id + 2, c, id, 0) < 0 && errno != EEXIST ? -errno : 0;
+		if (r == 0)
+			note_path(c, id, path);
 		if (c >= 0)
 			(void) close(c);
 	}
@@ -280,4 +315,43 @@ uint64_t modstore_total(int at)
 	bytes = tree_bytes(top);
 	(void) close(top);
 	return bytes;
+}
+
+/*
+ * Each module kept for the core named core: kept(ctx, the module's path beneath the core directory, the path it
+ * had in the process or NULL). Root's view: the tree is root's and the analysis group's. 0, or -errno.
+ */
+int modstore_each(int at, const char *core, void (*kept)(void *ctx, const char *file, const char *path), void *ctx)
+{
+	char file[300], link[160], path[1024];
+	int top, cores, refs;
+	struct dirent *e;
+	ssize_t n;
+	DIR *d;
+
+	if (strchr(core, '/') || core[0] == '.' || !core[0])
+		return -EINVAL;
+	top = openat(at, MODSTORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cores = top < 0 ? -1 : openat(top, ".cores", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	refs = cores < 0 ? -1 : openat(cores, core, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = refs < 0 ? NULL : fdopendir(refs);
+	if (!d) {
+		int r = -errno;
+
+		close_all(refs, cores, top, -1);
+		return r;
+	}
+	while ((e = readdir(d))) {
+		if (!is_build_id(e->d_name))
+			continue;
+		(void) snprintf(link, sizeof(link), "%s" MODSTORE_PATH, e->d_name);
+		n = readlinkat(dirfd(d), link, path, sizeof(path) - 1);
+		if (n > 0)
+			path[n] = '\0';
+		(void) snprintf(file, sizeof(file), MODSTORE_DIR "/.build-id/%.2s/%s", e->d_name, e->d_name + 2);
+		kept(ctx, file, n > 0 && plain_path(path, path, sizeof(path)) ? path : NULL);
+	}
+	(void) closedir(d);
+	close_all(cores, top, -1, -1);
+	return 0;
 }
