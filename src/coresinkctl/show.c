@@ -37,7 +37,7 @@ static void when(uint64_t usec, char *buf, size_t len)
 }
 
 /* A size as coredumpctl writes it: 18.7K, 4.0M, 512B. */
-static void human(uint64_t bytes, char *buf, size_t len)
+void show_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "KMGTP";
 	double v = (double)bytes;
@@ -100,7 +100,7 @@ void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum 
 
 		when(c->usec, t, sizeof(t));
 		if (st == CORE_PRESENT || st == CORE_INACCESSIBLE)
-			human(bytes, size, sizeof(size));
+			show_size(bytes, size, sizeof(size));
 		else
 			(void) snprintf(size, sizeof(size), "-");
 		fprintf(f, "%-31s %7d %5u %5u %-8s %-12s %-28s %s\n", t, (int)c->pid, (unsigned)c->uid, (unsigned)c->gid,
@@ -184,7 +184,7 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 	else
 		fprintf(f, "%14s: none\n", "Storage");
 	if (st == CORE_PRESENT || st == CORE_INACCESSIBLE) {
-		human(bytes, size, sizeof(size));
+		show_size(bytes, size, sizeof(size));
 		fprintf(f, "%14s: %s\n", "Size on Disk", size);
 	}
 	line(f, "Result", c->result);

@@ -3,6 +3,7 @@
 #define CORESINKCTL_SHOW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "entries.h"
@@ -11,5 +12,6 @@ enum json_mode { JSON_OFF, JSON_SHORT, JSON_PRETTY };
 
 void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum json_mode json);
 void show_info(FILE *f, const struct found *found, int dirfd, enum json_mode json);
+void show_size(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * status.c: coresinkctl status, what an admin asks first: whose kernel.core_pattern is live and in which mode;
  * whether this kernel can serve socket mode (sockcap.c, asked without touching the pattern); what the core
- * directory's cores take against MaxUse= and what is free against KeepFree=; the last crash and the last failure
- * in the journal (coresink's own entries); how many cores ExecUpload= has still to send.
+ * directory's cores take against MaxUse= (the modules kept for them among it) and what is free against KeepFree=;
+ * the last crash and the last failure in the journal (coresink's own entries); how many cores ExecUpload= has
+ * still to send.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include "base.h"
 #include "intake.h"
 #include "sandbox.h"
+#include "show.h"
 #include "status.h"
 #include "write.h"
 
@@ -55,7 +57,7 @@ static void pattern(void)
 static void space(const struct config *c, int dirfd)
 {
 	struct statvfs sv;
-	uint64_t used = 0, total, avail;
+	uint64_t used = 0, total, avail, mods;
 
 	if (dirfd < 0 || fstatvfs(dirfd, &sv) < 0 || vacuum_total(dirfd, &used) < 0) {
 		printf("%-17s %s: %s\n", "directory:", c->directory, strerror(errno));
@@ -64,8 +66,16 @@ static void space(const struct config *c, int dirfd)
 	total = (uint64_t)sv.f_blocks * sv.f_frsize;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	printf("%-17s %s\n", "directory:", c->directory);
-	printf("%-17s %.1f MiB of MaxUse=%.1f MiB\n", "cores take:", (double)used / MIB,
+	mods = modstore_total(dirfd);
+	printf("%-17s %.1f MiB of MaxUse=%.1f MiB", "cores take:", (double)used / MIB,
 	       (double)space_resolve(&c->max_use, total) / MIB);
+	if (mods) {
+		char size[32];
+
+		show_size(mods, size, sizeof(size));
+		printf(", %s of it modules kept for them (KeepModules=)", size);
+	}
+	putchar('\n');
 	printf("%-17s %.1f MiB of %.1f MiB, KeepFree=%.1f MiB%s\n", "free:", (double)avail / MIB, (double)total / MIB,
 	       (double)space_resolve(&c->keep_free, total) / MIB,
 	       avail < space_resolve(&c->keep_free, total) ? " (below it: no core is stored until room is made)" : "");

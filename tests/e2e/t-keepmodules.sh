@@ -66,6 +66,9 @@ check "each linked for both cores (3 links)" test "$(stat -c %h "$tree/${id_prog
 check "root's, read by the analysis user's group only: $(stat -c '%a %U:%G' "$tree/${id_prog:0:2}/${id_prog:2}")" \
 	test "$(stat -c '%a %U:%G' "$tree/${id_prog:0:2}/${id_prog:2}")" = "640 root:coresink-analysis"
 
+st=$("$B/coresinkctl" --config "$T/c.conf" status 2>&1 | grep '^cores take:')
+check "coresinkctl status counts the kept modules among MaxUse: $st" grep -qE '[0-9.]+[KMG] of it modules kept for them' <<< "$st"
+
 ours=$(frames "$p1")
 check "the entry's trace names the old build's frames: $ours" test "$ours" = "km_wait_old lvl2_old lvl1_old main "
 names() { sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ (]*\).*/\1/p' | grep -E '_(old|new)$|^main$' | tr '\n' ' '; }
