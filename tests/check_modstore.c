@@ -2,7 +2,8 @@
  * check_modstore.c: the modules kept beside the cores (KeepModules=), in a real directory: kept once per build-id
  * however many cores need it, where elfutils looks (.build-id/xx/rest), the bytes counted once, a module gone with
  * its last core and not before, the room respected, links of a core removed by another hand dropped, names that
- * could leave the tree refused, a sparse module kept sparse, and the module's path noted only where it is plain.
+ * could leave the tree refused, a sparse module kept sparse, the module's path noted only where it is plain,
+ * and a core never linked to other bytes than its own under a build-id.
  */
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -158,6 +159,40 @@ START_TEST(test_paths)
 }
 END_TEST
 
+static void count_kept(void *ctx, const char *file, const char *path)
+{
+	(void) file;
+	(void) path;
+	(*(unsigned *)ctx)++;
+}
+
+/* Another file that says it has a kept module's build-id (anyone can write libc's into theirs): not linked. */
+START_TEST(test_other_bytes_refused)
+{
+	char buf[8192];
+	uint64_t added;
+	unsigned n = 0;
+	int other = memfd_create("other", 0), shorter = memfd_create("shorter", 0);
+
+	memset(buf, 'y', sizeof(buf));
+	ck_assert_int_eq(write(other, buf, sizeof(buf)), sizeof(buf));
+	ck_assert_int_eq(write(shorter, buf, 4096), 4096);
+	core("core.i.1.20261126T000000Z");
+	core("core.i.2.20261126T000001Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.1.20261126T000000Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.2.20261126T000001Z", ID_A, NULL, other, 8192, 1 << 20, 0, &added),
+			 -EEXIST);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.2.20261126T000001Z", ID_A, NULL, shorter, 4096, 1 << 20, 0,
+				       &added), -EEXIST);
+	ck_assert_uint_eq(added, 0);
+	(void) modstore_each(dirfd_, "core.i.2.20261126T000001Z", count_kept, &n);
+	ck_assert_uint_eq(n, 0);
+	ck_assert(kept(ID_A));
+	close(other);
+	close(shorter);
+}
+END_TEST
+
 /* A sparse module (8 MiB, two pages of data) kept sparse: the same bytes, a few blocks. */
 START_TEST(test_holes_kept)
 {
@@ -209,6 +244,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_no_link_followed);
 	tcase_add_test(tc, test_holes_kept);
 	tcase_add_test(tc, test_paths);
+	tcase_add_test(tc, test_other_bytes_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

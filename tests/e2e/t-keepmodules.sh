@@ -54,7 +54,8 @@ e2=$(journal_entry "$p2") || fail "no entry of the second crash"
 core1=$(field "$e1" COREDUMP_FILENAME) core2=$(field "$e2" COREDUMP_FILENAME)
 check "the entry says both were kept: $(field "$e1" CORESINK_MODULES_KEPT)" \
 	all_of_re "$(field "$e1" CORESINK_MODULES_KEPT)" "kmprog \\(${id_prog:0:16}" "libkm.so \\(${id_lib:0:16}"
-check "and nothing was refused" none_of "$(field "$e1" CORESINK_MODULES_KEPT) $(field "$e2" CORESINK_MODULES_KEPT)" "not kept"
+check "and nothing was refused" \
+	none_of "$(field "$e1" CORESINK_MODULES_KEPT) $(field "$e2" CORESINK_MODULES_KEPT)" "not kept"
 tree=$T/cores/.modules/.build-id
 check "kept once each, by build-id, where elfutils looks" \
 	test -f "$tree/${id_prog:0:2}/${id_prog:2}" -a -f "$tree/${id_lib:0:2}/${id_lib:2}" -a \
@@ -67,7 +68,8 @@ check "root's, read by the analysis user's group only: $(stat -c '%a %U:%G' "$tr
 	test "$(stat -c '%a %U:%G' "$tree/${id_prog:0:2}/${id_prog:2}")" = "640 root:coresink-analysis"
 
 st=$("$B/coresinkctl" --config "$T/c.conf" status 2>&1 | grep '^cores take:')
-check "coresinkctl status counts the kept modules among MaxUse: $st" grep -qE '[0-9.]+[KMG] of it modules kept for them' <<< "$st"
+check "coresinkctl status counts the kept modules among MaxUse: $st" \
+	grep -qE '[0-9.]+[KMG] of it modules kept for them' <<< "$st"
 
 ours=$(frames "$p1")
 check "the entry's trace names the old build's frames: $ours" test "$ours" = "km_wait_old lvl2_old lvl1_old main "
@@ -98,6 +100,24 @@ check "gdb through debuginfod -F over the kept tree: the executable's frames are
 out=$("$CORESINK" --config "$T/c.conf" --retrace "$core1" 2>&1)
 rt=$(sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' <<< "$out" | grep -E '_(old|new)$|^main$' | tr '\n' ' ')
 check "a retrace after the upgrade finds the kept modules by build-id: $rt" test "$rt" = "$ours"
+
+# An impostor: another program that says it is the kept one (a build-id is what a file says of itself), deleted
+# and crashed. Its own crash may not be linked to the kept bytes, nor they replaced by its.
+mkdir -p "$T/imp"
+printf '#include <unistd.h>\nint main(void) { pause(); return 1; }\n' > "$T/imp.c"
+cc -O1 -o "$T/imp/kmprog" "$T/imp.c" -Wl,--build-id=0x"$id_prog" || fail "building the impostor"
+sum=$(sha256sum < "$tree/${id_prog:0:2}/${id_prog:2}")
+( ulimit -c unlimited; exec "$T/imp/kmprog" ) & p3=$!
+sleep 0.3
+rm -f "$T/imp/kmprog"
+kill -SEGV $p3; wait $p3 2>/dev/null
+e3=$(journal_entry "$p3") || fail "no entry of the impostor's crash"
+check "the impostor's module is not kept: $(field "$e3" CORESINK_MODULES_KEPT)" all_of_re \
+	"$(field "$e3" CORESINK_MODULES_KEPT)" \
+	"kmprog \\(${id_prog:0:16}\\.\\.\\.\\): not kept, another file with its build-id is kept"
+check "the kept bytes are the ones that ran first, linked for their two cores only" \
+	test "$(sha256sum < "$tree/${id_prog:0:2}/${id_prog:2}")" = "$sum" -a \
+	"$(stat -c %h "$tree/${id_prog:0:2}/${id_prog:2}")" = 3
 
 ctl=$("$B/coresinkctl" --config "$T/c.conf" debug --debugger-arguments="-batch -nx -ex 'echo BACKTRACE\\n' -ex bt" \
 	"$p1" 2>&1)

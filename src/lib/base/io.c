@@ -156,13 +156,11 @@ int io_set_pipe_size(int fd, size_t want, size_t floor)
 	return -EPERM;
 }
 
-/* Copies len bytes of the file in, from its offset 0, to out's position, in the kernel (sendfile(2)): 0 or -errno. */
-int io_sendfile_all(int out, int in, uint64_t len)
+/* Copies bytes [off, end) of the file in to out's position, in the kernel (sendfile(2)): 0 or -errno. */
+int io_sendfile_range(int out, int in, off_t off, off_t end)
 {
-	off_t off = 0;
-
-	while ((uint64_t)off < len) {
-		size_t want = len - (uint64_t)off < (1U << 30) ? (size_t)(len - (uint64_t)off) : (1U << 30);
+	while (off < end) {
+		size_t want = end - off < (off_t)(1U << 30) ? (size_t)(end - off) : (1U << 30);
 		ssize_t r;
 
 		RETRY(r, sendfile(out, in, &off, want));
@@ -172,6 +170,12 @@ int io_sendfile_all(int out, int in, uint64_t len)
 			return -ENODATA;   /* the file is shorter than it was said to be */
 	}
 	return 0;
+}
+
+/* Copies len bytes of the file in, from its offset 0, to out's position: 0 or -errno. */
+int io_sendfile_all(int out, int in, uint64_t len)
+{
+	return len > (uint64_t)INT64_MAX ? -EFBIG : io_sendfile_range(out, in, 0, (off_t)len);
 }
 
 /* Writes all of iov's bytes from memory into the pipe wfd with vmsplice(2), lending the pages: 0 or -errno. */

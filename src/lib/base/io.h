@@ -17,6 +17,7 @@ int io_pipe_is_full(int wfd);
 int io_set_pipe_size(int fd, size_t want, size_t floor);
 int io_vmsplice_full(int wfd, const void *buf, size_t len);
 int io_sendfile_all(int out, int in, uint64_t len);
+int io_sendfile_range(int out, int in, off_t off, off_t end);
 int io_waitpid(pid_t pid, int *status);
 struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);

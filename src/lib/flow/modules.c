@@ -57,7 +57,7 @@ static void keep_one(struct crash *cr, const char *core, const char *line, gid_t
 	*left = *left > added ? *left - added : 0;
 	(void) snprintf(said + strlen(said), len - strlen(said), "%s%s (%.16s...)%s%s", said[0] ? ", " : "", name, id,
 			r == 0 ? "" : ": not kept, ", r == 0 ? "" : r == -EFBIG ? "no room in MaxUse, KeepFree or MaxCoreSize" :
-			strerror(-r));
+			r == -EEXIST ? "another file with its build-id is kept" : strerror(-r));
 }
 
 /* Under the ledger's lock (session_spend()), so that the cores reserved meanwhile count, and the modules for them. */

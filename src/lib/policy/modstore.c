@@ -14,15 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base.h"
 #include "modstore.h"
-
-#define COPY_CHUNK (16u << 20)
 
 static bool is_build_id(const char *id)
 {
@@ -68,17 +66,43 @@ static int modules_sub(int dirfd, const char *sub, gid_t gid)
 /* Bytes [off, end) of in to the same offsets of out. 0 or -errno. */
 static int copy_range(int out, int in, off_t off, off_t end)
 {
-	if (lseek(out, off, SEEK_SET) < 0)
-		return -errno;
-	while (off < end) {
-		ssize_t n = sendfile(out, in, &off, end - off < COPY_CHUNK ? (size_t)(end - off) : COPY_CHUNK);
+	return lseek(out, off, SEEK_SET) < 0 ? -errno : io_sendfile_range(out, in, off, end);
+}
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
+/*
+ * Whether the files a and b hold the same size bytes. A build-id is what the file says of itself: anyone can write
+ * another's (libc's) into a file of theirs, map it and crash, so a core is linked only to the very bytes it ran.
+ */
+static int same_bytes(int a, int b, uint64_t size)
+{
+	size_t chunk = 1u << 20;
+	char *x = malloc(chunk), *y = malloc(chunk);
+	int r = x && y ? 1 : -ENOMEM;
+
+	for (uint64_t off = 0; r == 1 && off < size; off += chunk) {
+		size_t want = size - off < chunk ? (size_t)(size - off) : chunk;
+		ssize_t n = io_pread_full(a, x, want, (off_t)off), m = io_pread_full(b, y, want, (off_t)off);
+
+		r = n < 0 ? (int)n : m < 0 ? (int)m : (size_t)n != want || (size_t)m != want ? -EIO :
+		    memcmp(x, y, want) == 0;
 	}
-	return 0;
+	free(x);
+	free(y);
+	return r;
+}
+
+/* The kept file name beneath sub is in's bytes (size of them): 0, -EEXIST for other bytes, or -errno. */
+static int kept_is(int sub, const char *name, int in, uint64_t size)
+{
+	int fd = openat(sub, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size ? 0 :
+	    same_bytes(fd, in, size);
+	(void) close(fd);
+	return r < 0 ? r : r ? 0 : -EEXIST;
 }
 
 /*
@@ -170,7 +194,7 @@ static void note_path(int refs, const char *id, const char *path)
 /*
  * The module in, of build-id id, kept for the core named core in the core directory at: copied where the tree has it
  * not (its bytes added to *added), and linked for the core, with its path (or NULL). size: its length; room: the
- * bytes it may take. 0, -EFBIG past room, or -errno.
+ * bytes it may take. 0, -EFBIG past room, -EEXIST where other bytes are kept under its build-id, or -errno.
  */
 int modstore_keep(int at, const char *core, const char *id, const char *path, int in, uint64_t size, uint64_t room,
 		  gid_t gid, uint64_t *added)
@@ -194,9 +218,9 @@ int modstore_keep(int at, const char *core, const char *id, const char *path, in
 		else if ((r = name_tmpfile(fd, sub, id + 2)) == 0 && fstat(fd, &st) == 0)
 			*added = (uint64_t)st.st_blocks * 512;
 		else if (r == -EEXIST)
-			r = 0;   /* another handler kept it meanwhile */
-	} else if (r == 0 && !S_ISREG(st.st_mode)) {
-		r = -EEXIST;
+			r = kept_is(sub, id + 2, in, size);   /* another handler kept it meanwhile */
+	} else if (r == 0) {
+		r = kept_is(sub, id + 2, in, size);
 	}
 	if (r == 0 && (refs = modules_sub(at, ".cores", gid)) < 0)
 		r = refs;
