@@ -106,6 +106,37 @@ lost_under_stale() {
 	check "on $(uname -r), '$SOCK' is a file name to the kernel: a crash under it is lost, no entry ($n)" test "$n" = 0
 }
 
+# keep_checks: KeepModules= on this kernel (the handler opens the mapped files through /proc/PID/map_files) and
+# coresinkctl debug with this release's gdb. A copy of sleep with a copy of libacl preloaded, both replaced by
+# other files (an upgrade's rename) before the crash: the entry says both were kept, and gdb through coresinkctl
+# debug loads the kept library from the root it was given, its build-id the one that ran.
+keep_checks() {
+	local pid kept out lib=/usr/local/lib/km/libacl.so.1
+	mkdir -p /etc/coresink.conf.d /usr/local/lib/km
+	printf '[Coresink]\nKeepModules=yes\n' > /etc/coresink.conf.d/50-vmtest-keep.conf
+	cp /usr/bin/sleep /usr/local/bin/km-dump && cp "$(ls /usr/lib/x86_64-linux-gnu/libacl.so.1 /lib/x86_64-linux-gnu/libacl.so.1 2>/dev/null | head -n 1)" "$lib"
+	( ulimit -c unlimited; LD_PRELOAD=$lib exec /usr/local/bin/km-dump 600 ) & pid=$!
+	for _ in $(seq 50); do grep -q "$lib" /proc/$pid/maps 2>/dev/null && break; sleep 0.1; done
+	cp /usr/bin/true /usr/local/bin/km-dump.new && mv -f /usr/local/bin/km-dump.new /usr/local/bin/km-dump
+	cp /usr/bin/true "$lib.new" && mv -f "$lib.new" "$lib"
+	kill -SEGV $pid; wait $pid 2>/dev/null
+	for _ in $(seq 120); do
+		[ -n "$(journalctl -b -q -o cat --output-fields=CORESINK_RESULT MESSAGE_ID=$MESSAGE_ID COREDUMP_PID=$pid)" ] && break
+		sleep 0.5
+	done
+	kept=$(journalctl -b -q -o cat --output-fields=CORESINK_MODULES_KEPT MESSAGE_ID=$MESSAGE_ID COREDUMP_PID=$pid)
+	[ -n "$kept" ] || journalctl -b -q -o verbose MESSAGE_ID=$MESSAGE_ID COREDUMP_PID=$pid |
+		grep -E '^ *(CORESINK_[A-Z_]*|COREDUMP_EXE|MESSAGE)=' | sed 's/^ */  (diag) /' | cut -c1-200 | head -n 40
+	check "KeepModules=: the replaced executable and library kept (pid $pid): $kept" \
+		matches "$kept" "^km-dump \\([0-9a-f]{16}\\.\\.\\.\\), libacl.so.1 \\([0-9a-f]{16}\\.\\.\\.\\)$"
+	out=$(coresinkctl debug --debugger-arguments="-batch -nx -ex 'info sharedlibrary'" "$pid" 2>&1)
+	check "coresinkctl debug: $(grep -o 'kept (KeepModules=).*' <<< "$out")" \
+		has "$out" "kept (KeepModules=): the executable and 1 library"
+	check "$(gdb --version | head -n 1) loaded the kept libacl through the root it was given" \
+		matches "$out" "Yes.*/var/tmp/coresinkctl-root\\.[^/]*$lib"
+	rm -f /etc/coresink.conf.d/50-vmtest-keep.conf
+}
+
 stage1() {
 	local said before mu
 	fact kernel "$(uname -r)"
@@ -154,6 +185,7 @@ stage1() {
 	user_checks
 	coresinkctl_checks
 	summary_checks
+	keep_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
 		systemctl stop coresink.socket
