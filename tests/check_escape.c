@@ -50,6 +50,16 @@ START_TEST(test_cut)
 }
 END_TEST
 
+/* The kernel's " (deleted)" cut from a path's length, and nothing else. */
+START_TEST(test_undeleted)
+{
+	ck_assert_uint_eq(path_undeleted("/usr/bin/x (deleted)"), strlen("/usr/bin/x"));
+	ck_assert_uint_eq(path_undeleted("/usr/bin/x"), strlen("/usr/bin/x"));
+	ck_assert_uint_eq(path_undeleted(" (deleted)"), strlen(" (deleted)"));
+	ck_assert_uint_eq(path_undeleted("/a (deleted) b"), strlen("/a (deleted) b"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("escape");
@@ -57,6 +67,7 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(tc, test_cases, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_cut);
+	tcase_add_test(tc, test_undeleted);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "policy.h"
 #include "sysroot.h"
 
@@ -102,9 +103,9 @@ static int place(int root, const char *path, const char *file)
 /* Whether path is the executable exe, which the entry names as the kernel does (" (deleted)" where it was). */
 static bool is_exe(const char *path, const char *exe)
 {
-	size_t n = strlen(path);
+	size_t n = path_undeleted(exe);
 
-	return strncmp(path, exe, n) == 0 && (exe[n] == '\0' || strcmp(exe + n, " (deleted)") == 0);
+	return strlen(path) == n && strncmp(path, exe, n) == 0;
 }
 
 static void kept(void *ctx, const char *file, const char *path)

@@ -362,21 +362,19 @@ static const char *open_error(int e)
 	return e == ENOENT || e == ENOTDIR ? "gone" : e == EACCES || e == EPERM ? "not permitted" : "not opened";
 }
 
-#define DELETED " (deleted)"
-
 /*
  * Opens a module's path, read-only. The kernel names a file deleted since it was mapped "PATH (deleted)": then PATH,
  * where an upgrade put another file (the build-id tells), or none. The fd, or -1 with errno set.
  */
 static int open_path(const char *name)
 {
-	size_t len = strlen(name), cut = sizeof(DELETED) - 1;
+	size_t len = path_undeleted(name);
 	char *path;
 	int fd, e;
 
-	if (len <= cut || strcmp(name + len - cut, DELETED) != 0)
+	if (name[len] == '\0')
 		return open(name, O_RDONLY | O_CLOEXEC);
-	path = strndup(name, len - cut);
+	path = strndup(name, len);
 	if (!path)
 		return errno = ENOMEM, -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);

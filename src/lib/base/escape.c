@@ -133,3 +133,15 @@ bool escape_clean(const char *in)
 	}
 	return true;
 }
+
+/*
+ * The length of path without the " (deleted)" the kernel adds to the name of a file deleted since it was mapped
+ * (/proc/PID/maps, /proc/PID/exe, a core's NT_FILE), or its whole length.
+ */
+size_t path_undeleted(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), cut = sizeof(deleted) - 1;
+
+	return n > cut && strcmp(path + n - cut, deleted) == 0 ? n - cut : n;
+}

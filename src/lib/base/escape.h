@@ -16,5 +16,6 @@ enum escape_flags {
 size_t escape_text(char *out, size_t len, const char *in, unsigned flags);
 char *escape_dup(const char *in, unsigned flags);
 bool escape_clean(const char *in);
+size_t path_undeleted(const char *path);
 
 #endif

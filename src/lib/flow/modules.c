@@ -16,8 +16,6 @@
 
 #include "capture-internal.h"
 
-#define DELETED " (deleted)"
-
 /* The bytes the modules may take now, used bytes counted against MaxUse: under MaxUse, and above KeepFree. */
 static uint64_t room(const struct crash *cr, uint64_t used)
 {
@@ -48,8 +46,7 @@ static void keep_one(struct crash *cr, const char *core, const char *line, gid_t
 	if (sscanf(line, "%u %256[0-9a-f] %255[^\n]", &i, id, name) != 3 || i >= cr->mapped.n)
 		return;
 	/* The trace's name says " (deleted)" where the path is gone; here the build-id says which file it was. */
-	if (strlen(name) > strlen(DELETED) && !strcmp(name + strlen(name) - strlen(DELETED), DELETED))
-		name[strlen(name) - strlen(DELETED)] = '\0';
+	name[path_undeleted(name)] = '\0';
 	r = fstat(cr->mapped.files[i].fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
 	if (r == 0)
 		r = modstore_keep(cr->dirfd, core, id, cr->mapped.files[i].path, cr->mapped.files[i].fd,
