@@ -29,6 +29,18 @@ static bool is_build_id(const char *id)
 	return n >= 4 && n <= 128 && n % 2 == 0 && strspn(id, "0123456789abcdef") == n;
 }
 
+/* The directory name beneath at, never through a link: its fd, or -1 (also where at is -1). */
+static int open_dir(int at, const char *name)
+{
+	return at < 0 ? -1 : openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* A core's name, as a directory of .cores: one component, not hidden. */
+static bool core_name_ok(const char *core)
+{
+	return core[0] && core[0] != '.' && !strchr(core, '/');
+}
+
 /* The directory name beneath at, made (mode) where missing, never a link. Its fd, or -errno. */
 static int subdir(int at, const char *name, mode_t mode, gid_t gid)
 {
@@ -37,7 +49,7 @@ static int subdir(int at, const char *name, mode_t mode, gid_t gid)
 
 	if (mkdirat(at, name, mode) < 0 && errno != EEXIST)
 		return -errno;
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_dir(at, name);
 	if (fd < 0)
 		return -errno;
 	errno = EPERM;	/* for a directory not root's */
@@ -164,11 +176,8 @@ static void close_all(int a, int b, int c, int d)
  */
 static bool plain_path(const char *path, char *out, size_t len)
 {
-	size_t n = path ? strlen(path) : 0;
-	const size_t del = strlen(" (deleted)");
+	size_t n = path ? path_undeleted(path) : 0;
 
-	if (n > del && strcmp(path + n - del, " (deleted)") == 0)
-		n -= del;
 	if (n < 2 || n >= len || path[0] != '/' || path[n - 1] == '/')
 		return false;
 	memmove(out, path, n);
@@ -204,7 +213,7 @@ int modstore_keep(int at, const char *core, const char *id, const char *path, in
 	struct stat st;
 
 	*added = 0;
-	if (!is_build_id(id) || strchr(core, '/') || core[0] == '.' || !core[0])
+	if (!is_build_id(id) || !core_name_ok(core))
 		return -EINVAL;
 	(void) snprintf(xx, sizeof(xx), "%.2s", id);
 	tree = modules_sub(at, ".build-id", gid);
@@ -248,7 +257,7 @@ static void release_one(int tree, int refs, const char *id, uint64_t *freed)
 	if (!is_build_id(id))
 		return;
 	(void) snprintf(xx, sizeof(xx), "%.2s", id);
-	sub = tree < 0 ? -1 : openat(tree, xx, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sub = open_dir(tree, xx);
 	if (sub < 0)
 		return;
 	if (fstatat(sub, id + 2, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
@@ -257,45 +266,51 @@ static void release_one(int tree, int refs, const char *id, uint64_t *freed)
 	(void) close(sub);
 }
 
+/* .modules and its .cores beneath the core directory at (-1 each where missing), and the core's links, listed. */
+static DIR *open_links(int at, const char *core, int *top, int *cores)
+{
+	int refs;
+	DIR *d;
+
+	*top = open_dir(at, MODSTORE_DIR);
+	*cores = open_dir(*top, ".cores");
+	refs = core_name_ok(core) ? open_dir(*cores, core) : (errno = EINVAL, -1);
+	d = refs < 0 ? NULL : fdopendir(refs);
+	if (!d && refs >= 0)
+		(void) close(refs);
+	return d;
+}
+
 /* The links of the core named core (in the core directory at), removed, and the modules no other core needs. */
 void modstore_release(int at, const char *core, uint64_t *freed)
 {
-	int top = openat(at, MODSTORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), tree = -1, cores = -1;
-	int refs = -1;
+	int top, cores, tree;
 	struct dirent *e;
-	DIR *d = NULL;
+	DIR *d = open_links(at, core, &top, &cores);
 
 	*freed = 0;
-	if (top >= 0 && !strchr(core, '/') && core[0] != '.') {
-		tree = openat(top, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		cores = openat(top, ".cores", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		refs = cores < 0 ? -1 : openat(cores, core, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		d = refs < 0 ? NULL : fdopendir(refs);
-	}
+	tree = open_dir(top, ".build-id");
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.')
 			release_one(tree, dirfd(d), e->d_name, freed);
-	if (d)
+	if (d) {
 		(void) closedir(d);
-	else if (refs >= 0)
-		(void) close(refs);
-	if (cores >= 0)
 		(void) unlinkat(cores, core, AT_REMOVEDIR);
+	}
 	close_all(cores, tree, top, -1);
 }
 
 /* Every module's blocks, once each. */
 static uint64_t tree_bytes(int top)
 {
-	int tree = openat(top, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), sub;
+	int tree = open_dir(top, ".build-id"), sub;
 	DIR *d = tree < 0 ? NULL : fdopendir(tree), *s;
 	struct dirent *e, *f;
 	struct stat st;
 	uint64_t bytes = 0;
 
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || (sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-							  O_CLOEXEC)) < 0)
+		if (e->d_name[0] == '.' || (sub = open_dir(dirfd(d), e->d_name)) < 0)
 			continue;
 		s = fdopendir(sub);
 		while (s && (f = readdir(s)))
@@ -320,14 +335,14 @@ static uint64_t tree_bytes(int top)
  */
 uint64_t modstore_total(int at)
 {
-	int top = openat(at, MODSTORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), cores;
+	int top = open_dir(at, MODSTORE_DIR), cores;
 	struct dirent *e;
 	uint64_t bytes, freed;
 	DIR *d;
 
 	if (top < 0)
 		return 0;
-	cores = openat(top, ".cores", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cores = open_dir(top, ".cores");
 	d = cores < 0 ? NULL : fdopendir(cores);
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.' && faccessat(at, e->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
@@ -348,21 +363,15 @@ uint64_t modstore_total(int at)
 int modstore_each(int at, const char *core, void (*kept)(void *ctx, const char *file, const char *path), void *ctx)
 {
 	char file[300], link[160], path[1024];
-	int top, cores, refs;
+	int top, cores;
 	struct dirent *e;
 	ssize_t n;
-	DIR *d;
+	DIR *d = open_links(at, core, &top, &cores);
 
-	if (strchr(core, '/') || core[0] == '.' || !core[0])
-		return -EINVAL;
-	top = openat(at, MODSTORE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	cores = top < 0 ? -1 : openat(top, ".cores", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	refs = cores < 0 ? -1 : openat(cores, core, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = refs < 0 ? NULL : fdopendir(refs);
 	if (!d) {
 		int r = -errno;
 
-		close_all(refs, cores, top, -1);
+		close_all(cores, top, -1, -1);
 		return r;
 	}
 	while ((e = readdir(d))) {
