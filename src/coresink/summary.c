@@ -156,12 +156,10 @@ static void merge(struct group *to, struct group *from)
 	to->count += from->count;
 	if (from->first < to->first)
 		to->first = from->first;
-	for (unsigned h = 0; h < from->n_hosts; h++) {
+	for (unsigned h = 0; h < from->n_hosts; h++)
 		add_host(to, from->hosts[h]);
-		free(from->hosts[h]);
-	}
 	to->more_hosts |= from->more_hosts;
-	from->n_hosts = 0;
+	group_free(from);
 	for (unsigned i = 0; i < from->n_also; i++)
 		add_also(to, from->also[i]);
 	if (from->last > to->last) {
