@@ -212,3 +212,11 @@ int corefile_directory(const struct config *c)
 	}
 	return fd;
 }
+
+/* What corefile_write()'s -errno r means of the crash's core, for dump, debug and retrace alike. */
+const char *corefile_strerror(int r)
+{
+	return r == -ENOENT ? "not there (none stored, removed, or another machine's)" :
+	       r == -EINVAL ? "the entry names a file that is not this crash's core" :
+	       r == -EACCES ? "permission denied" : strerror(-r);
+}

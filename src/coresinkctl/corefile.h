@@ -26,5 +26,6 @@ int corefile_open(int dirfd, const struct record *c, bool *compressed);
 int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out);
 int corefile_name(int dirfd, const struct record *c, char *name, size_t len);
 int corefile_directory(const struct config *c);
+const char *corefile_strerror(int r);
 
 #endif

@@ -229,10 +229,7 @@ static int dump(const struct opts *o, int dirfd, const struct record *c)
 		r = -errno;
 	if (r == 0)
 		return 0;
-	fprintf(stderr, "coresinkctl: the core of pid %d: %s\n", (int)c->pid,
-		r == -ENOENT ? "not there (none stored, removed, or another machine's)" :
-		r == -EINVAL ? "the entry names a file that is not this crash's core" :
-		r == -EACCES ? "permission denied" : strerror(-r));
+	fprintf(stderr, "coresinkctl: the core of pid %d: %s\n", (int)c->pid, corefile_strerror(r));
 	return r == -ENOENT ? 1 : EXIT_SYSTEM;
 }
 

@@ -61,10 +61,8 @@ static int retrace_one(const struct selection *sel, const char *config, bool nam
 
 	if (fd < 0)
 		return fprintf(stderr, "coresinkctl: retrace: the core of pid %d: %s\n", (int)c->pid,
-			       fd == -ENOENT ? "not there (none stored, removed, or another machine's)" :
-			       fd == -EINVAL ? "the entry names a file that is not this crash's core" :
 			       fd == -EFBIG ? "larger than StackTraceMaxSize" :
-			       fd == -ENOSPC ? "no room for it raw in " SCRATCH_DIR : strerror(-fd)),
+			       fd == -ENOSPC ? "no room for it raw in " SCRATCH_DIR : corefile_strerror(fd)),
 		       fd == -ENOENT ? 1 : EXIT_SYSTEM;
 	r = crash_retrace(config, named, &in, &a, &s);
 	(void) close(fd);
