@@ -60,11 +60,11 @@ START_TEST(test_once_per_build_id)
 
 	core("core.a.1.20261126T000000Z");
 	core("core.a.2.20261126T000001Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.1.20261126T000000Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.1.20261126T000000Z", ID_A, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
 	ck_assert_uint_ge(added, 8192);
 	ck_assert(kept(ID_A));
 	/* The second core of the same build: linked, nothing added. */
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.2.20261126T000001Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.a.2.20261126T000001Z", ID_A, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
 	ck_assert_uint_eq(added, 0);
 	ck_assert_uint_ge(modstore_total(dirfd_), 8192);
 	ck_assert_uint_lt(modstore_total(dirfd_), 2 * 8192);
@@ -86,7 +86,7 @@ START_TEST(test_room)
 	uint64_t added;
 
 	core("core.b.1.20261126T000000Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.b.1.20261126T000000Z", ID_B, NULL, mod, 8192, 4096, 0, &added), -EFBIG);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.b.1.20261126T000000Z", ID_B, NULL, mod, 8192, &(uint64_t){ 4096 }, 0, &added), -EFBIG);
 	ck_assert(!kept(ID_B));
 }
 END_TEST
@@ -97,7 +97,7 @@ START_TEST(test_orphans_dropped)
 	uint64_t added;
 
 	core("core.c.1.20261126T000000Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.c.1.20261126T000000Z", ID_B, NULL, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.c.1.20261126T000000Z", ID_B, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
 	ck_assert_int_eq(unlinkat(dirfd_, "core.c.1.20261126T000000Z", 0), 0);
 	ck_assert_uint_eq(modstore_total(dirfd_), 0);
 	ck_assert(!kept(ID_B));
@@ -109,10 +109,10 @@ START_TEST(test_names_refused)
 {
 	uint64_t added;
 
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "../../etc", NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "AB12CD", NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
-	ck_assert_int_eq(modstore_keep(dirfd_, "../core.d", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
-	ck_assert_int_eq(modstore_keep(dirfd_, ".cores", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "../../etc", NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "AB12CD", NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, "../core.d", ID_A, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), -EINVAL);
+	ck_assert_int_eq(modstore_keep(dirfd_, ".cores", ID_A, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), -EINVAL);
 }
 END_TEST
 
@@ -124,7 +124,7 @@ START_TEST(test_no_link_followed)
 	if (geteuid() != 0)
 		return;
 	ck_assert_int_eq(symlinkat("/tmp", dirfd_, ".modules"), 0);
-	ck_assert_int_lt(modstore_keep(dirfd_, "core.e.1.20261126T000000Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
+	ck_assert_int_lt(modstore_keep(dirfd_, "core.e.1.20261126T000000Z", ID_A, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
 }
 END_TEST
 
@@ -143,7 +143,7 @@ START_TEST(test_paths)
 
 	core("core.g.1.20261126T000000Z");
 	ck_assert_int_eq(modstore_keep(dirfd_, "core.g.1.20261126T000000Z", ID_A, "/opt/app/lib/libx.so (deleted)",
-				       mod, 8192, 1 << 20, 0, &added), 0);
+				       mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
 	ck_assert_int_eq(modstore_each(dirfd_, "core.g.1.20261126T000000Z", each_path, seen), 0);
 	ck_assert_str_eq(seen, ".modules/.build-id/ab/" ID_A_REST "=/opt/app/lib/libx.so");
 	for (size_t i = 0; i < sizeof(unfit) / sizeof(unfit[0]); i++) {
@@ -151,7 +151,7 @@ START_TEST(test_paths)
 
 		snprintf(core_name, sizeof(core_name), "core.h.%zu.20261126T000000Z", i + 1);
 		core(core_name);
-		ck_assert_int_eq(modstore_keep(dirfd_, core_name, ID_B, unfit[i], mod, 8192, 1 << 20, 0, &added), 0);
+		ck_assert_int_eq(modstore_keep(dirfd_, core_name, ID_B, unfit[i], mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
 		ck_assert_int_eq(modstore_each(dirfd_, core_name, each_path, seen), 0);
 		ck_assert_msg(strstr(seen, "=(none)"), "%s: %s", unfit[i], seen);
 	}
@@ -179,10 +179,10 @@ START_TEST(test_other_bytes_refused)
 	ck_assert_int_eq(write(shorter, buf, 4096), 4096);
 	core("core.i.1.20261126T000000Z");
 	core("core.i.2.20261126T000001Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.1.20261126T000000Z", ID_A, NULL, mod, 8192, 1 << 20, 0, &added), 0);
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.2.20261126T000001Z", ID_A, NULL, other, 8192, 1 << 20, 0, &added),
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.1.20261126T000000Z", ID_A, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.2.20261126T000001Z", ID_A, NULL, other, 8192, &(uint64_t){ 1 << 20 }, 0, &added),
 			 -EEXIST);
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.2.20261126T000001Z", ID_A, NULL, shorter, 4096, 1 << 20, 0,
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.i.2.20261126T000001Z", ID_A, NULL, shorter, 4096, &(uint64_t){ 1 << 20 }, 0,
 				       &added), -EEXIST);
 	ck_assert_uint_eq(added, 0);
 	(void) modstore_each(dirfd_, "core.i.2.20261126T000001Z", count_kept, &n);
@@ -210,7 +210,7 @@ START_TEST(test_holes_kept)
 	ck_assert_int_eq(pwrite(sparse, b, sizeof(b), 6 << 20), sizeof(b));
 	ck_assert_int_eq(ftruncate(sparse, 8 << 20), 0);
 	core("core.f.1.20261126T000000Z");
-	ck_assert_int_eq(modstore_keep(dirfd_, "core.f.1.20261126T000000Z", ID_A, NULL, sparse, 8 << 20, 16 << 20, 0,
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.f.1.20261126T000000Z", ID_A, NULL, sparse, 8 << 20, &(uint64_t){ 16 << 20 }, 0,
 				       &added), 0);
 	snprintf(path, sizeof(path), ".modules/.build-id/%.2s/%s", ID_A, ID_A + 2);
 	fd = openat(dirfd_, path, O_RDONLY);
@@ -231,6 +231,55 @@ START_TEST(test_holes_kept)
 }
 END_TEST
 
+/*
+ * The check of a kept module against another file with its build-id reads the kept file's data only, and charges it
+ * to the crash's budget: a 1 GiB sparse module with 64 KiB of data costs 64 KiB to check again, not 1 GiB; a file of
+ * the same size with data where the kept one has a hole is refused without reading it; a budget below the data
+ * refuses the check.
+ */
+START_TEST(test_impostor_cost)
+{
+	char a[65536];
+	uint64_t added, budget;
+	const uint64_t size = 1ULL << 30;
+	int sparse = openat(dirfd_, "sparse", O_CREAT | O_RDWR, 0600), dense = openat(dirfd_, "dense", O_CREAT | O_RDWR,
+										      0600);
+
+	memset(a, 'a', sizeof(a));
+	ck_assert_int_ge(sparse, 0);
+	ck_assert_int_ge(dense, 0);
+	ck_assert_int_eq(pwrite(sparse, a, sizeof(a), 512 << 20), sizeof(a));
+	ck_assert_int_eq(ftruncate(sparse, (off_t)size), 0);
+	core("core.j.1.20261126T000000Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.j.1.20261126T000000Z", ID_A, NULL, sparse, size,
+				       &(uint64_t){ 2 * size }, 0, &added), 0);
+	/* Kept already: the same bytes cost their data to check. */
+	budget = 1 << 20;
+	core("core.j.2.20261126T000001Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.j.2.20261126T000001Z", ID_A, NULL, sparse, size, &budget, 0, &added),
+			 0);
+	ck_assert_uint_eq(added, 0);
+	ck_assert_uint_le((1 << 20) - budget, 2 * sizeof(a));
+	ck_assert_uint_ge((1 << 20) - budget, sizeof(a));
+	/* Too little budget for that: refused. */
+	budget = 4096;
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.j.2.20261126T000001Z", ID_A, NULL, sparse, size, &budget, 0, &added),
+			 -EFBIG);
+	/* Same size, same data where the kept one has data, and data (zeros) in its hole: another file. */
+	ck_assert_int_eq(pwrite(dense, a, sizeof(a), 512 << 20), sizeof(a));
+	memset(a, 0, sizeof(a));
+	ck_assert_int_eq(pwrite(dense, a, sizeof(a), 0), sizeof(a));
+	ck_assert_int_eq(ftruncate(dense, (off_t)size), 0);
+	budget = 1 << 20;
+	core("core.j.3.20261126T000002Z");
+	ck_assert_int_eq(modstore_keep(dirfd_, "core.j.3.20261126T000002Z", ID_A, NULL, dense, size, &budget, 0, &added),
+			 -EEXIST);
+	ck_assert_uint_eq(budget, 1 << 20);
+	close(sparse);
+	close(dense);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("modstore");
@@ -245,6 +294,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_holes_kept);
 	tcase_add_test(tc, test_paths);
 	tcase_add_test(tc, test_other_bytes_refused);
+	tcase_add_test(tc, test_impostor_cost);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -50,8 +50,7 @@ static void keep_one(struct crash *cr, const char *core, const char *line, gid_t
 	r = fstat(cr->mapped.files[i].fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
 	if (r == 0)
 		r = modstore_keep(cr->dirfd, core, id, cr->mapped.files[i].path, cr->mapped.files[i].fd,
-				  (uint64_t)st.st_size, *left, gid, &added);
-	*left = *left > added ? *left - added : 0;
+				  (uint64_t)st.st_size, left, gid, &added);
 	(void) snprintf(said + strlen(said), len - strlen(said), "%s%s (%.16s...)%s%s", said[0] ? ", " : "", name, id,
 			r == 0 ? "" : ": not kept, ", r == 0 ? "" : r == -EFBIG ? "no room in MaxUse, KeepFree or MaxCoreSize" :
 			r == -EEXIST ? "another file with its build-id is kept" : strerror(-r));

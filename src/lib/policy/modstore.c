@@ -81,19 +81,16 @@ static int copy_range(int out, int in, off_t off, off_t end)
 	return lseek(out, off, SEEK_SET) < 0 ? -errno : io_sendfile_range(out, in, off, end);
 }
 
-/*
- * Whether the files a and b hold the same size bytes. A build-id is what the file says of itself: anyone can write
- * another's (libc's) into a file of theirs, map it and crash, so a core is linked only to the very bytes it ran.
- */
-static int same_bytes(int a, int b, uint64_t size)
+/* Whether bytes [off, end) of a and b are the same. 1, 0, or -errno. */
+static int same_range(int a, int b, off_t off, off_t end)
 {
 	size_t chunk = 1u << 20;
 	char *x = malloc(chunk), *y = malloc(chunk);
 	int r = x && y ? 1 : -ENOMEM;
 
-	for (uint64_t off = 0; r == 1 && off < size; off += chunk) {
-		size_t want = size - off < chunk ? (size_t)(size - off) : chunk;
-		ssize_t n = io_pread_full(a, x, want, (off_t)off), m = io_pread_full(b, y, want, (off_t)off);
+	for (; r == 1 && off < end; off += (off_t)chunk) {
+		size_t want = (uint64_t)(end - off) < chunk ? (size_t)(end - off) : chunk;
+		ssize_t n = io_pread_full(a, x, want, off), m = io_pread_full(b, y, want, off);
 
 		r = n < 0 ? (int)n : m < 0 ? (int)m : (size_t)n != want || (size_t)m != want ? -EIO :
 		    memcmp(x, y, want) == 0;
@@ -103,8 +100,55 @@ static int same_bytes(int a, int b, uint64_t size)
 	return r;
 }
 
-/* The kept file name beneath sub is in's bytes (size of them): 0, -EEXIST for other bytes, or -errno. */
-static int kept_is(int sub, const char *name, int in, uint64_t size)
+/* The data extent of fd at or after off, up to size: [*data, *hole); *data is size where only a hole is left. */
+static void extent(int fd, off_t off, off_t size, off_t *data, off_t *hole)
+{
+	*data = lseek(fd, off, SEEK_DATA);
+	if (*data < 0 && errno == ENXIO) {
+		*data = *hole = size;
+		return;
+	}
+	/* A file system without SEEK_DATA: all of it is data. */
+	if (*data < 0) {
+		*data = off;
+		*hole = size;
+		return;
+	}
+	*hole = lseek(fd, *data, SEEK_HOLE);
+	if (*hole < 0 || *hole > size)
+		*hole = size;
+}
+
+/*
+ * Whether the kept module (fd kept) holds in's size bytes. A build-id is what the file says of itself: anyone can
+ * write another's (libc's) into a file of theirs, map it and crash, so a core is linked only to the very bytes it
+ * ran. Only the kept file's data is read, and charged to *budget (-EFBIG past it): where it has a hole, in must have
+ * one too (it was copied hole for hole from the same file), so hundreds of sparse impostors cost their data, not
+ * their size. 1, 0, or -errno.
+ */
+static int same_bytes(int kept, int in, uint64_t size, uint64_t *budget)
+{
+	off_t off = 0, end = (off_t)size, data, hole, other, r = 1;
+
+	while (r == 1 && off < end) {
+		extent(kept, off, end, &data, &hole);
+		/* A hole of the kept file [off, data): in has none of its data there. */
+		if (data > off && (other = lseek(in, off, SEEK_DATA)) >= 0 && other < data)
+			return 0;
+		if ((uint64_t)(hole - data) > *budget)
+			return -EFBIG;
+		*budget -= (uint64_t)(hole - data);
+		r = same_range(kept, in, data, hole);
+		off = hole;
+	}
+	return (int)r;
+}
+
+/*
+ * The kept file name beneath sub is in's bytes (size of them), checked within *budget: 0, -EEXIST for other bytes,
+ * -EFBIG past the budget, or -errno.
+ */
+static int kept_is(int sub, const char *name, int in, uint64_t size, uint64_t *budget)
 {
 	int fd = openat(sub, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r;
 	struct stat st;
@@ -112,7 +156,7 @@ static int kept_is(int sub, const char *name, int in, uint64_t size)
 	if (fd < 0)
 		return -errno;
 	r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size ? 0 :
-	    same_bytes(fd, in, size);
+	    same_bytes(fd, in, size, budget);
 	(void) close(fd);
 	return r < 0 ? r : r ? 0 : -EEXIST;
 }
@@ -202,10 +246,11 @@ static void note_path(int refs, const char *id, const char *path)
 
 /*
  * The module in, of build-id id, kept for the core named core in the core directory at: copied where the tree has it
- * not (its bytes added to *added), and linked for the core, with its path (or NULL). size: its length; room: the
- * bytes it may take. 0, -EFBIG past room, -EEXIST where other bytes are kept under its build-id, or -errno.
+ * not (its bytes added to *added), and linked for the core, with its path (or NULL). size: its length; *room: the
+ * bytes the crash may still spend, on disk for a copy and read to check one kept already (kept_is()), less what
+ * this spent. 0, -EFBIG past room, -EEXIST where other bytes are kept under its build-id, or -errno.
  */
-int modstore_keep(int at, const char *core, const char *id, const char *path, int in, uint64_t size, uint64_t room,
+int modstore_keep(int at, const char *core, const char *id, const char *path, int in, uint64_t size, uint64_t *room,
 		  gid_t gid, uint64_t *added)
 {
 	char xx[3];
@@ -220,16 +265,17 @@ int modstore_keep(int at, const char *core, const char *id, const char *path, in
 	r = tree < 0 ? tree : (sub = subdir(tree, xx, gid ? 0750 : 0700, gid)) < 0 ? sub : 0;
 	if (r == 0 && fstatat(sub, id + 2, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		/* Not kept yet: copied whole, then named, so that no reader sees half of it. */
-		if (size > room)
+		if (size > *room)
 			r = -EFBIG;
 		else if ((fd = copy_in(sub, in, size, gid)) < 0)
 			r = fd;
 		else if ((r = name_tmpfile(fd, sub, id + 2)) == 0 && fstat(fd, &st) == 0)
 			*added = (uint64_t)st.st_blocks * 512;
 		else if (r == -EEXIST)
-			r = kept_is(sub, id + 2, in, size);   /* another handler kept it meanwhile */
+			r = kept_is(sub, id + 2, in, size, room);   /* another handler kept it meanwhile */
+		*room = *room > *added ? *room - *added : 0;
 	} else if (r == 0) {
-		r = kept_is(sub, id + 2, in, size);
+		r = kept_is(sub, id + 2, in, size, room);
 	}
 	if (r == 0 && (refs = modules_sub(at, ".cores", gid)) < 0)
 		r = refs;
