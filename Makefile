@@ -181,17 +181,24 @@ asan-units: $(UNIT_BIN) $(B)/coresink $(B)/fetchprobe
 	sh tests/run-units.sh $(B) $(UNITS)
 
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
-FUZZ_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/fuzz/%.o)
+# fuzz_entry reads entries as coresinkctl does: its reader and views are linked too.
+FUZZ_CTL = entries show corefile
+FUZZ_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/fuzz/%.o) $(FUZZ_CTL:%=$(B)/fuzz/ctl/%.o)
 FUZZ_BIN = $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 # Made by a chain of rules, but worth keeping between runs. (Not a bare .SECONDARY: that would stop FORCE forcing.)
 .SECONDARY: $(FUZZ_OBJ)
+
+$(B)/fuzz/ctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h $(LIB_HDR) | $(B)/.deps-test
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -Isrc/coresinkctl -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -Isrc/coresinkctl -o $@ $< $(FUZZ_OBJ) \
+		$(DEP_LIBS)
 
 fuzz-run: $(FUZZ_BIN)
 	for f in $(FUZZERS); do \

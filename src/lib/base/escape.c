@@ -13,12 +13,18 @@
 
 #include "escape.h"
 
-/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the byte at p does not start one. */
-static size_t utf8_sequence(const unsigned char *p, uint32_t *cp)
+/*
+ * The length of the valid UTF-8 sequence at p (1 to 4) within its left bytes, its code point in *cp; 0 when the byte
+ * at p does not start one (left 0 included).
+ */
+size_t escape_utf8(const char *s, size_t left, uint32_t *cp)
 {
+	const unsigned char *p = (const unsigned char *)s;
 	size_t n;
 	uint32_t c, min;
 
+	if (left == 0)
+		return 0;
 	if (p[0] < 0x80) {
 		*cp = p[0];
 		return 1;
@@ -30,6 +36,8 @@ static size_t utf8_sequence(const unsigned char *p, uint32_t *cp)
 	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
 		n = 4, c = p[0] & 0x07, min = 0x10000;
 	else
+		return 0;
+	if (n > left)
 		return 0;
 	for (size_t i = 1; i < n; i++) {
 		if ((p[i] & 0xc0) != 0x80)
@@ -43,7 +51,8 @@ static size_t utf8_sequence(const unsigned char *p, uint32_t *cp)
 	return n;
 }
 
-static bool is_control(uint32_t c)
+/* Whether c is a control character: C0, DEL or C1, any of which a terminal may act on. */
+bool escape_is_control(uint32_t c)
 {
 	return c < 0x20 || (c >= 0x7f && c <= 0x9f);
 }
@@ -90,13 +99,13 @@ size_t escape_text(char *out, size_t len, const char *in, unsigned flags)
 
 	while (*p) {
 		uint32_t c = 0;
-		size_t n = utf8_sequence(p, &c);
+		size_t n = escape_utf8((const char *)p, strnlen((const char *)p, 4), &c);
 
 		if (n == 0)
 			put_escaped(&k, p, 1);
 		else if (c == '\\' && (flags & ESCAPE_BACKSLASH))
 			put(&k, "\\\\", 2);
-		else if (is_control(c) && !((flags & ESCAPE_MULTILINE) && (c == '\n' || c == '\t')))
+		else if (escape_is_control(c) && !((flags & ESCAPE_MULTILINE) && (c == '\n' || c == '\t')))
 			put_escaped(&k, p, n);
 		else
 			put(&k, p, n);
@@ -125,13 +134,26 @@ bool escape_clean(const char *in)
 
 	while (*p) {
 		uint32_t c = 0;
-		size_t n = utf8_sequence(p, &c);
+		size_t n = escape_utf8((const char *)p, strnlen((const char *)p, 4), &c);
 
-		if (n == 0 || is_control(c))
+		if (n == 0 || escape_is_control(c))
 			return false;
 		p += n;
 	}
 	return true;
+}
+
+/*
+ * Writes s to f as escape_text() makes it (with flags): what goes to a terminal from an entry, a journal of another
+ * host, or a crashing process, so that no byte of it is a terminal's command.
+ */
+void escape_fputs(FILE *f, const char *s, unsigned flags)
+{
+	char *e = escape_dup(s, flags);
+
+	if (e)
+		fputs(e, f);
+	free(e);
 }
 
 /*

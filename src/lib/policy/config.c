@@ -202,37 +202,31 @@ static int parse_user_name(const char *v, void *field)
 	return 0;
 }
 
-/* Seconds, optionally with an "s": systemd's RateLimitIntervalSec= in its plainest form. */
+/* A duration in seconds (parse_duration(): "30", "30s", "5min"): systemd's RateLimitIntervalSec=; up to a year. */
 static int parse_interval(const char *v, void *field)
 {
-	size_t n = strspn(v, "0123456789");
-	uint64_t sec;
+	uint64_t usec;
+	int r = parse_duration(v, 1000000, &usec);
 
-	if (n == 0 || n >= 24 || (v[n] != '\0' && strcmp(v + n, "s") != 0))
-		return -EINVAL;
-	if (parse_u64_prefix(v, n, &sec) < 0 || sec == 0 || sec > 86400 * 365)
+	if (r < 0)
+		return r;
+	if (usec < 1000000 || usec > 86400ULL * 365 * 1000000)
 		return -ERANGE;
-	*(uint64_t *)field = sec;
+	*(uint64_t *)field = usec / 1000000;
 	return 0;
 }
 
-/* A duration in milliseconds: "15", "15s" or "500ms"; from 10 ms to an hour. */
+/* A duration in milliseconds (parse_duration(): "15", "15s", "500ms"); from 10 ms to an hour. */
 static int parse_timeout(const char *v, void *field)
 {
-	size_t n = strspn(v, "0123456789");
-	uint64_t t, scale;
+	uint64_t usec;
+	int r = parse_duration(v, 1000000, &usec);
 
-	if (n == 0 || n >= 24)
-		return -EINVAL;
-	if (v[n] == '\0' || strcmp(v + n, "s") == 0)
-		scale = 1000;
-	else if (strcmp(v + n, "ms") == 0)
-		scale = 1;
-	else
-		return -EINVAL;
-	if (parse_u64_prefix(v, n, &t) < 0 || t > 3600000 / scale || t * scale < 10)
+	if (r < 0)
+		return r;
+	if (usec < 10000 || usec > 3600ULL * 1000000)
 		return -ERANGE;
-	*(uint64_t *)field = t * scale;
+	*(uint64_t *)field = usec / 1000;
 	return 0;
 }
 

@@ -1,32 +1,38 @@
 /*
  * crashjson.c: a crash's journal fields, as its entry holds them (the process's own strings escaped already), as one
- * JSON object {"NAME": "value", ...} and as NAME=value environment variables. JSON strings escape the quote, the
- * backslash and every control byte; the environment takes the fields of one line only (the stack trace and /proc's
- * multi-line files are in the JSON), each at most ENV_VALUE_MAX bytes.
+ * JSON object {"NAME": "value", ...} and as NAME=value environment variables. JSON strings are valid for any bytes:
+ * the quote, the backslash and every control character (C0, DEL, C1) escaped as \uXXXX, a byte that is not part of
+ * valid UTF-8 written as the text "\xNN" (as escape.c writes it into entries); the environment takes the fields of
+ * one line only (the stack trace and /proc's multi-line files are in the JSON), each at most ENV_VALUE_MAX bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
 #include "crashjson.h"
 
 #define ENV_VALUE_MAX 4096
 
-/* Writes the len bytes at s to m as a JSON string. */
+/* Writes the len bytes at s (any bytes, NULs too) to m as a valid JSON string. */
 void json_string(FILE *m, const char *s, size_t len)
 {
 	fputc('"', m);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (size_t i = 0; i < len;) {
+		uint32_t c = 0;
+		size_t n = escape_utf8(s + i, len - i, &c);
 
-		if (c == '"' || c == '\\')
-			fprintf(m, "\\%c", c);
+		if (n == 0)
+			fprintf(m, "\\\\x%02x", (unsigned char)s[i]);
+		else if (c == '"' || c == '\\')
+			fprintf(m, "\\%c", (char)c);
 		else if (c == '\n')
 			fputs("\\n", m);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(m, "\\u%04x", c);
+		else if (escape_is_control(c))
+			fprintf(m, "\\u%04x", (unsigned)c);
 		else
-			fputc(c, m);
+			(void) fwrite(s + i, 1, n, m);
+		i += n ? n : 1;
 	}
 	fputc('"', m);
 }
