@@ -1,8 +1,11 @@
 /*
  * check_fetch.c: the fetch step, as fetch_run() runs it and confine_fetch() confines it (fetchprobe stands in for
  * its program): as coresink-debuginfod, it cannot read the core (a root 0640 file), the crashing process's /proc or
- * a root 0600 file, and writes nothing but its cache; it can reach the network. As root, with that user. Then the
- * needs of the analysis's first pass as the handler reads them, and the cache's checks.
+ * a root 0600 file, and writes nothing but its cache; it can reach the network, and nothing else a hostile server's
+ * answer could use: no unix socket (journald's, D-Bus's, an abstract one), no System V IPC of the host's, no user
+ * namespace, no session or process of its own out of the deadline's kill, no signal to another process. As root,
+ * with that user (t-debuginfod runs the real step with user namespaces off). Then the needs of the analysis's first
+ * pass as the handler reads them, and the cache's checks.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -62,13 +65,22 @@ START_TEST(test_confined)
 
 	ck_assert_int_eq(fetch_run(&j, said, sizeof(said)), 0);
 	fprintf(stderr, "fetch: %s\n", said);
-	ck_assert_msg(strstr(said, "confined=7"), "unprivileged, in namespaces, read-only: %s", said);
+	ck_assert_msg(strstr(said, "confined=") && (atoi(strstr(said, "confined=") + 9) & 7) == 7,
+		      "unprivileged, in namespaces, read-only: %s", said);
 	ck_assert_msg(strstr(said, "core=EACCES"), "the core: %s", said);
 	ck_assert_msg(strstr(said, "proc=E") && !strstr(said, "proc=ok"), "the crash's /proc: %s", said);
 	ck_assert_msg(strstr(said, "secret=EACCES"), "a root 0600 file: %s", said);
 	ck_assert_msg(strstr(said, "cache-write=ok"), "its cache: %s", said);
 	ck_assert_msg(strstr(said, "tmp-write=EROFS"), "anywhere else: %s", said);
 	ck_assert_msg(strstr(said, "net=ok"), "the network: %s", said);
+	ck_assert_msg(strstr(said, "confined=15"), "and seccomp: %s", said);
+	ck_assert_msg(strstr(said, "unix=EPERM") && strstr(said, "abstract=E") && !strstr(said, "abstract=ok"),
+		      "no unix socket: %s", said);
+	ck_assert_msg(strstr(said, "sysv-shm=E") && !strstr(said, "sysv-shm=ok"), "no System V IPC: %s", said);
+	ck_assert_msg(strstr(said, "userns=EPERM"), "no user namespace: %s", said);
+	ck_assert_msg(strstr(said, "setsid=EPERM"), "no session of its own: %s", said);
+	ck_assert_msg(strstr(said, "kill-other=EPERM"), "no signal to another: %s", said);
+	ck_assert_msg(strstr(said, "fork=EPERM"), "no process of its own: %s", said);
 	kill(victim, SIGKILL);
 	unit_reap(victim);
 	close(lfd);

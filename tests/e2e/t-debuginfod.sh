@@ -113,9 +113,12 @@ check "the second joins the first: seen twice, under it for MaxCoresPerSignature
 summary=$("$CORESINK" --summary --json --since "$TEST_SINCE" | grep "\"signature\":\"$sig1\"")
 check "--summary: one group, by the newer signature, the older joined: $(cut -c1-200 <<< "$summary")" \
 	all_of_re "$summary" "\"joined\":\\[[^]]*\"$sig0\"" "\"crashes\":[1-9]"
-check "the cache holds them where libdwfl looks, readable by all" \
-	test -r "$DIR/.debuginfo/.build-id/${id_prog:0:2}/${id_prog:2}.debug" -a \
-	"$(stat -c %a "$DIR/.debuginfo/.build-id/${id_lib:0:2}/${id_lib:2}.debug")" = 644
+check "the cache holds them by build-id" \
+	test -s "$DIR/.debuginfo/.build-id/${id_prog:0:2}/${id_prog:2}.debug" -a \
+	-s "$DIR/.debuginfo/.build-id/${id_lib:0:2}/${id_lib:2}.debug"
+check "the cache is the fetch user's alone ($(stat -c '%U %a' "$DIR/.debuginfo")): another user lists nothing of it" \
+	test "$(stat -c '%U %a' "$DIR/.debuginfo")" = "coresink-debuginfod 700" -a -z \
+	"$(setpriv --reuid=65534 --regid=65534 --clear-groups ls -A "$DIR/.debuginfo" 2>/dev/null)"
 
 # 2. 20 crashes more of the same program: each file was fetched once, for the first.
 served1="$(fetches "$id_prog") $(fetches "$id_lib")"
@@ -185,6 +188,21 @@ check "--summary: the newest crash is shown by its retrace's signature, with its
 if command -v coredumpctl > /dev/null; then
 	check "coredumpctl lists the crash once" test "$(cdctl list "$stopped_pid" --no-legend 2>/dev/null | grep -c .)" = 1
 fi
+# step_status: the fetch step's confinement as /proc shows it, read while it waits on a server that hangs.
+step_status() {
+	local p
+	for _ in $(seq 100); do
+		p=$(pgrep -u coresink-debuginfod -f -- '--fetch-debuginfo' | head -n 1)
+		[ -n "$p" ] && grep -q '^Seccomp:' "/proc/$p/status" 2>/dev/null &&
+			[ "$(grep '^Seccomp:' "/proc/$p/status" | cut -f2)" != 0 ] && break
+		sleep 0.05
+	done
+	[ -n "$p" ] || return 1
+	printf '%s' "$(grep -E '^(Seccomp|NoNewPrivs|CapEff):' "/proc/$p/status" | tr '\t\n' '  ')"
+	for ns in user mnt ipc net; do
+		[ "$(readlink "/proc/$p/ns/$ns")" = "$(readlink "/proc/$$/ns/$ns")" ] && printf '%s=host ' $ns || printf '%s=own ' $ns
+	done
+}
 for mode in hang slow; do
 	port=$((PORT + 2))
 	"$BADSERVER" $mode $port > "$T/bad.out" 2>&1 &
@@ -192,9 +210,52 @@ for mode in hang slow; do
 	at_exit "kill $bad 2>/dev/null"
 	for _ in $(seq 50); do grep -q ready "$T/bad.out" && break; sleep 0.1; done
 	setup $mode "DebuginfodURLs=http://127.0.0.1:$port" "DebuginfodTimeoutSec=3s"
+	if [ $mode = hang ]; then
+		step_status > "$T/step.status" &
+		watcher=$!
+	fi
 	misbehave "a server that is $mode" "(stopped at DebuginfodTimeoutSec|[Tt]imeout|no time left)"
+	if [ $mode = hang ]; then
+		wait $watcher
+		check "the step, as /proc shows it: $(cat "$T/step.status")" \
+			all_of_re "$(tr ' ' '\n' < "$T/step.status")" '^2$' 'user=own' 'mnt=own' 'ipc=own' 'net=host'
+		check "no new privileges, no capability" all_of_re "$(cat "$T/step.status")" 'NoNewPrivs: 1 ' 'CapEff: 0+ '
+	fi
 	kill $bad 2>/dev/null; wait $bad 2>/dev/null || true
 done
+# Servers that send more than the cache may take: a chunked answer that never ends (no length said), and 1 GiB
+# with its length said. DebuginfodMaxUse=1M: the download is stopped there, not at the deadline, and the cache
+# stays within it.
+for mode in chunked big; do
+	port=$((PORT + 4))
+	"$BADSERVER" $mode $port > "$T/bad.out" 2>&1 &
+	bad=$!
+	at_exit "kill $bad 2>/dev/null"
+	for _ in $(seq 50); do grep -q ready "$T/bad.out" && break; sleep 0.1; done
+	setup $mode "DebuginfodURLs=http://127.0.0.1:$port" "DebuginfodTimeoutSec=3s" "DebuginfodMaxUse=1M"
+	misbehave "a server that sends $mode" "larger than the cache may take"
+	kill $bad 2>/dev/null; wait $bad 2>/dev/null || true
+	check "$mode: the cache takes $(du -sk "$DIR/.debuginfo" | cut -f1) KiB, within DebuginfodMaxUse=1M" \
+		test "$(du -sk "$DIR/.debuginfo" | cut -f1)" -le 1100
+done
+# User namespaces off (a sysctl hardened hosts set): the step cannot be confined, so it fetches nothing and the
+# entry says why; the trace is made all the same. (Where this host refuses the sysctl, the VM tier runs it.)
+old_userns=$(cat /proc/sys/user/max_user_namespaces)
+at_exit "echo $old_userns > /proc/sys/user/max_user_namespaces 2>/dev/null"
+if ! { echo 0 > /proc/sys/user/max_user_namespaces; } 2>/dev/null; then
+	ok "user namespaces cannot be turned off here (user.max_user_namespaces refused): the VM tier checks that"
+else
+	setup nouserns "DebuginfodURLs=$URL" "DebuginfodTimeoutSec=5s"
+	crash_run "$T/bin/dbgprog"
+	e=$(journal_entry "$CRASH_PID")
+	echo "$old_userns" > /proc/sys/user/max_user_namespaces
+	check "user namespaces off: nothing fetched, and why: $(field "$e" CORESINK_DEBUGINFO | cut -c1-160)" \
+		matches "$(field "$e" CORESINK_DEBUGINFO)" "not fetched: the step could not be confined"
+	check "and nothing of the server's in its cache" \
+		test -z "$(find "$DIR/.debuginfo" -name '*.debug' 2>/dev/null)"
+	check "the core is stored, and its trace made: $(frames "$CRASH_PID" | head -n 2 | tr '\n' ' ')" \
+		test "$(field "$e" CORESINK_RESULT)" = stored -a "$(frames "$CRASH_PID" | head -n 1)" = lib_crash
+fi
 port=$((PORT + 3))
 "$BADSERVER" wrong $port "$T/served/libdbg.so.debug" > "$T/bad.out" 2>&1 &
 bad=$!

@@ -3,13 +3,16 @@
  * listens, and serves each connection in a child of its own until killed.
  *   hang:  accepts and never answers;
  *   slow:  answers 200 for a body of 1 MiB, one byte a second;
- *   wrong: answers every request with FILE (a debug file of another build-id than the one asked for).
- * usage: badserver hang|slow|wrong PORT [FILE]
+ *   wrong: answers every request with FILE (a debug file of another build-id than the one asked for);
+ *   chunked: answers 200 with a chunked body that never ends, as fast as it is read (no length said);
+ *   big: answers 200 with a Content-Length of 1 GiB, and sends it as fast as it is read.
+ * usage: badserver hang|slow|wrong|chunked|big PORT [FILE]
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,19 @@ static void serve(int c, const char *mode, const char *file)
 		return;
 	}
 	read_request(c);
+	if (strcmp(mode, "chunked") == 0 || strcmp(mode, "big") == 0) {
+		static char zeros[65536];
+		bool chunked = strcmp(mode, "chunked") == 0;
+
+		if (chunked)
+			dprintf(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+		else
+			dprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %lld\r\n\r\n", 1LL << 30);
+		while ((!chunked || dprintf(c, "%zx\r\n", sizeof(zeros)) > 0) &&
+		       write(c, zeros, sizeof(zeros)) == (ssize_t)sizeof(zeros) && (!chunked || write(c, "\r\n", 2) == 2))
+			;
+		return;
+	}
 	if (strcmp(mode, "slow") == 0) {
 		dprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", 1 << 20);
 		while (write(c, "", 1) == 1)
@@ -72,7 +88,7 @@ int main(int argc, char **argv)
 	int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
 	if (argc < 3 || s < 0)
-		return fprintf(stderr, "usage: badserver hang|slow|wrong PORT [FILE]\n"), 100;
+		return fprintf(stderr, "usage: badserver hang|slow|wrong|chunked|big PORT [FILE]\n"), 100;
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_IGN);
 	a.sin_port = htons((uint16_t)atoi(argv[2]));

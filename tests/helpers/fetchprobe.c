@@ -2,7 +2,9 @@
  * fetchprobe.c: stands in for the fetch step's program (coresink --fetch-debuginfo) in check_fetch: run by the very
  * same fetch_run() (the sandbox's exec mode, as coresink-debuginfod, no environment), it confines itself with the
  * very same confine_fetch(), then says what it could do: read the core, the crash's /proc, a root 0600 file; write
- * its cache and anywhere else; connect to a port on 127.0.0.1. It says it in the one line the step's program writes
+ * its cache and anywhere else; connect to a port on 127.0.0.1; and the ways out a hostile server's answer would
+ * try: a unix socket (journald's, an abstract one), the host's System V shared memory, a user namespace, a session
+ * of its own, a child process, a signal to another process. It says it in the one line the step's program writes
  * for a module ("missing debuginfo ID WHAT=RESULT ..."), so that fetch_run() passes it on as it would the step's.
  * usage (as fetch_run() calls it): fetchprobe --fetch-debuginfo CACHE "CORE PID SECRET PORT" MS MAX KEEP KIND:ID
  */
@@ -10,10 +12,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "sandbox/confine.h"
@@ -25,6 +32,31 @@ static void try_open(const char *what, const char *path, int flags)
 	printf(" %s=%s", what, fd >= 0 ? "ok" : strerrorname_np(errno));
 	if (fd >= 0)
 		(void) close(fd);
+}
+
+static void say(const char *what, int r)
+{
+	printf(" %s=%s", what, r >= 0 ? "ok" : strerrorname_np(errno));
+}
+
+/* The ways out: each "ok" is a hole. */
+static void escapes(pid_t other)
+{
+	struct sockaddr_un path = { .sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket" };
+	struct sockaddr_un abstract = { .sun_family = AF_UNIX, .sun_path = "\0coresink-fetchprobe" };
+	int u = socket(AF_UNIX, SOCK_DGRAM, 0);
+	pid_t child;
+
+	say("unix", u >= 0 ? connect(u, (struct sockaddr *)&path, sizeof(path)) : -1);
+	say("abstract", u >= 0 ? connect(u, (struct sockaddr *)&abstract, sizeof(abstract)) : -1);
+	say("sysv-shm", shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
+	say("userns", unshare(CLONE_NEWUSER));
+	say("setsid", setsid());
+	say("kill-other", kill(other, 0));
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	say("fork", child);
 }
 
 int main(int argc, char **argv)
@@ -52,7 +84,9 @@ int main(int argc, char **argv)
 	try_open("tmp-write", "/var/tmp/coresink-fetchprobe", O_WRONLY | O_CREAT);
 	a.sin_port = htons((uint16_t)port);
 	s = socket(AF_INET, SOCK_STREAM, 0);
-	printf(" net=%s\n", s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 ? "ok" : strerrorname_np(errno));
+	printf(" net=%s", s >= 0 && connect(s, (struct sockaddr *)&a, sizeof(a)) == 0 ? "ok" : strerrorname_np(errno));
+	escapes(pid);
+	putchar('\n');
 	/* Out at once: built with ASan, its leak check at exit would want the /proc this very step has hidden. */
 	(void) fflush(stdout);
 	_exit(0);

@@ -35,8 +35,9 @@ static int send_record(int out, const char *key, const char *value)
 static int analyse(int corefd, int out, void *arg)
 {
 	const struct analysis_opts *o = arg;
-	const struct trace_files files = { o->mapped ? o->mapped->files : NULL, o->mapped ? o->mapped->n : 0,
-					   SANDBOX_FIRST_FD };
+	const unsigned n_mapped = o->mapped ? o->mapped->n : 0;
+	const struct trace_files files = { o->mapped ? o->mapped->files : NULL, n_mapped, SANDBOX_FIRST_FD,
+					   o->fetched, SANDBOX_FIRST_FD + (int)n_mapped };
 	struct trace_meta meta;
 	char *text = NULL, *canon = NULL;
 	size_t len = 0, canon_len = 0;
@@ -164,14 +165,20 @@ static int reopen_read_only(int fd)
 	return ro < 0 ? -errno : ro;
 }
 
-/* The mapped files' fds, in their order, to hand to the sandbox; NULL (n 0) when there are none. */
-static int *handed_fds(const struct mapped *m, unsigned *n)
+/*
+ * The fds to hand to the sandbox: the mapped files', in their order, then the fetched ones (trace_files says where
+ * each begins); NULL (n 0) when there are none.
+ */
+static int *handed_fds(const struct mapped *m, const struct fetch_files *ff, unsigned *n)
 {
-	int *fds = m && m->n ? calloc(m->n, sizeof(*fds)) : NULL;
+	unsigned nm = m ? m->n : 0, nf = ff ? ff->n : 0;
+	int *fds = nm + nf ? calloc(nm + nf, sizeof(*fds)) : NULL;
 
-	*n = fds ? m->n : 0;
-	for (unsigned i = 0; i < *n; i++)
+	*n = fds ? nm + nf : 0;
+	for (unsigned i = 0; fds && i < nm; i++)
 		fds[i] = m->files[i].fd;
+	for (unsigned i = 0; fds && i < nf; i++)
+		fds[nm + i] = ff->f[i].fd;
 	return fds;
 }
 
@@ -206,7 +213,7 @@ int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
 	};
 	struct analysis_opts arg = *o;
 	struct sandbox_result res;
-	int *fds = handed_fds(o->mapped, &l.n_fds), r, ro;
+	int *fds = handed_fds(o->mapped, o->fetched, &l.n_fds), r, ro;
 
 	*a = (struct analysis) { 0 };
 	say_files(o->mapped, a);

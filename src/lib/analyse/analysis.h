@@ -21,7 +21,8 @@ struct analysis_opts {
 	unsigned timeout_ms;
 	int root_fd;              /* the crashed process's root, where it is not ours: modules are read beneath it; -1 */
 	const struct mapped *mapped;   /* the files it had mapped, read before any path; NULL when none were opened */
-	const char *debug_dir;    /* fetched debug info, searched after the system's (.build-id/ beneath it); NULL */
+	const struct fetch_files *fetched;   /* what the fetch step got (DebuginfodURLs=), handed as fds; NULL */
+	const char *debug_dir;    /* kept modules (KeepModules=), searched after the system's (.build-id/ beneath); NULL */
 	bool needs_only;          /* list the modules that need debug info from elsewhere (a->needs), no trace */
 };
 

@@ -410,10 +410,31 @@ static void note_if_lost(Dwfl_Module *mod, int i, const char *name)
 }
 
 /*
+ * The fd of the fetched file (debug info, or the module's own file) the handler handed for mod's build-id, or -1.
+ * The caller checks it is mod's (take()): the fetch step's cache is not trusted either.
+ */
+static int fetched_for(Dwfl_Module *mod, bool debug)
+{
+	const struct fetch_files *ff = handed ? handed->fetched : NULL;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char hexid[2 * BUILD_ID_MAX + 1];
+	int len = dwfl_module_build_id(mod, &id, &vaddr);
+
+	if (!ff || len <= 0 || len > BUILD_ID_MAX)
+		return -1;
+	hex(id, len, hexid, sizeof(hexid));
+	for (unsigned i = 0; i < ff->n; i++)
+		if (ff->f[i].debug == debug && strcmp(ff->f[i].id, hexid) == 0)
+			return dup(handed->fetched_first_fd + (int)i);
+	return -1;
+}
+
+/*
  * libdwfl's find_elf, when reading the core did not find the module's file by its path already: first the file
- * that was mapped (handed), then the build-id's in the debug directories, then the path beneath the root (a name
- * of libdwfl's that is not the core's, such as the executable's). Where none is the module's, the reason is left
- * in its user data: gone, not permitted, build-id differs, not an ELF.
+ * that was mapped (handed), then the one the fetch step got (handed), then the build-id's in the debug directories,
+ * then the path beneath the root (a name of libdwfl's that is not the core's, such as the executable's). Where none
+ * is the module's, the reason is left in its user data: gone, not permitted, build-id differs, not an ELF.
  */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
 		    Elf **elfp)
@@ -428,6 +449,9 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 			return fd;
 		}
 	}
+	fd = take(mod, fetched_for(mod, false), name, file_name, &why);
+	if (fd >= 0)
+		return fd;
 	fd = dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
 	if (fd >= 0 || *elfp)
 		return fd;
@@ -440,6 +464,23 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	return -1;
 }
 
+/*
+ * libdwfl's find_debuginfo: the debug file the fetch step got (handed), where it is mod's; else libdwfl's own
+ * search (the debug directories, .gnu_debuglink).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	const char *why = NULL;
+	int fd = take(mod, fetched_for(mod, true), "fetched debug info", debuginfo_file_name, &why);
+
+	if (fd >= 0)
+		return fd;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+					    debuginfo_file_name);
+}
+
 /* Opens the core with libdwfl: its modules reported, its threads attached. 0 or -EBADMSG. */
 static int open_core(struct trace *t, int corefd)
 {
@@ -447,13 +488,13 @@ static int open_core(struct trace *t, int corefd)
 	static char *debuginfo_path;
 	static const Dwfl_Callbacks callbacks = {
 		.find_elf = find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.find_debuginfo = find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 		.debuginfo_path = &debuginfo_path,
 	};
 
 	(void) elf_version(EV_CURRENT);
-	/* libdwfl's own default, then the fetched files (DebuginfodURLs=): .build-id/xx/rest[.debug] beneath it. */
+	/* libdwfl's own default, then the kept modules (KeepModules=): .build-id/xx/rest beneath it. */
 	debuginfo_path = NULL;
 	if (t->debug_dir && snprintf(path_buf, sizeof(path_buf), ":.debug:/usr/lib/debug:%s", t->debug_dir) <
 				    (int)sizeof(path_buf))

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "intake.h"
+#include "sandbox.h"
 
 #define TRACE_THREADS_MAX 64
 #define TRACE_FRAMES_MAX 64
@@ -20,11 +21,16 @@ struct trace_meta {
 						    whose path no longer leads to them (KeepModules=); NULL none */
 };
 
-/* The files the analysis was handed (mapped.c opened them from the mappings): file i is fd first_fd + i. */
+/*
+ * The files the analysis was handed: mapped.c opened them from the mappings (file i is fd first_fd + i), and the
+ * handler from the fetch step's cache (fetched file i is fd fetched_first_fd + i).
+ */
 struct trace_files {
 	const struct mapped_file *f;
 	unsigned n;
 	int first_fd;
+	const struct fetch_files *fetched;   /* NULL: none */
+	int fetched_first_fd;
 };
 
 int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct trace_files *files,

@@ -21,6 +21,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/mount.h>
+#include <linux/netlink.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -29,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -195,11 +197,92 @@ static int map_own_ids(uid_t uid, gid_t gid)
 }
 
 /*
- * The fetch step's own confinement (debuginfod.c), after exec as its unprivileged user with no capability: a user
- * and a mount namespace of its own (the network kept: it is what the step is for), every mount read-only, nosuid,
- * nodev and noexec, /proc hidden under an empty tmpfs (no crash's /proc to read), and writable only the directory
- * writable (its cache); then no capability left. 0 with *applied telling what (SANDBOX_*), or -errno where a
- * namespace could be made but not set up: then it must not go on.
+ * The calls the fetch step never makes, whatever a server sends it: it talks HTTP(S) to its servers and writes its
+ * cache, nothing else. Each fails with EPERM: another process (ptrace, its memory, its fds, a signal to anyone but
+ * itself), a way out of its confinement (namespaces, mounts, a session or group of its own out of the deadline's kill,
+ * a program to run), and what its namespaces do not take away (System V IPC and keys are checked here too).
+ */
+static const int fetch_denied[] = {
+	SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(kcmp),
+	SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(pidfd_send_signal), SCMP_SYS(tkill),
+	SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo),
+	SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
+	SCMP_SYS(fsopen), SCMP_SYS(fsmount), SCMP_SYS(fsconfig), SCMP_SYS(move_mount), SCMP_SYS(open_tree),
+	SCMP_SYS(mount_setattr), SCMP_SYS(setsid), SCMP_SYS(setpgid), SCMP_SYS(fork), SCMP_SYS(vfork),
+	SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(shmget), SCMP_SYS(shmat), SCMP_SYS(semget), SCMP_SYS(msgget),
+	SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
+	SCMP_SYS(userfaultfd), SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
+	SCMP_SYS(open_by_handle_at), SCMP_SYS(name_to_handle_at), SCMP_SYS(mknod), SCMP_SYS(mknodat),
+	SCMP_SYS(personality), SCMP_SYS(memfd_secret), SCMP_SYS(acct), SCMP_SYS(quotactl),
+};
+
+/* The namespace flags no clone of the fetch step may ask for. */
+static const uint64_t fetch_clone_ns[] = { CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWIPC,
+					   CLONE_NEWUTS, CLONE_NEWCGROUP };
+
+/* The address families the fetch step may open a socket of: its servers (IPv4, IPv6), and the kernel's routes. */
+static bool fetch_family(int family)
+{
+	return family == AF_INET || family == AF_INET6 || family == AF_NETLINK;
+}
+
+/*
+ * The rules past the plain denials: a thread (libcurl's resolver), never a process; a signal to itself alone; a
+ * socket only of fetch_family(), netlink only for routes (getaddrinfo asks the kernel which addresses it has): no
+ * unix socket, abstract or not, so no journald, D-Bus or anything else the host listens on locally. 0 or -errno.
+ */
+static int fetch_rules(scmp_filter_ctx ctx, pid_t self)
+{
+	const uint32_t no = SCMP_ACT_ERRNO(EPERM);
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(fetch_denied); i++)
+		r = seccomp_rule_add(ctx, no, fetch_denied[i], 0);
+	/* glibc falls back to clone(2) where clone3 is not there; its flags can be seen, clone3's cannot. */
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (r == 0)
+		r = seccomp_rule_add(ctx, no, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+	for (size_t i = 0; r == 0 && i < ELEMENTSOF(fetch_clone_ns); i++)
+		r = seccomp_rule_add(ctx, no, SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, fetch_clone_ns[i], fetch_clone_ns[i]));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, no, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, (uint64_t)self));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, no, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, (uint64_t)self));
+	for (int family = 0; r == 0 && family < AF_MAX; family++)
+		if (!fetch_family(family))
+			r = seccomp_rule_add(ctx, no, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)family));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, no, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_GE, (uint64_t)AF_MAX));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, no, SCMP_SYS(socket), 2, SCMP_A0(SCMP_CMP_EQ, (uint64_t)AF_NETLINK),
+				     SCMP_A2(SCMP_CMP_NE, (uint64_t)NETLINK_ROUTE));
+	return r;
+}
+
+/* The fetch step's filter, loaded: everything else is allowed (it is libcurl's and TLS's to need). 0 or -errno. */
+static int filter_fetch(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx)
+		return -ENOMEM;
+	r = fetch_rules(ctx, getpid());
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
+}
+
+/*
+ * The fetch step's own confinement (debuginfod.c), after exec as its unprivileged user with no capability: a user,
+ * a mount and an IPC namespace of its own (the network kept: it is what the step is for), every mount read-only,
+ * nosuid, nodev and noexec, /proc hidden under an empty tmpfs (no crash's /proc to read), and writable only the
+ * directory writable (its cache); then no capability left, no_new_privs, and filter_fetch(). None of it is
+ * optional: where the kernel refuses a step (user namespaces disabled: user.max_user_namespaces=0), -errno, and the
+ * step must not go on. 0 with *applied telling what (SANDBOX_*).
  */
 int confine_fetch(const char *writable, unsigned *applied)
 {
@@ -211,21 +294,26 @@ int confine_fetch(const char *writable, unsigned *applied)
 	int r = 0;
 
 	*applied = geteuid() != 0 ? SANDBOX_UNPRIVILEGED : 0;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0) {
-		r = map_own_ids(uid, gid);
-		if (r == 0 && syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
-			r = -errno;
-		if (r == 0 && mount("coresink-fetch", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-				    "size=0,mode=0") < 0)
-			r = -errno;
-		if (r == 0 && (mount(writable, writable, NULL, MS_BIND, NULL) < 0 ||
-			       syscall(SYS_mount_setattr, AT_FDCWD, writable, 0, &rw, sizeof(rw)) < 0))
-			r = -errno;
-		if (r < 0)
-			return r;
-		*applied |= SANDBOX_NAMESPACES | SANDBOX_READ_ONLY;
-	}
-	return drop_capabilities();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) < 0)
+		return -errno;
+	r = map_own_ids(uid, gid);
+	if (r == 0 && syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof(ro)) < 0)
+		r = -errno;
+	if (r == 0 && mount("coresink-fetch", "/proc", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			    "size=0,mode=0") < 0)
+		r = -errno;
+	if (r == 0 && (mount(writable, writable, NULL, MS_BIND, NULL) < 0 ||
+		       syscall(SYS_mount_setattr, AT_FDCWD, writable, 0, &rw, sizeof(rw)) < 0))
+		r = -errno;
+	if (r < 0)
+		return r;
+	*applied |= SANDBOX_NAMESPACES | SANDBOX_READ_ONLY;
+	r = drop_capabilities();
+	if (r == 0)
+		r = filter_fetch();
+	if (r == 0)
+		*applied |= SANDBOX_SECCOMP;
+	return r;
 }
 
 /*

@@ -1,11 +1,16 @@
 /*
  * debuginfod.c: the fetch step's own work (coresink --fetch-debuginfo, run by fetch.c as FETCH_USER with nothing of
- * the crash): it confines itself further (confine_fetch(): no /proc, the file system read-only but its cache), asks
- * the servers for each build-id with elfutils' libdebuginfod, and keeps a file only when its build-id is the one
- * asked for, under .build-id/xx/rest[.debug] in the cache, where libdwfl looks (a server that serves another file is
- * refused). A build-id no server has is marked (.miss) so that the next crashes do not ask again at once. The cache
- * is kept within its bound, the oldest first, and the file system above KeepFree. Each result is one line on
- * standard output: "fetched KIND ID URL" or "missing KIND ID WHY".
+ * the crash): it confines itself further (confine_fetch(): no /proc, the file system read-only but its cache, its
+ * own IPC namespace, a seccomp filter; where any of it fails, it fetches nothing and says why), asks the servers for
+ * each build-id with elfutils' libdebuginfod, and keeps a file only when its build-id is the one asked for, under
+ * .build-id/xx/rest[.debug] in the cache (a server that serves another file is refused). A build-id no server has is
+ * marked (.miss) so that the next crashes do not ask again at once. The cache is its user's alone (0700): the
+ * handler opens what a crash needs and hands it to the analysis (fetch.c), so no other user learns what root's
+ * crashes needed. Every download is bounded while it runs, whatever the server says of its length (a chunked or
+ * endless answer): by the cache's bound and the room above KeepFree (libdebuginfod's progress callback stops it),
+ * and by RLIMIT_FSIZE beneath that. The cache is brought within its bound, the oldest first, before the first
+ * download (what a step killed at its deadline left) and after the last. Each result is one line on standard
+ * output: "fetched KIND ID URL", "missing KIND ID WHY", or "error WHY" where the step could not start.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -17,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -28,11 +35,19 @@
 
 #define MAX_SECONDS_FLOOR 1
 
+/* A download's temporary directory (libdebuginfod's cache) older than this was left by a step that was killed. */
+#define CLIENT_STALE_SECONDS (2 * 3600)
+
 struct step {
 	const char *cache;
 	uint64_t max_use, keep_free;
 	double deadline;          /* CLOCK_MONOTONIC seconds */
+	uint64_t limit;           /* what the download in progress may take */
 };
+
+/* The step, for libdebuginfod's progress callback, which gets only the client; and whether it stopped one. */
+static const struct step *current;
+static bool stopped;
 
 /*
  * libdebuginfod, opened by this step alone: linked into the handler, it and libcurl's TLS, Kerberos and LDAP
@@ -44,6 +59,7 @@ static struct {
 	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
 	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
 	const char *(*get_url)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
 } lib;
 
 /* 0, or -ENOENT with the reason said when libdebuginfod (Debian's libdebuginfod1) is not there. */
@@ -59,7 +75,9 @@ static int lib_open(void)
 	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
 	*(void **)&lib.find_executable = dlsym(h, "debuginfod_find_executable");
 	*(void **)&lib.get_url = dlsym(h, "debuginfod_get_url");
-	if (!lib.begin || !lib.end || !lib.find_debuginfo || !lib.find_executable || !lib.get_url)
+	*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	if (!lib.begin || !lib.end || !lib.find_debuginfo || !lib.find_executable || !lib.get_url ||
+	    !lib.set_progressfn)
 		return printf("error libdebuginfod.so.1 lacks a function this step uses\n"), -ENOENT;
 	return 0;
 }
@@ -102,9 +120,9 @@ static int cache_path(const struct step *s, const char *kind, const char *id, co
 		      size_t len)
 {
 	(void) snprintf(path, len, "%s/.build-id", s->cache);
-	(void) mkdir(path, 0755);
+	(void) mkdir(path, 0700);
 	(void) snprintf(path, len, "%s/.build-id/%.2s", s->cache, id);
-	(void) mkdir(path, 0755);
+	(void) mkdir(path, 0700);
 	return snprintf(path, len, "%s/.build-id/%.2s/%s%s%s", s->cache, id, id + 2,
 			strcmp(kind, "debuginfo") == 0 ? ".debug" : "", suffix) < (int)len ? 0 : -ENAMETOOLONG;
 }
@@ -117,7 +135,7 @@ static void mark_missing(const struct step *s, const char *kind, const char *id)
 
 	if (cache_path(s, kind, id, ".miss", path, sizeof(path)) < 0)
 		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd >= 0)
 		(void) close(fd);
 }
@@ -134,8 +152,22 @@ static uint64_t room(const struct step *s)
 	return avail > s->keep_free ? avail - s->keep_free : 0;
 }
 
+/*
+ * libdebuginfod's word on a download in progress: a bytes so far (of b, 0 when the server did not say). Non-zero
+ * stops it: past what the step may take, or where the file system came down to KeepFree meanwhile.
+ */
+static int progress(debuginfod_client *c, long a, long b)
+{
+	(void) c, (void) b;
+	if (!current || a < 0)
+		return 0;
+	if ((uint64_t)a > current->limit || (a > 0 && room(current) == 0))
+		stopped = true;
+	return stopped;
+}
+
 /* Asks the servers for one build-id; keeps what has it. The line it says. */
-static void fetch_one(const struct step *s, debuginfod_client *c, const char *kind, const char *id)
+static void fetch_one(struct step *s, debuginfod_client *c, const char *kind, const char *id)
 {
 	char dest[4096], seconds[24], maxsize[24], *got = NULL;
 	const char *url;
@@ -146,8 +178,10 @@ static void fetch_one(const struct step *s, debuginfod_client *c, const char *ki
 		printf("missing %s %s no time left in DebuginfodTimeoutSec\n", kind, id);
 		return;
 	}
+	s->limit = room(s) < s->max_use ? room(s) : s->max_use;
+	stopped = false;
 	(void) snprintf(seconds, sizeof(seconds), "%d", (int)left);
-	(void) snprintf(maxsize, sizeof(maxsize), "%llu", (unsigned long long)(room(s) < s->max_use ? room(s) : s->max_use));
+	(void) snprintf(maxsize, sizeof(maxsize), "%llu", (unsigned long long)s->limit);
 	(void) setenv("DEBUGINFOD_MAXTIME", seconds, 1);
 	(void) setenv("DEBUGINFOD_TIMEOUT", seconds, 1);
 	(void) setenv("DEBUGINFOD_MAXSIZE", maxsize, 1);
@@ -155,8 +189,10 @@ static void fetch_one(const struct step *s, debuginfod_client *c, const char *ki
 					    : lib.find_executable(c, (const unsigned char *)id, 0, &got);
 	url = lib.get_url(c);
 	if (fd < 0) {
-		printf("missing %s %s %s\n", kind, id, fd == -ENOENT ? "no server has it" : strerror(-fd));
-		if (fd == -ENOENT)
+		printf("missing %s %s %s\n", kind, id,
+		       stopped || fd == -EFBIG ? "larger than the cache may take (DebuginfodMaxUse=, KeepFree=)" :
+		       fd == -ENOENT ? "no server has it" : strerror(-fd));
+		if (fd == -ENOENT && !stopped)
 			mark_missing(s, kind, id);
 	} else if (!has_build_id(fd, id)) {
 		printf("missing %s %s the server's file has another build-id (%s)\n", kind, id, url ? url : "?");
@@ -165,9 +201,7 @@ static void fetch_one(const struct step *s, debuginfod_client *c, const char *ki
 		printf("missing %s %s not kept in the cache: %s\n", kind, id, strerror(errno));
 		(void) unlink(got);
 	} else {
-		/* libdebuginfod keeps its files 0400: the analysis reads them as another user. The time is the fetch's
-		   (a server may have set the file's own), which the bound goes by. */
-		(void) chmod(dest, 0644);
+		/* The time is the fetch's (a server may have set the file's own), which the bound goes by. */
 		(void) utimensat(AT_FDCWD, dest, NULL, 0);
 		printf("fetched %s %s %s\n", kind, id, url ? url : "?");
 		(void) unlink(got);
@@ -243,43 +277,129 @@ static void bound(const struct step *s)
 	free(all);
 }
 
+/* Removes the tree beneath path (a download's directory), never following a link; best effort. */
+static void remove_tree(int at, const char *name)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (fd >= 0 && !d)
+		(void) close(fd);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlinkat(dirfd(d), e->d_name, 0) < 0)
+			remove_tree(dirfd(d), e->d_name);
+	if (d)
+		(void) closedir(d);
+	(void) unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/*
+ * The directories of .client (libdebuginfod's caches, one per step) that a step killed at its deadline left: a
+ * step lasts at most an hour (DebuginfodTimeoutSec=), so one older than CLIENT_STALE_SECONDS is nobody's.
+ */
+static void remove_stale(const char *client)
+{
+	int fd = open(client, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat st;
+	time_t now = time(NULL);
+
+	if (fd >= 0 && !d)
+		(void) close(fd);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now - st.st_mtime > CLIENT_STALE_SECONDS)
+			remove_tree(dirfd(d), e->d_name);
+	if (d)
+		(void) closedir(d);
+}
+
+/* The step's numbers, as fetch.c wrote them: 0, or -EINVAL where one is not a number. */
+static int parse_step(char **argv, struct step *s)
+{
+	uint64_t ms;
+
+	*s = (struct step) { .cache = argv[0] };
+	if (parse_u64(argv[2], &ms) < 0 || parse_u64(argv[3], &s->max_use) < 0 || parse_u64(argv[4], &s->keep_free) < 0)
+		return -EINVAL;
+	s->deadline = now() + (double)ms / 1000;
+	return 0;
+}
+
+/*
+ * No file of the step's may grow past what the cache may take, whatever libdebuginfod does: the kernel's own bound,
+ * beneath the progress callback's (which sees a download between libcurl's writes: FSIZE_SLACK later at most), SIGXFSZ
+ * ignored: the write fails with EFBIG instead.
+ */
+#define FSIZE_SLACK (1u << 20)
+static int bound_files(const struct step *s)
+{
+	uint64_t most = (room(s) < s->max_use ? room(s) : s->max_use) + FSIZE_SLACK;
+	const struct rlimit rl = { most, most };
+
+	(void) signal(SIGXFSZ, SIG_IGN);
+	return setrlimit(RLIMIT_FSIZE, &rl) < 0 ? -errno : 0;
+}
+
+/* Asks for each KIND:ID of ids (n of them) with the client c. */
+static void fetch_all(struct step *s, debuginfod_client *c, char **ids, int n)
+{
+	current = s;
+	lib.set_progressfn(c, progress);
+	for (int i = 0; i < n; i++) {
+		char kind[16], id[130];
+
+		if (sscanf(ids[i], "%15[a-z]:%129[0-9a-f]", kind, id) != 2 || strlen(id) < 2)
+			continue;
+		fetch_one(s, c, kind, id);
+	}
+	current = NULL;
+}
+
 /*
  * coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...: the step (fetch.c runs it). Exit
- * 0 when it could ask (whatever the servers said), 1 when it could not even start.
+ * 0 when it could ask (whatever the servers said), 1 when it could not even start (said in an "error" line).
  */
 int fetch_child_main(int argc, char **argv)
 {
 	struct step s;
-	char client_cache[4096];
+	char client[4096], client_cache[4200];
 	unsigned applied;
 	debuginfod_client *c;
+	int r;
 
-	if (argc < 6)
+	if (argc < 6 || parse_step(argv, &s) < 0)
 		return fprintf(stderr, "usage: coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...\n"), 1;
-	s = (struct step) { .cache = argv[0], .max_use = strtoull(argv[3], NULL, 10),
-			    .keep_free = strtoull(argv[4], NULL, 10), .deadline = now() + strtod(argv[2], NULL) / 1000 };
 	/* Loaded before the step confines itself: the libraries are read where they are, nothing else is. */
 	if (lib_open() < 0)
 		return 1;
-	if (confine_fetch(s.cache, &applied) < 0)
-		return printf("error cannot confine the step: %s\n", strerror(errno)), 1;
-	/* Debug info is public, and the analysis reads it as another user: files 0644 and directories 0755. */
-	umask(022);
-	/* libdebuginfod's own cache, where a download lands before it is checked and linked into .build-id/. */
-	(void) snprintf(client_cache, sizeof(client_cache), "%s/.client", s.cache);
+	r = bound_files(&s);
+	if (r < 0)
+		return printf("error the step's files could not be bounded (RLIMIT_FSIZE): %s\n", strerror(-r)), 1;
+	r = confine_fetch(s.cache, &applied);
+	if (r < 0)
+		return printf("error the step could not be confined: %s\n", strerror(-r)), 1;
+	/* The cache is this user's alone: the handler hands what a crash needs to its analysis (fetch.c). */
+	umask(077);
+	bound(&s);
+	/* libdebuginfod's own cache, where a download lands before it is checked and linked into .build-id/: one per
+	   step, so that what a killed step left is found by its age. */
+	(void) snprintf(client, sizeof(client), "%s/.client", s.cache);
+	(void) mkdir(client, 0700);
+	remove_stale(client);
+	(void) snprintf(client_cache, sizeof(client_cache), "%s/XXXXXX", client);
+	if (!mkdtemp(client_cache))
+		return printf("error cannot make a directory for the downloads in %s: %s\n", client, strerror(errno)), 1;
 	(void) setenv("DEBUGINFOD_URLS", argv[1], 1);
 	(void) setenv("DEBUGINFOD_CACHE_PATH", client_cache, 1);
 	c = lib.begin();
 	if (!c)
 		return printf("error libdebuginfod could not start\n"), 1;
-	for (int i = 5; i < argc; i++) {
-		char kind[16], id[130];
-
-		if (sscanf(argv[i], "%15[a-z]:%129[0-9a-f]", kind, id) != 2 || strlen(id) < 2)
-			continue;
-		fetch_one(&s, c, kind, id);
-	}
+	fetch_all(&s, c, argv + 5, argc - 5);
 	lib.end(c);
+	remove_tree(AT_FDCWD, client_cache);
 	bound(&s);
 	return 0;
 }

@@ -9,10 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -69,21 +71,22 @@ int fetch_urls(const char *setting, char *urls, size_t len)
 }
 
 /*
- * The cache in the core directory dirfd, made where missing: a directory of uid's (FETCH_USER), 0755 (debug info is
- * public; the analysis reads it as any user). Never a symlink planted in its place. Its fd, or -errno.
+ * The cache in the core directory dirfd, made where missing: a directory of uid's (FETCH_USER), 0700: what root's
+ * crashes needed (their build-ids, and those no server had) is nobody else's to learn; the handler hands the
+ * analysis what it needs (fetch_open()). Never a symlink planted in its place. Its fd, or -errno.
  */
 int fetch_cache(int dirfd, uid_t uid, gid_t gid)
 {
 	struct stat st;
 	int fd;
 
-	if (mkdirat(dirfd, FETCH_DIR, 0755) < 0 && errno != EEXIST)
+	if (mkdirat(dirfd, FETCH_DIR, 0700) < 0 && errno != EEXIST)
 		return -errno;
 	fd = openat(dirfd, FETCH_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || ((st.st_uid != uid || st.st_gid != gid) && fchown(fd, uid, gid) < 0) ||
-	    ((st.st_mode & 07777) != 0755 && fchmod(fd, 0755) < 0)) {
+	    ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)) {
 		int r = -errno;
 
 		(void) close(fd);
@@ -107,6 +110,55 @@ bool fetch_have(int cachefd, const struct fetch_need *n, uint64_t now)
 		return true;
 	(void) snprintf(path, sizeof(path), ".build-id/%.2s/%s%s.miss", n->id, n->id + 2, debug ? ".debug" : "");
 	return fstatat(cachefd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_mtime + FETCH_MISS_SECONDS > now;
+}
+
+/* The cache's file for n, opened beneath cachefd (no link followed, nothing but a regular file). The fd or -errno. */
+static int open_cached(int cachefd, const struct fetch_need *n)
+{
+	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	char path[256];
+	struct stat st;
+	int fd;
+
+	(void) snprintf(path, sizeof(path), ".build-id/%.2s/%s%s", n->id, n->id + 2,
+			strcmp(n->kind, "debuginfo") == 0 ? ".debug" : "");
+	fd = (int)syscall(SYS_openat2, cachefd, path, &how, sizeof(how));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		(void) close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/*
+ * The cache's files for the n needs, opened by the handler for the analysis (its user cannot read the cache), into
+ * out; each is still checked there against the build-id the core names. How many.
+ */
+unsigned fetch_open(int cachefd, const struct fetch_need *needs, int n, struct fetch_files *out)
+{
+	*out = (struct fetch_files) { .n = 0 };
+	for (int i = 0; i < n && out->n < FETCH_NEEDS_MAX; i++) {
+		struct fetch_file *f = &out->f[out->n];
+		int fd = open_cached(cachefd, &needs[i]);
+
+		if (fd < 0)
+			continue;
+		f->fd = fd;
+		f->debug = strcmp(needs[i].kind, "debuginfo") == 0;
+		(void) snprintf(f->id, sizeof(f->id), "%s", needs[i].id);
+		out->n++;
+	}
+	return out->n;
+}
+
+void fetch_files_close(struct fetch_files *ff)
+{
+	for (unsigned i = 0; i < ff->n; i++)
+		(void) close(ff->f[i].fd);
+	ff->n = 0;
 }
 
 struct fetch_exec {
@@ -137,6 +189,17 @@ static const char *name_of(const struct fetch_job *j, const char *id)
 	return id;
 }
 
+/* The step's "error WHY" line, where it could not start (not confined, no library), into why; false for none. */
+static bool step_error(const char *out, char *why, size_t len)
+{
+	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, "error ", 6) == 0) {
+			(void) snprintf(why, len, "not fetched: %.*s", (int)strcspn(p + 6, "\n"), p + 6);
+			return true;
+		}
+	return false;
+}
+
 /* What the step said, one record a line ("fetched KIND ID URL", "missing KIND ID WHY"), as one sentence in said. */
 static void summarize(const struct fetch_job *j, const char *out, char *said, size_t len)
 {
@@ -145,6 +208,8 @@ static void summarize(const struct fetch_job *j, const char *out, char *said, si
 	size_t g = 0, m = 0;
 	unsigned n_got = 0, n_miss = 0;
 
+	if (step_error(out, said, len))
+		return;
 	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		char what[16], kind[16], id[129], rest[512];
 

@@ -19,6 +19,18 @@ struct fetch_need {
 	char name[64];         /* the module's name, as the trace shows it (escaped) */
 };
 
+/* A file of the cache, opened for one crash's analysis: its build-id, and whether it is debug info or the file. */
+struct fetch_file {
+	char id[129];
+	bool debug;
+	int fd;
+};
+
+struct fetch_files {
+	struct fetch_file f[FETCH_NEEDS_MAX];
+	unsigned n;
+};
+
 struct fetch_job {
 	const char *handler;   /* this program's path: it runs the step (--fetch-debuginfo) */
 	const char *cache;     /* the cache directory's path */
@@ -36,6 +48,8 @@ int fetch_parse_needs(const char *text, struct fetch_need *needs, unsigned max);
 int fetch_urls(const char *setting, char *urls, size_t len);
 int fetch_cache(int dirfd, uid_t uid, gid_t gid);
 bool fetch_have(int cachefd, const struct fetch_need *n, uint64_t now);
+unsigned fetch_open(int cachefd, const struct fetch_need *needs, int n, struct fetch_files *out);
+void fetch_files_close(struct fetch_files *ff);
 int fetch_run(const struct fetch_job *j, char *said, size_t len);
 int fetch_child_main(int argc, char **argv);
 
