@@ -267,8 +267,9 @@ static void take(struct server *s, struct slot *sl)
 		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)uc.pid,
 		    strerror(e));
 		const struct ledger_crash c = { .pid = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = sl->time };
+		const struct named_core none = { .size = 0 };
 
-		(void) report_lost(&c, "starting the capture's process", e, "", 0, s->c.strategy);
+		(void) report_lost(&c, "starting the capture's process", e, &none, s->c.strategy);
 		sl->child = 0;
 		return;
 	}

@@ -261,8 +261,11 @@ static void take(sd_journal *j, struct seals *seals, struct table *t, bool retra
 		 * Not another crash: its signature joins the crash's by their keys, and speaks for it (more names), as
 		 * of just after the crash's entry (CORESINK_RETRACE_OF_USEC).
 		 */
+		uint64_t of = 0;
+
 		get(j, "CORESINK_RETRACE_OF_USEC", field, sizeof(field));
-		take_newest(j, g, strtoull(field, NULL, 10) + 1);
+		(void) parse_u64(field, &of);
+		take_newest(j, g, of + 1);
 		return;
 	}
 	g->count++;
@@ -300,13 +303,19 @@ static void print_table(const struct table *t, FILE *f)
 		char first[32], last[32];
 		const char *exe = strrchr(g->exe, '/') ? strrchr(g->exe, '/') + 1 : g->exe;
 
+		char ex[4 * FIELD_MAX], top[4 * FIELD_MAX], core[4 * FIELD_MAX];
+
 		stamp(g->first, first, sizeof(first));
 		stamp(g->last, last, sizeof(last));
+		/* The entries' text, another host's too (-D): escaped, as every field that reaches the terminal. */
+		(void) escape_text(ex, sizeof(ex), exe[0] ? exe : "-", ESCAPE_BACKSLASH);
+		(void) escape_text(top, sizeof(top), g->top, ESCAPE_BACKSLASH);
+		(void) escape_text(core, sizeof(core), g->core, ESCAPE_BACKSLASH);
 		fprintf(f, "%-16s %7" PRIu64 " %4u%s %-20s %-20s %-24s %s%s\n", g->sig, g->count, g->n_hosts,
-			g->more_hosts ? "+" : " ", first, last, exe[0] ? exe : "-", g->top,
+			g->more_hosts ? "+" : " ", first, last, ex, top,
 			strncmp(g->from, "trace", 5) == 0 ? "" : " (weaker: no frame)");
 		if (g->core[0])
-			fprintf(f, "%-16s newest core: %s\n", "", g->core);
+			fprintf(f, "%-16s newest core: %s\n", "", core);
 		for (unsigned a = 0; a < g->n_also; a++)
 			fprintf(f, "%-16s same bug as %s (its frames named with other debug info)\n", "", g->also[a]);
 	}
@@ -394,18 +403,10 @@ static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 /* "@SECONDS[.FRACTION]" since the epoch, as journalctl --since takes it, into microseconds. 0 or -EINVAL. */
 static int parse_since(const char *s, uint64_t *usec)
 {
-	char *end;
-	double v;
-
 	*usec = 0;
 	if (!s)
 		return 0;
-	errno = 0;
-	v = s[0] == '@' ? strtod(s + 1, &end) : -1;
-	if (v < 0 || errno || *end)
-		return -EINVAL;
-	*usec = (uint64_t)(v * 1e6);
-	return 0;
+	return s[0] == '@' && parse_epoch_usec(s + 1, usec) == 0 ? 0 : -EINVAL;
 }
 
 /*

@@ -77,7 +77,7 @@ static int remove_names(int dirfd, char **names, char **exes, size_t n, const ch
 	return r < 0 ? EXIT_SYSTEM : bad;
 }
 
-/* remove: the cores of the crashes found, each checked to be that crash's (corefile_name()). */
+/* remove: the cores of the crashes found, each checked to be that crash's (corefile_find()). */
 int cleanup_remove(int dirfd, const struct found *found, const char *why, bool dry_run)
 {
 	char **names = calloc(found->n + 1, sizeof(*names)), **exes = calloc(found->n + 1, sizeof(*exes));
@@ -92,7 +92,7 @@ int cleanup_remove(int dirfd, const struct found *found, const char *why, bool d
 	for (size_t i = 0; i < found->n; i++) {
 		const struct record *c = &found->c[i];
 
-		if (c->journal_core || corefile_name(dirfd, c, name, sizeof(name)) < 0) {
+		if (c->journal_core || corefile_find(dirfd, c, name, sizeof(name)) < 0) {
 			skipped++;
 			continue;
 		}

@@ -1,12 +1,15 @@
 /*
- * corefile.c: a crash's core, as coresinkctl dump and debug read it. An entry's COREDUMP_FILENAME is only a hint,
- * and an entry may be forged or old: the file is looked for in the core directory only, by its base name, opened
- * beneath the directory's fd with no symlink followed (openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), and taken
- * only when it is a regular file of root's whose name says it is this crash's (name_parse(): the pid and the time
- * of the entry). A path elsewhere is never opened: /etc/passwd in an entry is "passwd" in the core directory, which
- * is no core's name. A zstd core is decompressed as it is written out; a core in the
- * entry (Storage=journal) is read from COREDUMP=. Another machine's crash (a journal collected elsewhere) has no core
- * here.
+ * corefile.c: a crash's core, as coresinkctl list, info, dump, debug, remove and retrace find it. An entry's
+ * COREDUMP_FILENAME is only a hint, and an entry may be forged, old, or another host's: the file is looked for in the
+ * core directory only, by its base name, opened beneath the directory's fd with no symlink followed (openat2
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), and taken only when it is a regular file of root's whose name says it is
+ * this crash's (name_parse(): the pid and the time of the entry) and whose own record says so too: the id of the
+ * entry it was stored for (user.coresink.entry, xattr.c), which only root could have set and which is 128 random
+ * bits no other entry can guess. A core stored before that record existed is taken by its user.coredump.pid, .uid
+ * and .timestamp; on a file system without user xattrs the name is all there is (docs/security.md). A path elsewhere
+ * is never opened: /etc/passwd in an entry is "passwd" in the core directory, which is no core's name. A zstd core is
+ * decompressed as it is written out; a core in the entry (Storage=journal) is read from COREDUMP=. Another machine's
+ * crash (a journal collected elsewhere) has no core here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -52,12 +56,11 @@ static bool this_machine(const struct record *c)
  * names, only this one is ever looked in. 0, or -ENOENT (none stored, or another machine's), -EINVAL (a name that
  * is not this crash's).
  */
-int corefile_name(int dirfd, const struct record *c, char *name, size_t len)
+static int core_name(const struct record *c, char *name, size_t len)
 {
 	const char *slash = strrchr(c->filename, '/');
 	struct name_parts p;
 
-	(void) dirfd;
 	if (!c->filename[0] || !this_machine(c))
 		return -ENOENT;
 	slash = slash ? slash + 1 : c->filename;
@@ -78,29 +81,81 @@ static int open_beneath(int dirfd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-/*
- * Opens the crash's core for reading, with compressed set for a zstd one. The fd, or -ENOENT (none stored, or gone),
- * -EINVAL (a name not the crash's), -EACCES, -EPERM (not a regular file of root's).
- */
-int corefile_open(int dirfd, const struct record *c, bool *compressed)
+/* Whether the attribute name of fd holds exactly want. */
+static bool xattr_is(int fd, const char *name, const char *want)
 {
-	char name[NAME_MAX_LEN];
+	char v[64];
+	ssize_t n = fgetxattr(fd, name, v, sizeof(v) - 1);
+
+	if (n < 0)
+		return false;
+	v[n] = '\0';
+	return strcmp(v, want) == 0;
+}
+
+/*
+ * Whether the core open as fd is crash c's by the handler's own record on it: the entry id it was stored for, or,
+ * for a core stored before ids were recorded, its pid, uid and time. 0, -EINVAL (another crash's, or no record), or
+ * -errno (-EACCES: not this user's to read).
+ */
+static int record_says(int fd, const struct record *c)
+{
+	char id[64], pid[16], uid[16];
+	int r = xattr_entry(fd, id, sizeof(id));
+
+	if (r == 0)
+		return c->entry_id[0] && strcmp(id, c->entry_id) == 0 ? 0 : -EINVAL;
+	/* A file system without user xattrs: the name, checked already, is all there is. */
+	if (r == -EOPNOTSUPP)
+		return 0;
+	if (r != -ENODATA)
+		return r;
+	(void) snprintf(pid, sizeof(pid), "%d", (int)c->pid);
+	(void) snprintf(uid, sizeof(uid), "%u", (unsigned)c->uid);
+	return xattr_is(fd, "user.coredump.pid", pid) && xattr_is(fd, "user.coredump.uid", uid) &&
+	       xattr_is(fd, "user.coredump.timestamp", c->timestamp) ? 0 : -EINVAL;
+}
+
+/*
+ * Opens the crash's core for reading: its name into name (len bytes; NULL for none), compressed set for a zstd one
+ * (NULL for none). The fd, or -ENOENT (none stored, or gone), -EINVAL (not the crash's: by its name or its own
+ * record), -EACCES, -EPERM (not a regular file of root's).
+ */
+int corefile_open(int dirfd, const struct record *c, char *name, size_t len, bool *compressed)
+{
+	char here[NAME_MAX_LEN];
 	struct stat st;
-	int r = corefile_name(dirfd, c, name, sizeof(name)), fd;
+	int r = dirfd < 0 ? -ENOENT : core_name(c, here, sizeof(here)), fd;
 
 	if (r < 0)
 		return r;
-	fd = open_beneath(dirfd, name);
+	fd = open_beneath(dirfd, here);
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+	r = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ? -EPERM : record_says(fd, c);
+	if (r < 0) {
 		(void) close(fd);
-		return -EPERM;
+		return r;
 	}
 	/* Blocking reads from here on: O_NONBLOCK was only against a FIFO planted in its place. */
 	(void) fcntl(fd, F_SETFL, 0);
-	*compressed = strlen(name) > strlen(NAME_ZSTD) && strcmp(name + strlen(name) - strlen(NAME_ZSTD), NAME_ZSTD) == 0;
+	if (compressed)
+		*compressed = strlen(here) > strlen(NAME_ZSTD) &&
+			      strcmp(here + strlen(here) - strlen(NAME_ZSTD), NAME_ZSTD) == 0;
+	if (name)
+		(void) snprintf(name, len, "%s", here);
 	return fd;
+}
+
+/* The name of the crash's core in the directory, found and checked as corefile_open() does. 0 or -errno. */
+int corefile_find(int dirfd, const struct record *c, char *name, size_t len)
+{
+	int fd = corefile_open(dirfd, c, name, len, NULL);
+
+	if (fd < 0)
+		return fd;
+	(void) close(fd);
+	return 0;
 }
 
 /* What list and info say of the crash's core, and its size on disk where it is there. */
@@ -108,20 +163,25 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 {
 	char name[NAME_MAX_LEN];
 	struct stat st;
-	int r;
+	int r, fd;
 
 	*size = 0;
 	if (c->journal_core)
 		return CORE_JOURNAL;
-	r = dirfd < 0 ? -ENOENT : corefile_name(dirfd, c, name, sizeof(name));
+	r = dirfd < 0 ? -ENOENT : core_name(c, name, sizeof(name));
 	if (r == -ENOENT)
 		return c->filename[0] ? CORE_MISSING : CORE_NONE;
 	if (r < 0)
 		return CORE_FORGED;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0)
 		return CORE_MISSING;
+	fd = corefile_open(dirfd, c, NULL, 0, NULL);
+	if (fd >= 0)
+		(void) close(fd);
+	if (fd == -EINVAL)
+		return CORE_FORGED;
 	*size = (uint64_t)st.st_size;
-	return faccessat(dirfd, name, R_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0 ? CORE_PRESENT : CORE_INACCESSIBLE;
+	return fd >= 0 ? CORE_PRESENT : fd == -EACCES || fd == -EPERM ? CORE_INACCESSIBLE : CORE_MISSING;
 }
 
 /* Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. */
@@ -192,7 +252,7 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 
 	if (c->journal_core)
 		return write_from_journal(s, c, out);
-	fd = dirfd < 0 ? -ENOENT : corefile_open(dirfd, c, &compressed);
+	fd = corefile_open(dirfd, c, NULL, 0, &compressed);
 	if (fd < 0)
 		return fd;
 	r = copy_out(fd, out, compressed);
@@ -217,6 +277,7 @@ int corefile_directory(const struct config *c)
 const char *corefile_strerror(int r)
 {
 	return r == -ENOENT ? "not there (none stored, removed, or another machine's)" :
-	       r == -EINVAL ? "the entry names a file that is not this crash's core" :
+	       r == -EINVAL ? "the entry names a file that is not this crash's core (by its name or the core's own "
+			      "record)" :
 	       r == -EACCES ? "permission denied" : strerror(-r);
 }

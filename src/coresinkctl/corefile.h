@@ -22,9 +22,9 @@ enum core_state {
 const char *core_state_to_string(enum core_state s);
 int core_state_from_string(const char *s);
 enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size);
-int corefile_open(int dirfd, const struct record *c, bool *compressed);
+int corefile_open(int dirfd, const struct record *c, char *name, size_t len, bool *compressed);
+int corefile_find(int dirfd, const struct record *c, char *name, size_t len);
 int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out);
-int corefile_name(int dirfd, const struct record *c, char *name, size_t len);
 int corefile_directory(const struct config *c);
 const char *corefile_strerror(int r);
 

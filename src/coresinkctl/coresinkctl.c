@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include "policy.h"
 #include "show.h"
 #include "retrace.h"
+#include "store.h"
 #include "sysroot.h"
 #include "status.h"
 #include "summary.h"
@@ -66,25 +69,15 @@ static void usage(FILE *f)
 enum { OPT_JSON = 256, OPT_NO_LEGEND, OPT_DEBUGGER, OPT_DRY_RUN, OPT_OLDER, OPT_MAX_USE, OPT_EXE, OPT_FILE,
        OPT_CONFIG, OPT_ALL, OPT_VERSION };
 
-/* "7d", "12h", "30min", "90s" or plain seconds into seconds. 0 or -EINVAL. */
+/* "7d", "12h", "30min", "90s" or plain seconds into seconds (parse_duration()). 0 or -EINVAL/-ERANGE. */
 static int parse_age(const char *s, uint64_t *secs)
 {
-	static const struct { const char *unit; uint64_t s; } units[] = {
-		{ "", 1 }, { "s", 1 }, { "min", 60 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 }, { "w", 604800 },
-	};
-	char *end;
-	unsigned long long n;
+	uint64_t usec;
+	int r = parse_duration(s, 1000000, &usec);
 
-	errno = 0;
-	n = strtoull(s, &end, 10);
-	if (end == s || errno)
-		return -EINVAL;
-	for (size_t i = 0; i < ELEMENTSOF(units); i++)
-		if (strcmp(end, units[i].unit) == 0) {
-			*secs = n * units[i].s;
-			return 0;
-		}
-	return -EINVAL;
+	if (r == 0)
+		*secs = usec / 1000000;
+	return r;
 }
 
 static int add_file(struct opts *o, const char *path)
@@ -128,7 +121,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ 0 },
 	};
 	int ch;
-	long n;
+	uint64_t n;
 
 	while ((ch = getopt_long(argc, argv, "h1n:rS:U:D:qo:A:", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -137,10 +130,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_CONFIG: o->config = optarg, o->named = true; break;
 		case '1': o->sel.newest = 1; break;
 		case 'n':
-			n = strtol(optarg, NULL, 10);
-			if (n <= 0)
+			if (parse_u64(optarg, &n) < 0 || n == 0 || n > LONG_MAX)
 				return fprintf(stderr, "coresinkctl: -n takes a number above 0\n"), EXIT_USAGE;
-			o->sel.newest = n;
+			o->sel.newest = (long)n;
 			break;
 		case 'r': o->sel.reverse = true; break;
 		case 'S':
@@ -243,34 +235,101 @@ static void keep_given(const char *directory, int dirfd, const char *core, const
 	else if (root->exe[0] || root->libraries)
 		fprintf(stderr, "coresinkctl: the modules that ran, kept (KeepModules=): %s%u librar%s\n",
 			root->exe[0] ? "the executable and " : "", root->libraries, root->libraries == 1 ? "y" : "ies");
+	if (root->over_bound)
+		fprintf(stderr, "coresinkctl: %u kept librar%s not given to gdb: their directories hold more than %d "
+			"entries\n", root->over_bound, root->over_bound == 1 ? "y" : "ies", SYSROOT_LINKS_MAX);
 }
 
 /*
- * debug: the newest match's core in a file of its own, and the debugger (gdb) run on it with the executable. Where
- * its modules were kept (KeepModules=), gdb is given them (sysroot.c): the kept executable, and a root where the
- * kept libraries stand at their paths.
+ * The executable gdb is given for the crash: the kept one, or the entry's where it is an absolute path to a regular
+ * file. Never anything else: an entry's EXE is the crashing process's (or a forger's) word, and gdb would take
+ * "-ex=shell ..." as an option. NULL for none (gdb then reads the core alone).
+ */
+static const char *debug_exe(const struct record *c, const struct sysroot *root)
+{
+	struct stat st;
+
+	if (root->exe[0])
+		return root->exe;
+	return c->exe[0] == '/' && stat(c->exe, &st) == 0 && S_ISREG(st.st_mode) ? c->exe : NULL;
+}
+
+/* The signals debug holds while gdb runs: the terminal's go to gdb, the others are passed on, then acted on. */
+static void debug_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGQUIT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* In the child: the signals as they were, gdb's argv, and gdb. Never returns. */
+static void debug_exec(const char *dbg, char **argv, const sigset_t *old)
+{
+	(void) sigprocmask(SIG_SETMASK, old, NULL);
+	execvp(dbg, argv);
+	fprintf(stderr, "coresinkctl: %s: %s\n", dbg, strerror(errno));
+	_exit(EXIT_SYSTEM);
+}
+
+/*
+ * Waits for gdb (pid), passing on SIGTERM and SIGHUP sent to this process; Ctrl-C and Ctrl-\ reach gdb from its
+ * terminal and are gdb's. Its status into *status; the signal that asked this process to end, or 0.
+ */
+static int debug_wait(pid_t pid, const sigset_t *set, int *status)
+{
+	const struct timespec tick = { 0, 100 * 1000000L };
+	int ended = 0;
+
+	for (;;) {
+		int sig = sigtimedwait(set, NULL, &tick);
+
+		if (sig == SIGTERM || sig == SIGHUP) {
+			ended = sig;
+			(void) kill(pid, sig);
+		}
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return ended;
+	}
+}
+
+/*
+ * debug: the newest match's core in an unlinked file (O_TMPFILE: nothing is left behind, whatever ends this
+ * process), and the debugger (gdb) run on it with the executable, both after "--": nothing from the entry is an
+ * option. Where its modules were kept (KeepModules=), gdb is given them (sysroot.c): the kept executable, and a
+ * root where the kept libraries stand at their paths; that tree is removed when gdb is done, or this process is
+ * asked to end (SIGTERM, SIGHUP, passed on to gdb first).
  */
 static int debug(const struct opts *o, const char *directory, int dirfd, const struct record *c)
 {
 	const char *dbg = o->debugger ? o->debugger : getenv("SYSTEMD_DEBUGGER") ? getenv("SYSTEMD_DEBUGGER") : "gdb";
-	const char *base = strrchr(dbg, '/') ? strrchr(dbg, '/') + 1 : dbg;
-	char tmp[] = "/var/tmp/coresinkctl.XXXXXX", core[256], set[128], iex[] = "-iex";
+	const char *base = strrchr(dbg, '/') ? strrchr(dbg, '/') + 1 : dbg, *exe;
+	char core[NAME_MAX_LEN], set[128], iex[] = "-iex", dashes[] = "--", corepath[64];
 	struct sysroot root = { .dir = "" };
 	wordexp_t we = { 0 };
-	int fd = mkstemp(tmp), r, status = 0;
-	pid_t pid;
+	sigset_t hold, old;
+	int fd = open("/var/tmp", O_TMPFILE | O_RDWR, 0600), r, status = 0, ended = 0;
+	pid_t pid = -1;
 
 	if (fd < 0)
-		return fprintf(stderr, "coresinkctl: %s: %s\n", tmp, strerror(errno)), EXIT_SYSTEM;
+		return fprintf(stderr, "coresinkctl: /var/tmp: %s\n", strerror(errno)), EXIT_SYSTEM;
+	if (o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0) {
+		(void) close(fd);
+		return fprintf(stderr, "coresinkctl: debug: bad --debugger-arguments\n"), EXIT_USAGE;
+	}
 	r = corefile_write(&o->sel, dirfd, c, fd);
-	(void) close(fd);
-	if (r == 0 && strcmp(base, "gdb") == 0 && corefile_name(dirfd, c, core, sizeof(core)) == 0)
+	(void) snprintf(corepath, sizeof(corepath), "/proc/%d/fd/%d", (int)getpid(), fd);
+	debug_signals(&hold);
+	(void) sigprocmask(SIG_BLOCK, &hold, &old);
+	if (r == 0 && strcmp(base, "gdb") == 0 && corefile_find(dirfd, c, core, sizeof(core)) == 0)
 		keep_given(directory, dirfd, core, c->exe, &root);
 	(void) snprintf(set, sizeof(set), "set sysroot %s", root.dir);
-	if (r == 0 && o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0)
-		r = -EINVAL;
+	exe = debug_exe(c, &root);
+	if (r == 0 && !exe)
+		fprintf(stderr, "coresinkctl: the entry's executable is not a file here: gdb reads the core alone\n");
 	if (r == 0 && (pid = fork()) == 0) {
-		char **argv = calloc(we.we_wordc + 6, sizeof(*argv));
+		char **argv = calloc(we.we_wordc + 7, sizeof(*argv));
 		size_t n = 0;
 
 		if (!argv)
@@ -282,21 +341,32 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 		}
 		for (size_t i = 0; i < we.we_wordc; i++)
 			argv[n++] = we.we_wordv[i];
-		argv[n++] = root.exe[0] ? root.exe : c->exe;
-		argv[n++] = tmp;
-		execvp(dbg, argv);
-		fprintf(stderr, "coresinkctl: %s: %s\n", dbg, strerror(errno));
-		_exit(EXIT_SYSTEM);
-	} else if (r == 0 && (pid < 0 || io_waitpid(pid, &status) < 0)) {
-		r = -ECHILD;
+		/* gdb's second argument is a core only after a first: without an executable, --core= says which. */
+		if (exe) {
+			argv[n++] = dashes;
+			argv[n++] = strdup(exe);
+			argv[n++] = corepath;
+		} else if (asprintf(&argv[n++], "--core=%s", corepath) < 0) {
+			_exit(EXIT_SYSTEM);
+		}
+		debug_exec(dbg, argv, &old);
+	} else if (r == 0 && pid < 0) {
+		r = -errno;
 	}
-	if (o->debugger_args && r != -EINVAL)
+	if (pid > 0)
+		ended = debug_wait(pid, &hold, &status);
+	if (o->debugger_args)
 		wordfree(&we);
 	sysroot_remove(&root);
-	(void) unlink(tmp);
+	(void) close(fd);
+	(void) sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ended) {
+		(void) signal(ended, SIG_DFL);
+		(void) raise(ended);
+	}
 	if (r < 0)
-		return fprintf(stderr, "coresinkctl: debug: %s\n", r == -EINVAL ? "bad --debugger-arguments" :
-			       strerror(-r)), r == -ENOENT ? 1 : EXIT_SYSTEM;
+		return fprintf(stderr, "coresinkctl: debug: the core of pid %d: %s\n", (int)c->pid, corefile_strerror(r)),
+		       r == -ENOENT ? 1 : EXIT_SYSTEM;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SYSTEM;
 }
 

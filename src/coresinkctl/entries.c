@@ -42,20 +42,6 @@ int entries_match(const char *m, char *field, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -EINVAL;
 }
 
-/* Seconds in a unit of a relative time ("-2h"); 0 for an unknown unit. */
-static uint64_t unit_seconds(const char *u)
-{
-	static const struct { const char *name; uint64_t s; } units[] = {
-		{ "s", 1 }, { "sec", 1 }, { "min", 60 }, { "m", 60 }, { "h", 3600 }, { "hour", 3600 },
-		{ "d", 86400 }, { "day", 86400 }, { "days", 86400 }, { "w", 604800 }, { "week", 604800 },
-	};
-
-	for (size_t i = 0; i < ELEMENTSOF(units); i++)
-		if (strcmp(u, units[i].name) == 0)
-			return units[i].s;
-	return 0;
-}
-
 /*
  * A time as journalctl takes the common forms of it: "@SECONDS", "now", "today", "yesterday", "tomorrow",
  * "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" (local time), "-N<unit>". 0 or -EINVAL.
@@ -67,23 +53,16 @@ int entries_parse_time(const char *s, uint64_t now_usec, uint64_t *usec)
 	char *end;
 	int day = 0;
 
-	if (s[0] == '@') {
-		double v = strtod(s + 1, &end);
+	uint64_t ago;
 
-		if (end == s + 1 || *end || v < 0)
-			return -EINVAL;
-		*usec = (uint64_t)(v * 1e6);
-		return 0;
-	}
+	if (s[0] == '@')
+		return parse_epoch_usec(s + 1, usec) < 0 ? -EINVAL : 0;
 	if (strcmp(s, "now") == 0)
 		return *usec = now_usec, 0;
 	if (s[0] == '-' && isdigit((unsigned char)s[1])) {
-		unsigned long long n = strtoull(s + 1, &end, 10);
-		uint64_t u = unit_seconds(end);
-
-		if (!u || n * u * 1000000 > now_usec)
+		if (parse_duration(s + 1, 1000000, &ago) < 0 || ago > now_usec)
 			return -EINVAL;
-		*usec = now_usec - n * u * 1000000;
+		*usec = now_usec - ago;
 		return 0;
 	}
 	localtime_r(&now, &tm);
@@ -127,17 +106,18 @@ int entries_open(const struct selection *s, void **journal)
 	return 0;
 }
 
-/* Field name of the current entry as a new string ("" where it has none); NULL for no memory. */
-static char *get(sd_journal *j, const char *name)
+/* Field name of an entry, from get, as a new string ("" where it has none); NULL for no memory. */
+static char *get(origin_get_fn fn, void *ctx, const char *name)
 {
 	const void *data;
 	size_t n, k = strlen(name);
 
-	if (sd_journal_get_data(j, name, &data, &n) < 0 || n <= k)
+	if (fn(ctx, name, &data, &n) < 0 || n <= k)
 		return strdup("");
 	return strndup((const char *)data + k + 1, n - k - 1);
 }
 
+/* A number of the entry's, where it is one (a sign allowed); fallback where it is not. */
 static long number(const char *s, long fallback)
 {
 	char *end;
@@ -161,16 +141,36 @@ static void crash_free(struct record *c)
 	}
 }
 
-/* The current entry into c. 0 or -ENOMEM. */
-static int read_crash(sd_journal *j, struct record *c)
+/*
+ * An entry's fields, from get (any bytes, any lengths: the entry may be anyone's), into c, all of them strings ("" for
+ * a field it lacks), its numbers parsed where they are numbers; cursor, usec and journal_core are the journal's to
+ * set. 0 or -ENOMEM (c freed).
+ */
+int record_read(struct record *c, origin_get_fn fn, void *ctx)
 {
-	char *pid = get(j, "COREDUMP_PID"), *uid = get(j, "COREDUMP_UID"), *gid = get(j, "COREDUMP_GID"),
-	     *sig = get(j, "COREDUMP_SIGNAL");
-	const void *data;
-	size_t n;
+	static const struct { const char *name; size_t off; } text[] = {
+		{ "COREDUMP_EXE", offsetof(struct record, exe) }, { "COREDUMP_COMM", offsetof(struct record, comm) },
+		{ "COREDUMP_CMDLINE", offsetof(struct record, cmdline) },
+		{ "COREDUMP_CGROUP", offsetof(struct record, cgroup) }, { "COREDUMP_UNIT", offsetof(struct record, unit) },
+		{ "COREDUMP_USER_UNIT", offsetof(struct record, user_unit) },
+		{ "COREDUMP_SLICE", offsetof(struct record, slice) },
+		{ "COREDUMP_OWNER_UID", offsetof(struct record, owner_uid) },
+		{ "COREDUMP_HOSTNAME", offsetof(struct record, hostname) }, { "_BOOT_ID", offsetof(struct record, boot_id) },
+		{ "_MACHINE_ID", offsetof(struct record, machine_id) },
+		{ "COREDUMP_FILENAME", offsetof(struct record, filename) },
+		{ "COREDUMP_TIMESTAMP", offsetof(struct record, timestamp) }, { "MESSAGE", offsetof(struct record, message) },
+		{ "CORESINK_RESULT", offsetof(struct record, result) }, { "CORESINK_ENTRY", offsetof(struct record, entry_id) },
+		{ "CORESINK_SIGNATURE", offsetof(struct record, signature) },
+		{ "COREDUMP_TRUNCATED", offsetof(struct record, truncated) },
+		/* The raw core's size, as the handler counted it (coredumpctl's COREDUMP_SIZE is not written). */
+		{ "CORESINK_SIZE", offsetof(struct record, size) },
+		{ "COREDUMP_PACKAGE_NAME", offsetof(struct record, package_name) },
+		{ "COREDUMP_PACKAGE_VERSION", offsetof(struct record, package_version) },
+	};
+	char *pid = get(fn, ctx, "COREDUMP_PID"), *uid = get(fn, ctx, "COREDUMP_UID"), *gid = get(fn, ctx, "COREDUMP_GID"),
+	     *sig = get(fn, ctx, "COREDUMP_SIGNAL");
 	int r = pid && uid && gid && sig ? 0 : -ENOMEM;
 
-	*c = (struct record) { 0 };
 	if (r == 0) {
 		c->pid = (pid_t)number(pid, 0);
 		c->uid = (uid_t)number(uid, -1);
@@ -178,31 +178,49 @@ static int read_crash(sd_journal *j, struct record *c)
 		c->sig = (int)number(sig, 0);
 	}
 	free(pid), free(uid), free(gid), free(sig);
+	for (size_t i = 0; i < ELEMENTSOF(text); i++) {
+		char **slot = (char **)((char *)c + text[i].off);
+
+		*slot = get(fn, ctx, text[i].name);
+		if (!*slot)
+			r = -ENOMEM;
+	}
+	if (r < 0)
+		crash_free(c);
+	return r;
+}
+
+static int journal_get(void *ctx, const char *name, const void **data, size_t *len)
+{
+	return sd_journal_get_data(ctx, name, data, len);
+}
+
+/* The current entry into c. 0 or -ENOMEM. */
+static int read_crash(sd_journal *j, struct record *c)
+{
+	const void *data;
+	size_t n;
+	int r;
+
+	*c = (struct record) { 0 };
 	(void) sd_journal_get_realtime_usec(j, &c->usec);
 	/* Whether the entry holds the core itself, without reading it. */
 	(void) sd_journal_set_data_threshold(j, 16);
 	c->journal_core = sd_journal_get_data(j, "COREDUMP", &data, &n) >= 0;
 	(void) sd_journal_set_data_threshold(j, DATA_THRESHOLD);
 	if (sd_journal_get_cursor(j, &c->cursor) < 0)
+		return -ENOMEM;
+	r = record_read(c, journal_get, j);
+	if (r < 0) {
+		free(c->cursor);
 		c->cursor = NULL;
-	c->exe = get(j, "COREDUMP_EXE"), c->comm = get(j, "COREDUMP_COMM"), c->cmdline = get(j, "COREDUMP_CMDLINE");
-	c->cgroup = get(j, "COREDUMP_CGROUP"), c->unit = get(j, "COREDUMP_UNIT");
-	c->user_unit = get(j, "COREDUMP_USER_UNIT"), c->slice = get(j, "COREDUMP_SLICE");
-	c->owner_uid = get(j, "COREDUMP_OWNER_UID"), c->hostname = get(j, "COREDUMP_HOSTNAME");
-	c->boot_id = get(j, "_BOOT_ID"), c->machine_id = get(j, "_MACHINE_ID");
-	c->filename = get(j, "COREDUMP_FILENAME"), c->timestamp = get(j, "COREDUMP_TIMESTAMP");
-	c->message = get(j, "MESSAGE"), c->result = get(j, "CORESINK_RESULT"), c->entry_id = get(j, "CORESINK_ENTRY");
-	c->signature = get(j, "CORESINK_SIGNATURE"), c->truncated = get(j, "COREDUMP_TRUNCATED");
-	c->size = get(j, "COREDUMP_SIZE");
-	c->package_name = get(j, "COREDUMP_PACKAGE_NAME"), c->package_version = get(j, "COREDUMP_PACKAGE_VERSION");
-	if (r == 0 && (!c->cursor || !c->exe || !c->comm || !c->cmdline || !c->cgroup || !c->unit || !c->user_unit ||
-		       !c->slice || !c->owner_uid || !c->hostname || !c->boot_id || !c->machine_id || !c->filename ||
-		       !c->timestamp || !c->message || !c->result || !c->entry_id || !c->signature || !c->truncated ||
-		       !c->size || !c->package_name || !c->package_version))
-		r = -ENOMEM;
-	if (r < 0)
-		crash_free(c);
+	}
 	return r;
+}
+
+void record_free(struct record *c)
+{
+	crash_free(c);
 }
 
 static int add_matches(sd_journal *j, const struct selection *s)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "report.h"
+
 /* One crash entry: the fields the verbs show, as strings ("" where the entry has none). */
 struct record {
 	uint64_t usec;            /* when journald wrote it */
@@ -39,6 +41,8 @@ struct found {
 	unsigned hidden;          /* other users' crashes, not shown to a user who is not root */
 };
 
+int record_read(struct record *c, origin_get_fn fn, void *ctx);
+void record_free(struct record *c);
 int entries_find(const struct selection *s, struct found *f);
 void entries_free(struct found *f);
 int entries_open(const struct selection *s, void **journal);

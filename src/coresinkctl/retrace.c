@@ -46,15 +46,46 @@ static int raw_core(const struct selection *sel, const struct config *cfg, int d
 	return fd;
 }
 
+/*
+ * What the retrace found, for the terminal: the entry's comm and signature, the debug info's servers and the trace
+ * are text of the crashing process, its core and its modules, escaped as every field that reaches it.
+ */
+static void show_retrace(const struct record *c, const struct analysis *a, const struct signature *s)
+{
+	bool same = strcmp(s->hex, c->signature) == 0;
+
+	printf("Retraced pid %d (", (int)c->pid);
+	escape_fputs(stdout, c->comm, ESCAPE_BACKSLASH);
+	printf("): signature %s%s", s->hex, same ? " (unchanged)" : ", was ");
+	if (!same)
+		escape_fputs(stdout, c->signature[0] ? c->signature : "none", ESCAPE_BACKSLASH);
+	if (a->debuginfo[0]) {
+		fputs("\nDebug info: ", stdout);
+		escape_fputs(stdout, a->debuginfo, ESCAPE_BACKSLASH);
+	}
+	fputs("\n", stdout);
+	if (a->why[0]) {
+		fputs("Stack trace: ", stdout);
+		escape_fputs(stdout, a->why, ESCAPE_BACKSLASH);
+	}
+	fputs("\n\n", stdout);
+	escape_fputs(stdout, a->trace ? a->trace : "", ESCAPE_MULTILINE);
+}
+
 /* The crash c analysed again, its entry sent and the outcome shown. 0, 1 (no core) or EXIT_SYSTEM. */
 static int retrace_one(const struct selection *sel, const char *config, bool named, const struct config *cfg,
 		       int dirfd, const struct record *c)
 {
-	uint64_t size = strtoull(c->size, NULL, 10);
-	int fd = raw_core(sel, cfg, dirfd, c, size), r;
+	uint64_t size = 0, stamp = 0;
+	int fd, r;
+
+	/* The entry's numbers, where they are numbers: a size it does not give is the bound's to check. */
+	(void) parse_u64(c->size, &size);
+	(void) parse_u64(c->timestamp, &stamp);
+	fd = raw_core(sel, cfg, dirfd, c, size);
 	struct retrace_in in = { .corefd = fd, .size = size, .exe = c->exe, .path = c->filename, .signal = c->sig };
 	struct retrace_of of = { .entry_id = c->entry_id, .signature = c->signature, .usec = c->usec, .pid = c->pid,
-				 .uid = c->uid, .signal = c->sig, .timestamp = strtoull(c->timestamp, NULL, 10),
+				 .uid = c->uid, .signal = c->sig, .timestamp = stamp,
 				 .comm = c->comm, .exe = c->exe, .filename = c->filename, .hostname = c->hostname };
 	struct analysis a;
 	struct signature s;
@@ -71,11 +102,7 @@ static int retrace_one(const struct selection *sel, const char *config, bool nam
 	if (r < 0)
 		fprintf(stderr, "coresinkctl: retrace: %s\n", a.why[0] ? a.why : strerror(-r));
 	else
-		printf("Retraced pid %d (%s): signature %s%s%s%s%s\n%s%s\n\n%s", (int)c->pid, c->comm, s.hex,
-		       strcmp(s.hex, c->signature) ? ", was " : " (unchanged)",
-		       strcmp(s.hex, c->signature) ? (c->signature[0] ? c->signature : "none") : "",
-		       a.debuginfo[0] ? "\nDebug info: " : "", a.debuginfo, a.why[0] ? "Stack trace: " : "", a.why,
-		       a.trace ? a.trace : "");
+		show_retrace(c, &a, &s);
 	analysis_free(&a);
 	return r < 0 ? EXIT_SYSTEM : 0;
 }

@@ -153,7 +153,7 @@ static void message(FILE *f, const char *m)
 static void info_one(FILE *f, int dirfd, const struct record *c)
 {
 	char buf[SHOWN_MAX], v[SHOWN_MAX + 128], t[64], size[16];
-	uint64_t bytes;
+	uint64_t bytes, stamp;
 	enum core_state st = corefile_state(dirfd, c, &bytes);
 
 	(void) snprintf(v, sizeof(v), "%d (%s)", (int)c->pid, clean(c->comm, buf));
@@ -161,7 +161,7 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 	fprintf(f, "%14s: %u (%s)\n", "UID", (unsigned)c->uid, user_name(c->uid));
 	fprintf(f, "%14s: %u (%s)\n", "GID", (unsigned)c->gid, group_name(c->gid));
 	fprintf(f, "%14s: %d (%s)\n", "Signal", c->sig, c->sig > 0 && sigabbrev_np(c->sig) ? sigabbrev_np(c->sig) : "?");
-	when(strtoull(c->timestamp, NULL, 10) ? strtoull(c->timestamp, NULL, 10) : c->usec, t, sizeof(t));
+	when(parse_u64(c->timestamp, &stamp) == 0 && stamp ? stamp : c->usec, t, sizeof(t));
 	fprintf(f, "%14s: %s\n", "Timestamp", t);
 	line(f, "Command Line", c->cmdline);
 	line(f, "Executable", c->exe);
@@ -203,13 +203,17 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		{ "Result", offsetof(struct record, result) }, { "Signature", offsetof(struct record, signature) },
 		{ "Message", offsetof(struct record, message) },
 	};
-	uint64_t bytes;
+	uint64_t bytes, stamp;
 	enum core_state st = corefile_state(dirfd, c, &bytes);
 	const char *sep = pretty ? ",\n\t" : ",";
+	char ts[24] = "null";
 
+	/* A number only where the entry's field is one: it is the entry's text, not this program's. */
+	if (parse_u64(c->timestamp, &stamp) == 0)
+		(void) snprintf(ts, sizeof(ts), "%" PRIu64, stamp);
 	fprintf(f, "{%s\"PID\":%d%s\"UID\":%u%s\"GID\":%u%s\"Signal\":%d%s\"Timestamp\":%s%s\"CoreFile\":\"%s\"",
 		pretty ? "\n\t" : "", (int)c->pid, sep, (unsigned)c->uid, sep, (unsigned)c->gid, sep, c->sig, sep,
-		c->timestamp[0] ? c->timestamp : "0", sep, core_state_to_string(st));
+		ts, sep, core_state_to_string(st));
 	for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
 		const char *v = *(const char *const *)((const char *)c + fields[i].off);
 

@@ -114,16 +114,22 @@ static void last(const struct found *found)
 	for (size_t i = found->n; i-- > 0 && !failed;)
 		if (strcmp(found->c[i].result, "failed") == 0)
 			failed = &found->c[i];
+	/* The executable and the result are the entry's text: escaped, as every field that reaches the terminal. */
 	if (crash) {
 		when(crash->usec, t, sizeof(t));
-		printf("%-17s %s, pid %d, %s: %s\n", "last crash:", t, (int)crash->pid, crash->exe[0] ? crash->exe : "n/a",
-		       crash->result[0] ? crash->result : "?");
+		printf("%-17s %s, pid %d, ", "last crash:", t, (int)crash->pid);
+		escape_fputs(stdout, crash->exe[0] ? crash->exe : "n/a", ESCAPE_BACKSLASH);
+		fputs(": ", stdout);
+		escape_fputs(stdout, crash->result[0] ? crash->result : "?", ESCAPE_BACKSLASH);
+		putchar('\n');
 	} else {
 		printf("%-17s none in the journal\n", "last crash:");
 	}
 	if (failed) {
 		when(failed->usec, t, sizeof(t));
-		printf("%-17s %s, pid %d, %s\n", "last failure:", t, (int)failed->pid, failed->exe[0] ? failed->exe : "n/a");
+		printf("%-17s %s, pid %d, ", "last failure:", t, (int)failed->pid);
+		escape_fputs(stdout, failed->exe[0] ? failed->exe : "n/a", ESCAPE_BACKSLASH);
+		putchar('\n');
 	} else {
 		printf("%-17s none in the journal\n", "last failure:");
 	}

@@ -19,7 +19,6 @@ void crash_report_orphans(struct crash *cr);
 void crash_sign(struct crash *cr);
 void crash_keep_modules(struct crash *cr);
 bool crash_entry_out(pid_t handler, pid_t pid, const char *entry);
-int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, char *path, size_t len,
-		  uint64_t *size);
+int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, struct named_core *nc);
 
 #endif

@@ -6,6 +6,9 @@
  * /dev/null.
  */
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capture-internal.h"
@@ -17,11 +20,26 @@
 #include "ship.h"
 #include "store.h"
 
-/* A crash whose core comes from in, with the config read from config (problems kept for its entry). */
+/* A random 128-bit id in hex, to find one entry by. */
+static void entry_id(char *buf, size_t len)
+{
+	unsigned char b[16] = { 0 };
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		(void) snprintf((char *)b, sizeof(b), "%x%lx", (unsigned)getpid(), (unsigned long)time(NULL));
+	for (size_t i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
+		(void) snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
+}
+
+/*
+ * A crash whose core comes from in, with the config read from config (problems kept for its entry). Its entry's id
+ * is drawn now: the core carries it (xattr.c), as the record of whose core it is.
+ */
 void crash_init(struct crash *cr, int in, const char *config, bool named)
 {
 	*cr = (struct crash) { .in = in, .config = config, .dirfd = -1, .corefd = -1, .memfd = -1,
 			       .q = { .statefd = -1 }, .mc = { .devnull = -1 } };
+	entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
 	config_read(&cr->c, config, named, &cr->cd);
 }
 

@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -85,13 +84,15 @@ static void fetch_missing(struct crash *cr, int cachefd, const char *cache, cons
 
 /*
  * The fetch step (DebuginfodURLs=), before the analysis: its first pass names the modules that need debug info
- * from elsewhere, which fetch_missing() asks the servers for; the cache's path goes to the analysis (debug_dir).
- * Not for a crash in another root (a container's): its modules are read beneath that root, where the cache is not.
+ * from elsewhere, which fetch_missing() asks the servers for; what the cache then has of them is opened here and
+ * handed to the analysis (ff): the cache is the fetch user's alone. Not for a crash in another root (a
+ * container's): its modules are read beneath that root, where the cache is not.
  */
-static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, char *debug_dir, size_t len)
+static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct fetch_files *ff)
 {
 	struct fetch_need needs[FETCH_NEEDS_MAX];
 	struct analysis first;
+	char cache[PATH_MAX + 16];
 	uint64_t t0 = now_us();
 	uid_t fu;
 	gid_t fg;
@@ -104,14 +105,15 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, char *de
 				FETCH_USER, cr->c.directory);
 		return;
 	}
-	(void) snprintf(debug_dir, len, "%s/%s", cr->c.directory, FETCH_DIR);
-	ao->debug_dir = debug_dir;
+	(void) snprintf(cache, sizeof(cache), "%s/%s", cr->c.directory, FETCH_DIR);
 	ao->needs_only = true;
 	n = analysis_run(cr->corefd, ao, &first) == 0 && first.needs ? fetch_parse_needs(first.needs, needs,
 											 FETCH_NEEDS_MAX) : 0;
 	ao->needs_only = false;
 	analysis_free(&first);
-	fetch_missing(cr, cachefd, debug_dir, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
+	fetch_missing(cr, cachefd, cache, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
+	if (fetch_open(cachefd, needs, n, ff) > 0)
+		ao->fetched = ff;
 	(void) close(cachefd);
 	cr->a.debuginfo_us = now_us() - t0;
 }
@@ -127,7 +129,8 @@ void crash_analyse(struct crash *cr)
 				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
 				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1,
 				    .mapped = cr->have_mapped ? &cr->mapped : NULL };
-	char debug_dir[PATH_MAX + 16], search[2 * PATH_MAX + 48], debuginfo[sizeof(cr->a.debuginfo)];
+	char search[PATH_MAX + 48], debuginfo[sizeof(cr->a.debuginfo)];
+	struct fetch_files ff = { .n = 0 };
 	uint64_t debuginfo_us;
 	int r;
 
@@ -145,18 +148,19 @@ void crash_analyse(struct crash *cr)
 				r == -ENOENT ? "make install creates it" : strerror(-r));
 		return;
 	}
-	fetch_debuginfo(cr, &ao, debug_dir, sizeof(debug_dir));
+	fetch_debuginfo(cr, &ao, &ff);
 	/*
 	 * The modules kept for earlier crashes (KeepModules=), by build-id: where a path leads to another build now, a
 	 * retrace finds the one that ran there. Not for a process in another root, whose paths are not this side's.
 	 */
-	if (ao.root_fd < 0 && snprintf(search, sizeof(search), "%s%s%s/%s", ao.debug_dir ? ao.debug_dir : "",
-				       ao.debug_dir ? ":" : "", cr->c.directory, MODSTORE_DIR) < (int)sizeof(search))
+	if (ao.root_fd < 0 && snprintf(search, sizeof(search), "%s/%s", cr->c.directory, MODSTORE_DIR) <
+				      (int)sizeof(search))
 		ao.debug_dir = search;
 	/* analysis_run() starts the result afresh: what the fetch step said is kept aside. */
 	(void) snprintf(debuginfo, sizeof(debuginfo), "%s", cr->a.debuginfo);
 	debuginfo_us = cr->a.debuginfo_us;
 	r = analysis_run(cr->corefd, &ao, &cr->a);
+	fetch_files_close(&ff);
 	if (r < 0)
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: %s", strerror(-r));
 	(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo), "%s", debuginfo);
@@ -194,15 +198,12 @@ void crash_report_orphans(struct crash *cr)
 {
 	for (unsigned i = 0; cr->have_session && i < cr->q.n_lost; i++) {
 		const struct inflight *f = &cr->q.lost[i];
-		char path[PATH_MAX + NAME_MAX_LEN] = "";
-		uint64_t size = 0;
+		struct named_core nc;
 
 		if (crash_entry_out(f->pid, f->crash.pid, f->entry))
 			continue;
-
-		if (crash_core_of(cr->dirfd, cr->c.directory, &f->crash, path, sizeof(path), &size) < 0)
-			path[0] = '\0';
-		(void) report_orphan(&f->crash, f->pid, path, size);
+		(void) crash_core_of(cr->dirfd, cr->c.directory, &f->crash, &nc);
+		(void) report_orphan(&f->crash, f->pid, &nc);
 	}
 	cr->q.n_lost = 0;
 }
@@ -238,17 +239,6 @@ void crash_sign(struct crash *cr)
 /* How long journald may take to write an entry with a core in it, before the core is stored as a file instead. */
 #define JOURNAL_WRITE_MS 5000
 
-/* A random 128-bit id in hex, to find one entry by. */
-static void entry_id(char *buf, size_t len)
-{
-	unsigned char b[16] = { 0 };
-
-	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
-		(void) snprintf((char *)b, sizeof(b), "%x%lx", (unsigned)getpid(), (unsigned long)time(NULL));
-	for (size_t i = 0; i < sizeof(b) && 2 * i + 2 < len; i++)
-		(void) snprintf(buf + 2 * i, len - 2 * i, "%02x", b[i]);
-}
-
 /*
  * The crash's entry. A core for the journal goes in it; when journald does not take it (gone, or refusing so large
  * an entry), the core is published as a file after all and the entry sent without it, saying why.
@@ -258,7 +248,6 @@ void crash_log(struct crash *cr)
 	char match[64];
 	int r;
 
-	entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
 	/* A handler killed from here until session_named() may have its entry out: who names the crash looks first. */
 	if (cr->have_session)
 		(void) session_sending(&cr->q, cr->o.entry_id);

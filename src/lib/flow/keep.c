@@ -92,7 +92,7 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 	struct stat st;
 	int r;
 
-	(void) xattr_describe(f->fd, &cr->k, cr->pi.exe);
+	(void) xattr_describe(f->fd, &cr->k, cr->pi.exe, cr->o.entry_id);
 	if (owner_may_read(cr)) {
 		r = owner_grant(f->fd, cr->k.uid);
 		cr->o.acl_error = r < 0 ? -r : 0;

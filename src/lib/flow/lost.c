@@ -59,22 +59,31 @@ static void take_record(int dirfd, pid_t handler, char *entry, size_t len)
 
 /*
  * The core a dead handler stored for crash c, in the directory (dirfd, named directory): the one whose name holds
- * the crash's pid and time (name_format() writes no other), whatever the ledger heard; its path into path and its
- * size into *size. For both modes (crash_report_orphans, capture_lost). 0, -ENOENT, or -errno.
+ * the crash's pid and time (name_format() writes no other), whatever the ledger heard; its path into path, its
+ * size into *size, and the id of the entry it was stored for (xattr.c, "" where it has none) into entry: the entry
+ * written for it now carries that id, which the core's readers match it by. For both modes (crash_report_orphans,
+ * capture_lost). 0, -ENOENT, or -errno.
  */
-int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, char *path, size_t len,
-		  uint64_t *size)
+int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, struct named_core *nc)
 {
 	char name[NAME_MAX_LEN];
 	struct stat st;
-	int r = vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name));
+	int r = vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name)), fd;
 
+	*nc = (struct named_core) { .size = 0 };
 	if (r < 0)
 		return r;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	(void) snprintf(path, len, "%s/%s", directory, name);
-	*size = (uint64_t)st.st_size;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		r = -errno;
+		if (fd >= 0)
+			(void) close(fd);
+		return r;
+	}
+	(void) xattr_entry(fd, nc->entry, sizeof(nc->entry));
+	(void) close(fd);
+	(void) snprintf(nc->path, sizeof(nc->path), "%s/%s", directory, name);
+	nc->size = (uint64_t)st.st_size;
 	return 0;
 }
 
@@ -86,8 +95,8 @@ int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c
 void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
 		  enum strategy strategy)
 {
-	char entry[LEDGER_ENTRY_LEN + 1] = "", path[PATH_MAX + NAME_MAX_LEN] = "";
-	uint64_t size = 0;
+	char entry[LEDGER_ENTRY_LEN + 1] = "";
+	struct named_core nc = { .size = 0 };
 	int dirfd = store_open_dir(directory);
 
 	if (dirfd >= 0)
@@ -97,9 +106,9 @@ void capture_lost(const char *directory, pid_t handler, const struct ledger_cras
 			(void) close(dirfd);
 		return;
 	}
-	if (dirfd >= 0 && crash_core_of(dirfd, directory, c, path, sizeof(path), &size) < 0)
-		path[0] = '\0';
+	if (dirfd >= 0)
+		(void) crash_core_of(dirfd, directory, c, &nc);
 	if (dirfd >= 0)
 		(void) close(dirfd);
-	(void) report_lost(c, step, error, path, path[0] ? size : 0, strategy);
+	(void) report_lost(c, step, error, &nc, strategy);
 }

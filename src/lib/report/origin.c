@@ -1,20 +1,25 @@
 /*
- * origin.c: whether a crash entry in the journal is one coresink wrote. Any local user can send an entry with
- * coresink's MESSAGE_ID and any COREDUMP_*, CORESINK_* or SYSLOG_IDENTIFIER field, and any process can name itself
- * "coresink". What no client can set is what journald records of the sender itself: _TRANSPORT, and _UID, which
- * only root can give as another user's. So an entry is coresink's when it came through the native protocol with
- * coresink's identifier and
+ * origin.c: whether a crash entry in the journal is one coresink wrote: the trust rule (docs/security.md), in one
+ * place, for every reader (coresinkctl's verbs, coresink --summary, a retrace). Any local user can send an entry
+ * with coresink's MESSAGE_ID and any COREDUMP_*, CORESINK_* or SYSLOG_IDENTIFIER field, and any process can name
+ * itself "coresink". What no client can set is what journald records of the sender itself: _TRANSPORT, and _UID,
+ * which only root can give as another user's. So an entry is coresink's when it came through the native protocol
+ * with coresink's identifier and
  *   - was sent as root (_UID=0): only root can, and root's identifier is its word (systemd-coredump's entries, with
  *     the same MESSAGE_ID, name themselves otherwise). It needs nothing journald reads from /proc, which a sender
  *     that has exited no longer has;
  *   - or was sent as the crashing user (_UID=COREDUMP_UID: how the handler files a user's crash in the user's own
- *     journal, with SCM_CREDENTIALS) and root vouched for it: the handler sends, as root, a seal that names the
- *     entry's id and the uid (CORESINK_SEAL_MESSAGE_ID, report.c). A user can send an entry as themselves, even from
- *     coresink's own binary in a user namespace of theirs, but no seal; and a seal vouches for one entry, the first
- *     with its id, so that a copy of their own sealed entry is not a second crash.
+ *     journal, with SCM_CREDENTIALS) and root vouched for this very entry: the handler sends, as root, a seal that
+ *     names the entry's id and uid and repeats every field a reader shows or acts on (origin_sealed_fields). The
+ *     entry is taken only where each of those fields is the seal's, byte for byte, and it is the first crash entry
+ *     with its id in the journal, whatever the reader's matches: a user who copies their own sealed entry and
+ *     changes its COMM, EXE or FILENAME has made a forgery, and an unchanged copy is not a second crash.
  * A reader who is not root cannot read root's seals: their own entries (sent as them, about them) are theirs to
  * trust, which costs nobody else anything: they see no one else's.
- * Journals collected by systemd-journal-remote keep the source host's fields and seals, and are judged by them.
+ * Journals of other hosts (-D, --file: what systemd-journal-remote collected) are judged by the same rule, with the
+ * fields the sending host recorded: an entry there is that host's word, never this machine's. Nothing a reader does
+ * with an entry trusts it further than that: its core is taken only where the core's own record says it is that
+ * crash's (corefile.c), and its strings reach no command line as options (coresinkctl debug).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +27,21 @@
 #include <string.h>
 
 #include "origin.h"
+#include "report.h"
+
+/*
+ * The fields a seal repeats: every field coresinkctl (list, info, dump, debug, remove, retrace, status) and
+ * coresink --summary read of a crash entry, or act on.
+ */
+const char *const origin_sealed_fields[] = {
+	"MESSAGE", "COREDUMP_PID", "COREDUMP_UID", "COREDUMP_GID", "COREDUMP_SIGNAL", "COREDUMP_TIMESTAMP",
+	"COREDUMP_EXE", "COREDUMP_COMM", "COREDUMP_CMDLINE", "COREDUMP_CGROUP", "COREDUMP_UNIT", "COREDUMP_USER_UNIT",
+	"COREDUMP_SLICE", "COREDUMP_OWNER_UID", "COREDUMP_HOSTNAME", "COREDUMP_FILENAME", "COREDUMP_TRUNCATED",
+	"COREDUMP_SIZE", "COREDUMP_PACKAGE_NAME", "COREDUMP_PACKAGE_VERSION", "CORESINK_RESULT", "CORESINK_SIZE",
+	"CORESINK_LIMIT", "CORESINK_SIGNATURE", "CORESINK_SIGNATURE_TEXT", "CORESINK_SIGNATURE_FROM",
+	"CORESINK_SIGNATURE_KEYS", "CORESINK_STORAGE",
+};
+const size_t origin_n_sealed_fields = sizeof(origin_sealed_fields) / sizeof(origin_sealed_fields[0]);
 
 static bool is(const char *field, const char *value)
 {
@@ -40,122 +60,242 @@ bool origin_trusted(const struct origin *o, const char **why)
 	else if (!o->uid || !is(o->crash_uid, o->uid))
 		no = "sent by a user, about another user's crash";
 	else if (!o->sealed && !o->own)
-		no = "sent by a user, without root's seal";
+		no = "sent by a user, without root's seal of this very entry";
 	if (why)
 		*why = no;
 	return !no;
 }
 
-/* The current entry's field name as a NUL-terminated string in buf, or NULL when it has none. */
-static const char *field(sd_journal *j, const char *name, char *buf, size_t len)
+/* The value of field name from get, NUL-terminated in buf (len bytes); NULL where there is none or it is longer. */
+static const char *value_of(origin_get_fn get, void *ctx, const char *name, char *buf, size_t len)
 {
 	const void *data;
 	size_t n, k = strlen(name);
 
-	if (sd_journal_get_data(j, name, &data, &n) < 0 || n <= k || n - k - 1 >= len)
+	if (get(ctx, name, &data, &n) < 0 || n <= k || n - k - 1 >= len || memchr(data, '\0', n))
 		return NULL;
 	memcpy(buf, (const char *)data + k + 1, n - k - 1);
 	buf[n - k - 1] = '\0';
 	return buf;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
- * Reads every seal root sent in j into s, sorted, and leaves j without matches, at its head. Call it before adding
- * the matches of the entries to judge. 0 or -errno.
+ * The sealed fields of an entry (prefix "") or of a seal (ORIGIN_SEALED_PREFIX), from get, in one canonical form:
+ * "NAME LENGTH:VALUE\n" for each one present, in the list's order; any byte may be in a value. 0 or -ENOMEM.
  */
-int origin_seals_read(sd_journal *j, struct seals *s)
+int origin_canon(origin_get_fn get, void *ctx, const char *prefix, char **canon, size_t *len)
 {
-	size_t cap = 0;
-	int r;
+	FILE *m = open_memstream(canon, len);
 
-	*s = (struct seals) { 0 };
-	r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID, 0);
-	if (r >= 0)
-		r = sd_journal_add_match(j, "_UID=0", 0);
-	if (r >= 0)
-		r = sd_journal_seek_head(j);
-	while (r >= 0 && (r = sd_journal_next(j)) > 0) {
-		char id[64], uid[16], *both;
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < origin_n_sealed_fields; i++) {
+		char name[128];
+		const void *data;
+		size_t n, k;
 
-		if (!field(j, "CORESINK_SEAL", id, sizeof(id)) || !field(j, "COREDUMP_UID", uid, sizeof(uid)))
+		(void) snprintf(name, sizeof(name), "%s%s", prefix, origin_sealed_fields[i]);
+		k = strlen(name);
+		if (get(ctx, name, &data, &n) < 0 || n <= k || ((const char *)data)[k] != '=')
 			continue;
-		if (s->n == cap) {
-			char **p = reallocarray(s->ids, cap ? cap * 2 : 64, sizeof(*p));
-
-			if (!p) {
-				r = -ENOMEM;
-				break;
-			}
-			s->ids = p;
-			cap = cap ? cap * 2 : 64;
-		}
-		if (asprintf(&both, "%s %s", id, uid) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		s->ids[s->n++] = both;
+		fprintf(m, "%s %zu:", origin_sealed_fields[i], n - k - 1);
+		(void) fwrite((const char *)data + k + 1, 1, n - k - 1, m);
+		fputc('\n', m);
 	}
-	sd_journal_flush_matches(j);
-	if (r >= 0)
-		r = sd_journal_seek_head(j);
-	if (r < 0) {
-		origin_seals_free(s);
-		return r;
-	}
-	if (s->n)
-		qsort(s->ids, s->n, sizeof(*s->ids), by_id);
-	s->used = calloc(s->n ? s->n : 1, sizeof(*s->used));
-	if (!s->used) {
-		origin_seals_free(s);
+	if (fclose(m) != 0) {
+		free(*canon);
+		*canon = NULL;
 		return -ENOMEM;
 	}
 	return 0;
 }
 
+static int journal_get(void *ctx, const char *name, const void **data, size_t *len)
+{
+	return sd_journal_get_data(ctx, name, data, len);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	return strcmp(((const struct seal *)a)->id, ((const struct seal *)b)->id);
+}
+
+/* The current entry of j, a seal, appended to s. 0 (also for a seal without an id), or -ENOMEM. */
+static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
+{
+	char id[64], uid[16];
+	struct seal x = { 0 };
+
+	if (!value_of(journal_get, j, "CORESINK_SEAL", id, sizeof(id)) ||
+	    !value_of(journal_get, j, "COREDUMP_UID", uid, sizeof(uid)))
+		return 0;
+	if (s->n == *cap) {
+		struct seal *p = reallocarray(s->s, *cap ? *cap * 2 : 64, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->s = p;
+		*cap = *cap ? *cap * 2 : 64;
+	}
+	x.id = strdup(id);
+	x.uid = strdup(uid);
+	if (!x.id || !x.uid || origin_canon(journal_get, j, ORIGIN_SEALED_PREFIX, &x.canon, &x.canon_len) < 0) {
+		free(x.id);
+		free(x.uid);
+		return -ENOMEM;
+	}
+	s->s[s->n++] = x;
+	return 0;
+}
+
+/*
+ * The cursor of the first crash entry of j with entry id id into first (NULL: none), whatever the reader's matches
+ * will be: a copy of an entry comes after it. j's matches are flushed. 0 or -errno.
+ */
+static int first_of(sd_journal *j, const char *id, char **first)
+{
+	char match[96];
+	int r;
+
+	*first = NULL;
+	sd_journal_flush_matches(j);
+	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", id);
+	r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, match, 0);
+	if (r >= 0)
+		r = sd_journal_seek_head(j);
+	if (r >= 0 && (r = sd_journal_next(j)) > 0)
+		r = sd_journal_get_cursor(j, first);
+	sd_journal_flush_matches(j);
+	return r < 0 ? r : 0;
+}
+
+/* Reads the seals root sent in j into s, sorted, each with the first entry of its id. 0 or -errno. */
+static int read_all(sd_journal *j, struct seals *s)
+{
+	size_t cap = 0;
+	int r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID, 0);
+
+	if (r >= 0)
+		r = sd_journal_add_match(j, "_UID=0", 0);
+	if (r >= 0)
+		r = sd_journal_add_match(j, "_TRANSPORT=journal", 0);
+	if (r >= 0)
+		r = sd_journal_seek_head(j);
+	while (r >= 0 && (r = sd_journal_next(j)) > 0)
+		r = add_seal(j, s, &cap);
+	if (r < 0)
+		return r;
+	if (s->n)
+		qsort(s->s, s->n, sizeof(*s->s), by_id);
+	for (size_t i = 0; r >= 0 && i < s->n; i++) {
+		if (i > 0 && strcmp(s->s[i].id, s->s[i - 1].id) == 0) {
+			s->s[i].first = s->s[i - 1].first ? strdup(s->s[i - 1].first) : NULL;
+			continue;
+		}
+		r = first_of(j, s->s[i].id, &s->s[i].first);
+	}
+	return r;
+}
+
+/*
+ * Reads every seal root sent in j into s, and leaves j without matches, at its head. Call it before adding the
+ * matches of the entries to judge. 0 or -errno.
+ */
+int origin_seals_read(sd_journal *j, struct seals *s)
+{
+	size_t threshold = 0;
+	int r;
+
+	*s = (struct seals) { 0 };
+	/* The sealed fields are compared whole: a reader's threshold would cut them where journald compressed them. */
+	(void) sd_journal_get_data_threshold(j, &threshold);
+	(void) sd_journal_set_data_threshold(j, 0);
+	r = read_all(j, s);
+	(void) sd_journal_set_data_threshold(j, threshold);
+	sd_journal_flush_matches(j);
+	if (r >= 0)
+		r = sd_journal_seek_head(j);
+	if (r < 0)
+		origin_seals_free(s);
+	return r < 0 ? r : 0;
+}
+
 void origin_seals_free(struct seals *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->ids[i]);
-	free(s->ids);
-	free(s->used);
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->s[i].id);
+		free(s->s[i].uid);
+		free(s->s[i].canon);
+		free(s->s[i].first);
+	}
+	free(s->s);
 	*s = (struct seals) { 0 };
 }
 
-/* Whether s holds a seal of entry id for uid not used yet; it is used now. */
-static bool sealed(struct seals *s, const char *id, const char *uid)
+/* Whether s holds a seal of entry id for uid whose sealed fields are canon (canon_len bytes); which one. */
+bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, const char *canon, size_t canon_len,
+		      const struct seal **which)
 {
-	char key[96], **hit;
-	const char *k = key;
+	size_t lo = 0, hi = s ? s->n : 0;
 
-	if (!s || !s->n || !id || !uid || snprintf(key, sizeof(key), "%s %s", id, uid) >= (int)sizeof(key))
+	if (!id || !id[0] || !uid)
 		return false;
-	hit = bsearch(&k, s->ids, s->n, sizeof(*s->ids), by_id);
-	if (!hit || s->used[hit - s->ids])
+	/* The first seal of id: they are sorted by it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->s[mid].id, id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; s && lo < s->n && strcmp(s->s[lo].id, id) == 0; lo++) {
+		const struct seal *x = &s->s[lo];
+
+		if (strcmp(x->uid, uid) == 0 && x->canon_len == canon_len && memcmp(x->canon, canon, canon_len) == 0) {
+			*which = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the current entry of j, sent by uid, is the very entry a seal of s vouches for. */
+static bool sealed_entry(sd_journal *j, const struct seals *s, const char *uid)
+{
+	char id[64], *canon = NULL;
+	size_t len = 0, threshold = 0;
+	const struct seal *which = NULL;
+	bool yes;
+
+	if (!s || !s->n || !value_of(journal_get, j, "CORESINK_ENTRY", id, sizeof(id)))
 		return false;
-	s->used[hit - s->ids] = true;
-	return true;
+	(void) sd_journal_get_data_threshold(j, &threshold);
+	(void) sd_journal_set_data_threshold(j, 0);
+	yes = origin_canon(journal_get, j, "", &canon, &len) == 0 && origin_sealed_by(s, id, uid, canon, len, &which) &&
+	      which->first && sd_journal_test_cursor(j, which->first) > 0;
+	(void) sd_journal_set_data_threshold(j, threshold);
+	free(canon);
+	return yes;
 }
 
 /* origin_trusted() of the current entry of j, with the seals of its journal, for reader (a uid; 0 for root). */
-bool origin_of_entry(sd_journal *j, struct seals *s, uid_t reader, const char **why)
+bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const char **why)
 {
-	char me[16];
-
-	char i[32], t[32], u[16], cu[16], id[64];
+	char me[16], i[32], t[32], u[16], cu[16];
 	struct origin o = {
-		.ident = field(j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
-		.transport = field(j, "_TRANSPORT", t, sizeof(t)),
-		.uid = field(j, "_UID", u, sizeof(u)),
-		.crash_uid = field(j, "COREDUMP_UID", cu, sizeof(cu)),
+		.ident = value_of(journal_get, j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
+		.transport = value_of(journal_get, j, "_TRANSPORT", t, sizeof(t)),
+		.uid = value_of(journal_get, j, "_UID", u, sizeof(u)),
+		.crash_uid = value_of(journal_get, j, "COREDUMP_UID", cu, sizeof(cu)),
 	};
 
 	(void) snprintf(me, sizeof(me), "%u", (unsigned)reader);
 	o.own = reader != 0 && is(o.uid, me);
-	o.sealed = o.uid && !is(o.uid, "0") && sealed(s, field(j, "CORESINK_ENTRY", id, sizeof(id)), o.uid);
+	/* Only what the rest of the rule lets through needs its seal looked at. */
+	o.sealed = !o.own && o.uid && !is(o.uid, "0") && is(o.crash_uid, o.uid) && is(o.ident, "coresink") &&
+		   is(o.transport, "journal") && sealed_entry(j, s, o.uid);
 	return origin_trusted(&o, why);
 }

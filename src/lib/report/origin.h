@@ -1,4 +1,4 @@
-/* origin.h: whether a crash entry in the journal is one coresink wrote. */
+/* origin.h: whether a crash entry in the journal is one coresink wrote: the trust rule, in one place. */
 #ifndef CORESINK_ORIGIN_H
 #define CORESINK_ORIGIN_H
 
@@ -9,30 +9,52 @@
 
 /* The root entry that vouches for a crash entry coresink filed in the crashing user's journal. */
 #define CORESINK_SEAL_MESSAGE_ID "5e68f129416d40cdbbf1761bc3cc8ae4"
+/* A seal repeats each sealed field of its entry under this prefix: CORESINK_SEALED_COREDUMP_EXE=... */
+#define ORIGIN_SEALED_PREFIX "CORESINK_SEALED_"
+
+/*
+ * How a reader gets a field of an entry: "NAME=value" in *data (len bytes), as sd_journal_get_data() gives it;
+ * 0, or -errno (-ENOENT: none).
+ */
+typedef int (*origin_get_fn)(void *ctx, const char *name, const void **data, size_t *len);
 
 /*
  * What journald itself recorded of an entry's sender (_TRANSPORT, _UID: a client cannot set them), what the entry
- * says of itself, and whether root sent a seal for it. NULL for a field the entry lacks.
+ * says of itself, and what root's seals say of it. NULL for a field the entry lacks.
  */
 struct origin {
 	const char *ident;       /* SYSLOG_IDENTIFIER: the client's word, trusted only where root gave it */
 	const char *transport;   /* _TRANSPORT */
 	const char *uid;         /* _UID */
 	const char *crash_uid;   /* COREDUMP_UID */
-	bool sealed;             /* root sent a seal with this entry's CORESINK_ENTRY= and COREDUMP_UID= */
+	bool sealed;             /* root sealed this very entry: its id, uid and every sealed field, the first of its id */
 	bool own;                /* the reader is that user: their own entries are theirs to trust, seal or none */
 };
 
-/* The seals of a journal: entry id and uid, as "ID UID", sorted; each vouches for one entry, the first. */
+/* One seal: the entry id it names, the uid, its sealed fields in canonical form, and the first entry of the id. */
+struct seal {
+	char *id;
+	char *uid;
+	char *canon;
+	size_t canon_len;
+	char *first;             /* the cursor of the first crash entry with this id in the journal, or NULL */
+};
+
+/* The seals of a journal, sorted by id. */
 struct seals {
-	char **ids;
-	bool *used;
+	struct seal *s;
 	size_t n;
 };
 
+extern const char *const origin_sealed_fields[];
+extern const size_t origin_n_sealed_fields;
+
 bool origin_trusted(const struct origin *o, const char **why);
+int origin_canon(origin_get_fn get, void *ctx, const char *prefix, char **canon, size_t *len);
+bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, const char *canon, size_t canon_len,
+		      const struct seal **which);
 int origin_seals_read(sd_journal *j, struct seals *s);
 void origin_seals_free(struct seals *s);
-bool origin_of_entry(sd_journal *j, struct seals *s, uid_t reader, const char **why);
+bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const char **why);
 
 #endif

@@ -461,11 +461,24 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 	return r;
 }
 
+/* Whether the field "NAME=value" (len bytes) is one a seal repeats (origin.c). */
+static bool sealed_field(const char *field, size_t len)
+{
+	const char *eq = memchr(field, '=', len);
+
+	for (size_t i = 0; eq && i < origin_n_sealed_fields; i++)
+		if (strlen(origin_sealed_fields[i]) == (size_t)(eq - field) &&
+		    memcmp(field, origin_sealed_fields[i], (size_t)(eq - field)) == 0)
+			return true;
+	return false;
+}
+
 /*
  * Vouches, as root, for the crash entry just filed in the crashing user's journal (sent with the user's uid, which
- * any user can send as): its id and the uid, so that root's readers can tell it from one the user wrote (origin.c).
+ * any user can send as): its id, the uid, and a copy of each field a reader shows or acts on, so that root's readers
+ * take that entry, and no copy of it with any of them changed (origin.c).
  */
-static void seal(const struct kargs *k, const struct outcome *o)
+static void seal(const struct kargs *k, const struct outcome *o, const struct fields *entry)
 {
 	struct fields f;
 
@@ -478,6 +491,10 @@ static void seal(const struct kargs *k, const struct outcome *o)
 	fields_add(&f, "CORESINK_SEAL=%s", o->entry_id);
 	fields_add(&f, "COREDUMP_PID=%d", (int)k->pid);
 	fields_add(&f, "COREDUMP_UID=%u", (unsigned)k->uid);
+	for (size_t i = 0; i < entry->n; i++)
+		if (sealed_field(entry->iov[i].iov_base, entry->iov[i].iov_len))
+			fields_add(&f, ORIGIN_SEALED_PREFIX "%.*s", (int)entry->iov[i].iov_len,
+				   (const char *)entry->iov[i].iov_base);
 	(void) journal_send(&f);
 	fields_free(&f);
 }
@@ -501,19 +518,19 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	else
 		r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	if (o->owner_entry && r == 0)
-		seal(k, o);
+		seal(k, o, &f);
 	fields_free(&f);
 	return r;
 }
 
 /*
  * The one entry of crash c, whose handler died before it wrote it, written by whoever found that out: stored,
- * naming path (size bytes) where the handler had stored the core and it is still there, else failed at step with
- * error. What the ledger or the server knew of the crash is all there is; why says so. 0 journald, 1 kernel log,
- * or -errno.
+ * naming the core nc (with the entry id the core was stored for) where the handler had stored it and it is still
+ * there, else failed at step with error. What the ledger or the server knew of the crash is all there is; why says
+ * so. 0 journald, 1 kernel log, or -errno.
  */
-static int report_named(const struct ledger_crash *c, const char *why, const char *step, int error, const char *path,
-			uint64_t size, bool socket, enum strategy strategy)
+static int report_named(const struct ledger_crash *c, const char *why, const char *step, int error,
+			const struct named_core *nc, bool socket, enum strategy strategy)
 {
 	const struct kargs k = { .pid = c->pid, .uid = c->uid, .gid = c->gid, .time = c->time,
 				 .signal = (int)c->signal, .rlimit = UINT64_MAX, .hostname = "", .comm = c->comm,
@@ -521,29 +538,31 @@ static int report_named(const struct ledger_crash *c, const char *why, const cha
 	static struct outcome o;
 	const struct procinfo pi = { .why = why };
 	const struct analysis a = { 0 };
+	bool stored = nc->path[0];
 
-	o = (struct outcome) { .result = path[0] ? RESULT_STORED : RESULT_FAILED, .exe = "", .socket = socket,
-			       .strategy = strategy, .step = step, .error = path[0] ? 0 : error };
-	(void) snprintf(o.path, sizeof(o.path), "%s", path);
-	o.st.bytes = size;
+	o = (struct outcome) { .result = stored ? RESULT_STORED : RESULT_FAILED, .exe = "", .socket = socket,
+			       .strategy = strategy, .step = step, .error = stored ? 0 : error };
+	(void) snprintf(o.path, sizeof(o.path), "%s", nc->path);
+	(void) snprintf(o.entry_id, sizeof(o.entry_id), "%s", stored ? nc->entry : "");
+	o.st.bytes = stored ? nc->size : 0;
 	return report_crash(&k, &o, &pi, &a, -1);
 }
 
 /*
  * Logs crash c, taken by socket mode's server, whose capture wrote no entry: its process was killed or died (step
- * says how, error is the errno the entry gives), or none could be started; path and size as report_named().
+ * says how, error is the errno the entry gives), or none could be started; nc as report_named().
  */
-int report_lost(const struct ledger_crash *c, const char *step, int error, const char *path, uint64_t size,
+int report_lost(const struct ledger_crash *c, const char *step, int error, const struct named_core *nc,
 		enum strategy strategy)
 {
-	return report_named(c, "its capture wrote no entry", step, error, path, size, true, strategy);
+	return report_named(c, "its capture wrote no entry", step, error, nc, true, strategy);
 }
 
 /*
  * Logs crash c, whose pipe-mode handler (pid handler) died before its entry, as a later handler found it in the
- * ledger; path and size as report_named().
+ * ledger; nc as report_named().
  */
-int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path, uint64_t size)
+int report_orphan(const struct ledger_crash *c, pid_t handler, const struct named_core *nc)
 {
 	char step[128], why[128];
 
@@ -551,7 +570,7 @@ int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path,
 	(void) snprintf(why, sizeof(why), "its handler (pid %d) died before the entry; named by a later handler",
 			(int)handler);
 	/* The strategy the dead handler used is not known; the entry has said splice (the zeroed value) until now. */
-	return report_named(c, why, step, ECANCELED, path, size, false, STRATEGY_SPLICE);
+	return report_named(c, why, step, ECANCELED, nc, false, STRATEGY_SPLICE);
 }
 
 /*

@@ -32,9 +32,16 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 int report_crash(const struct kargs *k, const struct outcome *o, const struct procinfo *pi, const struct analysis *a,
 		 int corefd);
 int report_refused(int conn, int err);
-int report_lost(const struct ledger_crash *c, const char *step, int error, const char *path, uint64_t size,
+/* A core a dead handler stored, as found by its name: its path ("" none), size and the entry id it carries. */
+struct named_core {
+	char path[PATH_MAX + NAME_MAX_LEN];
+	uint64_t size;
+	char entry[LEDGER_ENTRY_LEN + 1];
+};
+
+int report_lost(const struct ledger_crash *c, const char *step, int error, const struct named_core *nc,
 		enum strategy strategy);
-int report_orphan(const struct ledger_crash *c, pid_t handler, const char *path, uint64_t size);
+int report_orphan(const struct ledger_crash *c, pid_t handler, const struct named_core *nc);
 int report_kernel_skips(const struct kskip *ks, long pipe_limit);
 int report_diag(const struct diag *d, const char *what, const char *consequence);
 
