@@ -160,3 +160,31 @@ check "over MaxCoreSize=, the program not kept, and said; its library kept: $kep
 	"kmprog \\([0-9a-f]{16}\\.\\.\\.\\): not kept, no room in MaxUse, KeepFree or MaxCoreSize" \
 	"libkm.so \\([0-9a-f]{16}\\.\\.\\.\\)(,|$)"
 check "only the library in the tree" test "$(find "$T/cores-small/.modules/.build-id" -type f | wc -l)" = 1
+
+# A kept library in a directory with 30000 entries (any user's, along the path it ran from): debug's root for gdb is
+# bounded (20000 links): that library is not given to gdb, which is said, and nothing of the root is left.
+mkdir -p "$T/wide"
+(cd "$T/wide" && seq 30000 | sed 's/^/f/' | xargs touch) || fail "filling $T/wide"
+wide() {
+	printf '#include <unistd.h>\n__attribute__((noinline)) int wide_%s(int n) { pause(); return n; }\n' "$1" > "$T/w.c"
+	printf 'int wide_%s(int n);\nint main(int argc, char **argv) { (void) argv; return wide_%s(argc); }\n' "$1" "$1" \
+		> "$T/wp.c"
+	rm -f "$T/wide/libwide.so" && cc -O1 -g -fPIC -shared -o "$T/wide/libwide.so" "$T/w.c" &&
+		cc -O1 -g -o "$T/bin/wideprog" "$T/wp.c" -L"$T/wide" -lwide -Wl,-rpath,"$T/wide" || fail "building wide $1"
+}
+wide old
+write_config "$T/w.conf" "Directory=$T/cores-wide" "KeepModules=yes" "RateLimitBurst=0"
+use_handler "$T/w.conf"
+( ulimit -c unlimited; exec "$T/bin/wideprog" ) & p=$!
+sleep 0.3
+wide new
+kill -SEGV $p; wait $p 2>/dev/null
+e=$(journal_entry "$p") || fail "no entry of the wide crash"
+check "the library in the wide directory is kept: $(field "$e" CORESINK_MODULES_KEPT | cut -c1-120)" \
+	matches "$(field "$e" CORESINK_MODULES_KEPT)" "libwide.so \\([0-9a-f]{16}\\.\\.\\.\\)(,|$)"
+t0=$(date +%s%N)
+ctl=$("$B/coresinkctl" --config "$T/w.conf" debug --debugger-arguments="-batch -nx -ex bt" "$p" 2>&1)
+t1=$(date +%s%N)
+check "coresinkctl debug: that library not given to gdb, and said ($(( (t1 - t0) / 1000000 )) ms): $(grep -o '[0-9]* kept librar.*' <<< "$ctl")" \
+	grep -q '1 kept library not given to gdb: their directories hold more than 20000 entries' <<< "$ctl"
+check "and no root of its own left behind" test -z "$(find /var/tmp -maxdepth 1 -name 'coresinkctl-root.*')"
