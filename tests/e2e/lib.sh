@@ -170,6 +170,16 @@ kmsg_since() { _kmsg | awk -F, -v s="$KMSG_SEQ" '$2 > s { sub(/^[^;]*;/, ""); pr
 # socket tells whether one is reachable from here.)
 journald_running() { [ -S /run/systemd/journal/socket ] && pidof systemd-journald >/dev/null 2>&1; }
 
+# journal_dir_keep: journald's runtime directory, made (on a tmpfs of its own where /run is not one, as
+# start_journald does) and kept until this shell exits, so that the journalds started meanwhile share its files.
+journal_dir_keep() {
+	[ -d /run/log/journal ] || { mkdir -p /run/log/journal; at_exit "rm -rf /run/log/journal"; }
+	if [ "$(stat -f -c %T /run)" != tmpfs ] && ! mountpoint -q /run/log/journal; then
+		mount -t tmpfs -o mode=0755,size=1G coresink-journal /run/log/journal || fail "tmpfs for journald"
+		at_exit "umount /run/log/journal 2>/dev/null || umount -l /run/log/journal"
+	fi
+}
+
 # Starts a private systemd-journald when none runs; it is stopped (by its pid) and its traces removed at exit.
 # When one runs already (the system's, or the one tests/e2e/run.sh started), the test uses it: JOURNALD_PID is "".
 start_journald() {

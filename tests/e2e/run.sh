@@ -67,6 +67,13 @@ if [ "$(id -u)" -eq 0 ]; then
 	sh ../../scripts/add-user.sh ../../systemd/coresink.sysusers || exit 1
 fi
 
+# The journal every test runs on has lived (seed.sh): where no journald runs, the runtime journal's directory is kept
+# from here to the end, so that each test's own journald opens the seeded files again.
+if [ "$(id -u)" -eq 0 ]; then
+	journald_running || journal_dir_keep
+	bash ./seed.sh || { echo "FAIL: seed.sh could not make a journal that has lived"; exit 1; }
+fi
+
 # The tests that need a Debian root (debian_root) build it once, here.
 CORESINK_ROOT_CACHE=$(mktemp -d /var/tmp/coresink-roots.XXXXXX) || exit 1
 export CORESINK_ROOT_CACHE

@@ -18,16 +18,21 @@ CTL=$B/coresinkctl
 start_journald
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "Compress=yes" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
 use_handler "$T/c.conf"
-ctl() { "$CTL" --config "$T/c.conf" "$@"; }
+# This test's own crashes, on a journal that has lived (run.sh's seed.sh, other tests', a machine's): since its start,
+# and of its own program (its own path, its own comm).
+ctl() { "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" "$@"; }
+cp "$CRASHER" "$T/crasher" || fail "copying the crasher"
+EXE=$T/crasher
+own_crash() { crash_run "$EXE" -c ctlcrash "$1"; KMSG_SEQ=${KMSG_SEQ:-0} crash_log "$CRASH_PID" > /dev/null; }
 
 # Crashes: root's two, and one of a regular user's (uid 4242), whose core the handler lets them read.
 USER_ID=4242
-crash 4
+own_crash 4
 P1=$CRASH_PID
-crash 2
+own_crash 2
 P2=$CRASH_PID
 chmod 0755 "$T"
-HOME=$T crash_run setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$CRASHER" 1
+HOME=$T crash_run setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$EXE" -c ctlcrash 1
 PU=$CRASH_PID
 journal_entry "$PU" > /dev/null || fail "no entry of the user's crash"
 check "three real crashes, the user's too ($P1 $P2 $PU)" test -n "$PU" -a "$PU" != null
@@ -37,10 +42,10 @@ forge_sshd_entry || fail "logger --journald as nobody"
 sleep 0.5
 
 # list, against coredumpctl's JSON for the same crashes.
-ours=$(ctl --json=short list | jq -c '[.[] | select(.pid != 1)]')
+ours=$(ctl --json=short list "$EXE")
 check "list --json: the three crashes: $(jq -c '[.[].pid]' <<< "$ours")" test "$(jq -r '[.[].pid] | join(" ")' <<< "$ours")" = "$P1 $P2 $PU"
 if have_cdctl; then
-theirs=$(coredumpctl --json=short list 2>/dev/null | jq -c "[.[] | select((.pid == $P1 or .pid == $P2 or .pid == $PU) and .exe != \"/usr/sbin/sshd\")]")
+theirs=$(coredumpctl --since "$TEST_SINCE" --json=short list 2>/dev/null | jq -c "[.[] | select((.pid == $P1 or .pid == $P2 or .pid == $PU) and .exe != \"/usr/sbin/sshd\")]")
 check "list --json: the crashes coredumpctl lists, field for field: $(jq -c '[.[].pid]' <<< "$ours")" \
 	test "$(jq -S -c . <<< "$ours")" = "$(jq -S -c . <<< "$theirs")"
 fi
@@ -51,27 +56,27 @@ printf 'MESSAGE_ID=%s\nMESSAGE=Process %s (sshd) of user %s dumped core.\nSYSLOG
 	setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups logger --journald || fail "logger as the user"
 sleep 0.5
 if have_cdctl; then
-	out=$(ulimit -c 0; coredumpctl --json=short list 2>&1); rc=$?
+	out=$(ulimit -c 0; coredumpctl --since "$TEST_SINCE" --json=short list 2>&1); rc=$?
 	ok "coredumpctl list on the user's copy (no COREDUMP_GID or SIGNAL): exit $rc, $(tail -n 1 <<< "$out" | cut -c1-80)"
 fi
 check "list: nobody's forged sshd crash is not among them" fails has "$(ctl list 2>/dev/null)" /usr/sbin/sshd
-check "list: nor the user's copy of their own sealed entry" test "$(ctl --json=short list "$PU" | jq -r '[.[].exe] | join(" ")')" = "$CRASHER"
+check "list: nor the user's copy of their own sealed entry" test "$(ctl --json=short list "$PU" | jq -r '[.[].exe] | join(" ")')" = "$EXE"
 check "list: both are said to be skipped" has "$(ctl list 2>&1 > /dev/null)" "2 entries with coresink's MESSAGE_ID skipped"
 check "list: the table's columns" has "$(ctl list 2>/dev/null | head -n 1)" "TIME"
-check "list -1: the newest crash only" test "$(ctl -1 --json=short list crasher | jq -r '.[].pid')" = "$PU"
-check "list -n 2 -r: the newest two, newest first" test "$(ctl -n 2 -r --json=short list crasher | jq -r '[.[].pid] | join(" ")')" = "$PU $P2"
+check "list -1: the newest crash only" test "$(ctl -1 --json=short list ctlcrash | jq -r '.[].pid')" = "$PU"
+check "list -n 2 -r: the newest two, newest first" test "$(ctl -n 2 -r --json=short list ctlcrash | jq -r '[.[].pid] | join(" ")')" = "$PU $P2"
 check "list by PID, by COMM, by EXE, by FIELD=VALUE" bash -c "
-	test \"\$('$CTL' --config '$T/c.conf' --json=short list $P1 | jq length)\" = 1 &&
-	test \"\$('$CTL' --config '$T/c.conf' --json=short list crasher | jq length)\" = 3 &&
-	test \"\$('$CTL' --config '$T/c.conf' --json=short list $CRASHER | jq length)\" = 3 &&
-	test \"\$('$CTL' --config '$T/c.conf' --json=short list COREDUMP_UID=$USER_ID | jq length)\" = 1"
+	test \"\$('$CTL' --config '$T/c.conf' --since '$TEST_SINCE' --json=short list $P1 | jq length)\" = 1 &&
+	test \"\$('$CTL' --config '$T/c.conf' --since '$TEST_SINCE' --json=short list ctlcrash | jq length)\" = 3 &&
+	test \"\$('$CTL' --config '$T/c.conf' --since '$TEST_SINCE' --json=short list $EXE | jq length)\" = 3 &&
+	test \"\$('$CTL' --config '$T/c.conf' --since '$TEST_SINCE' --json=short list COREDUMP_EXE=$EXE COREDUMP_UID=$USER_ID | jq length)\" = 1"
 
 # info: every field both print, the message with its stack trace.
 ci=$(ctl info "$P1")
-check "info: the crash, its storage and its stack trace" all_of_re "$ci" "^ +PID: $P1 \\(crasher\\)$" \
-	"^ +Storage: .*/cores/core\\.crasher\\.$P1\\..* \\(present\\)$" "^ +#0 +0x[0-9a-f]+ crash_here "
+check "info: the crash, its storage and its stack trace" all_of_re "$ci" "^ +PID: $P1 \\(ctlcrash\\)$" \
+	"^ +Storage: .*/cores/core\\.ctlcrash\\.$P1\\..* \\(present\\)$" "^ +#0 +0x[0-9a-f]+ crash_here "
 if have_cdctl; then
-	di=$(coredumpctl info "$P1" 2>/dev/null)
+	di=$(cdctl info "$P1" 2>/dev/null)
 	for f in PID UID GID Signal "Command Line" Executable "Control Group" "Boot ID" "Machine ID" Hostname Storage \
 		"Size on Disk" Package; do
 		check "info: $f as coredumpctl says it" test "$(grep -m1 "^ *$f: " <<< "$ci")" = "$(grep -m1 "^ *$f: " <<< "$di")"
@@ -82,7 +87,7 @@ fi
 # dump: the stored core's bytes, as coredumpctl dumps them, and the crashed process's memory.
 ctl dump "$P1" > "$T/ours" || fail "coresinkctl dump $P1"
 if have_cdctl; then
-	coredumpctl dump "$P1" > "$T/theirs" 2>/dev/null
+	cdctl dump "$P1" > "$T/theirs" 2>/dev/null
 	check "dump: byte for byte coredumpctl's ($(stat -c %s "$T/ours") bytes)" cmp -s "$T/ours" "$T/theirs"
 fi
 check "dump: the process's memory" "$PATCHECK" "$T/ours" 4
@@ -93,14 +98,14 @@ check "dump refuses a terminal" fails quiet script -qec "'$CTL' --config '$T/c.c
 ours=$(ctl debug -A "-batch -ex bt" "$P1" 2>/dev/null | grep '^#')
 check "debug: gdb's backtrace names the crashing function: $(head -n 1 <<< "$ours")" has "$ours" crash_here
 if have_cdctl; then
-	theirs=$(coredumpctl debug --debugger-arguments="-batch -ex bt" "$P1" 2>/dev/null | grep '^#')
+	theirs=$(cdctl debug "$P1" --debugger-arguments="-batch -ex bt" 2>/dev/null | grep '^#')
 	check "debug: gdb's backtrace, frame for frame coredumpctl's" test "$ours" = "$theirs"
 fi
 
 # Journals collected elsewhere (-D, --file): the same crashes; this machine's, so their cores are here.
 mkdir -p "$T/collected" && cp /run/log/journal/*/*.journal "$T/collected/" 2>/dev/null
 check "-D DIR: the journal files copied elsewhere list the same crashes" \
-	test "$(ctl -D "$T/collected" --json=short list crasher | jq -r '[.[].pid] | join(" ")')" = "$P1 $P2 $PU"
+	test "$(ctl -D "$T/collected" --json=short list ctlcrash | jq -r '[.[].pid] | join(" ")')" = "$P1 $P2 $PU"
 check "--file FILE: too" test "$(ctl --file "$(ls "$T"/collected/*.journal | head -n 1)" --json=short list "$P1" | jq -r '.[].pid')" = "$P1"
 
 # A user who may read every journal sees only their own crash, and is told of the others.
@@ -108,12 +113,12 @@ as_reader() { setpriv --reuid=$USER_ID --regid=$USER_ID --groups="$(getent group
 if getent group systemd-journal > /dev/null; then
 	# A journald of the test's own has not had systemd-tmpfiles give its files to the group, as a system's has.
 	[ -n "${JOURNALD_PID:-}" ] && chgrp -R systemd-journal /run/log/journal && chmod -R g+rX /run/log/journal
-	out=$(as_reader "$CTL" --config "$T/c.conf" --json=short list 2>"$T/err")
+	out=$(as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" --json=short list 2>"$T/err")
 	check "as a user: only their own crash (their own copy of it is theirs to see): $(jq -c '[.[].pid]' <<< "$out")" \
 		test "$(jq -r '[.[].pid] | unique | join(" ")' <<< "$out")" = "$PU"
-	check "as a user: permission denied, and how many hidden: $(cat "$T/err")" matches "$(cat "$T/err")" "permission denied: [3-9] crash\\(es\\) of other users hidden"
-	check "as a user: dump of their own core" as_reader "$CTL" --config "$T/c.conf" dump -o /dev/null "$PU"
-	check "as a user: no dump of root's" fails quiet as_reader "$CTL" --config "$T/c.conf" dump -o /dev/null "$P1"
+	check "as a user: permission denied, and how many hidden: $(cat "$T/err")" matches "$(cat "$T/err")" "permission denied: ([2-9]|[1-9][0-9]+) crash\\(es\\) of other users hidden"
+	check "as a user: dump of their own core" as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" dump -o /dev/null "$PU"
+	check "as a user: no dump of root's" fails quiet as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" dump -o /dev/null "$P1"
 	check "as a user: no remove" fails quiet as_reader "$CTL" --config "$T/c.conf" remove "$PU"
 fi
 
@@ -124,7 +129,7 @@ check "forged: /etc/passwd is still there" test -s /etc/passwd
 
 # remove: the core, the ledger's count right after, an entry that says what and why.
 before=$(ls "$T/cores" | grep -c '^core\.')
-check "remove --dry-run removes nothing" bash -c "'$CTL' --config '$T/c.conf' remove --dry-run $P1 | grep -q 'would remove' && test \$(ls '$T/cores' | grep -c '^core\.') = $before"
+check "remove --dry-run removes nothing" bash -c "'$CTL' --config '$T/c.conf' --since '$TEST_SINCE' remove --dry-run $P1 | grep -q 'would remove' && test \$(ls '$T/cores' | grep -c '^core\.') = $before"
 ctl remove "$P1" > "$T/rm" || fail "coresinkctl remove $P1"
 check "remove: the core is gone: $(head -n 1 "$T/rm")" test "$(ls "$T/cores" | grep -c '^core\.')" = $((before - 1))
 published=$(sed -n 's/^published //p' "$T/cores/.coresink.state")
@@ -132,7 +137,7 @@ held=$(find "$T/cores" -maxdepth 1 -name 'core.*' -printf '%b\n' | awk '{ s += $
 check "remove: the ledger counts what the directory holds ($published = $held bytes)" test "$published" = "$held"
 check "remove: journaled, with what and why" has "$(jctl -o cat MESSAGE_ID=7b1bd7b3a7a2497e9b1cb8b3c3c0f1d2)" "removed by uid 0 (coresinkctl remove)"
 check "list: the removed crash's core is missing" test "$(ctl --json=short list "$P1" | jq -r '.[].corefile')" = missing
-check "dump of a removed core: a clear error, exit 1" bash -c "'$CTL' --config '$T/c.conf' dump -o /dev/null $P1 2>&1 | grep -q 'not there'; test \${PIPESTATUS[0]} -eq 1"
+check "dump of a removed core: a clear error, exit 1" bash -c "'$CTL' --config '$T/c.conf' --since '$TEST_SINCE' dump -o /dev/null $P1 2>&1 | grep -q 'not there'; test \${PIPESTATUS[0]} -eq 1"
 
 # vacuum: by age (a core dated 10 days back goes, a newer one stays), and by size.
 old=$(ls "$T/cores" | grep '^core\.' | head -n 1)
@@ -142,7 +147,7 @@ ctl vacuum --older-than=7d > /dev/null || fail "vacuum --older-than"
 check "vacuum --older-than=7d removed it, and only it" test ! -e "$T/cores/$old" -a "$(ls "$T/cores" | grep -c '^core\.')" = $((before - 2))
 ctl vacuum --max-use=0 > /dev/null || fail "vacuum --max-use=0"
 check "vacuum --max-use=0: no core left, the ledger says 0" test "$(ls "$T/cores" | grep -c '^core\.')" = 0 -a "$(sed -n 's/^published //p' "$T/cores/.coresink.state")" = 0
-check "list still whole after it all: three crashes, cores missing" test "$(ctl --json=short list crasher | jq -r '[.[].corefile] | join(" ")')" = "missing missing missing"
+check "list still whole after it all: three crashes, cores missing" test "$(ctl --json=short list ctlcrash | jq -r '[.[].corefile] | join(" ")')" = "missing missing missing"
 
 # Bad input: a clear error and exit code, nothing removed.
 check "a bad match: usage error (100)" bash -c "'$CTL' --config '$T/c.conf' list '' 2>/dev/null; test \$? -eq 100"
@@ -155,7 +160,7 @@ out=$("$CTL" --config "$T/c.conf" --file "$T/cut.journal" list 2>&1); rc=$?
 check "a truncated journal file: an error, not a crash of coresinkctl (exit $rc: $(head -n 1 <<< "$out"))" test "$rc" -eq 1 -o "$rc" -eq 111
 
 # status.
-st=$(ctl status crasher)
+st=$(ctl status ctlcrash)
 check "status: the live pattern and its mode" has "$st" "mode:             pipe mode, coresink's"
 check "status: whether this kernel serves socket mode" matches "$st" "^socket mode: +(served|not served) by this kernel"
 both() { has "$1" "$2" && has "$1" "$3"; }
