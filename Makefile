@@ -53,7 +53,7 @@ HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft
 	$(B)/stopuid $(B)/badserver $(B)/fetchprobe
 
 all: $(B)/coresink $(B)/coresinkctl $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
-	$(B)/coresink-upload.service
+	$(B)/coresink-upload.service $(B)/coresink-net@.service
 
 # The drop-in's pattern comes from the handler itself, for the path it is installed at; regenerated on every run,
 # since LIBEXECDIR may differ between 'make' and 'make install'.
@@ -62,7 +62,7 @@ $(B)/60-coresink.conf: systemd/60-coresink.conf.in $(B)/coresink FORCE
 		sed "s#@CORE_PATTERN@#$$pattern#" systemd/60-coresink.conf.in > $@
 
 # The units run the handler where it is installed; regenerated on every run, as above.
-$(B)/coresink.service $(B)/coresink.socket $(B)/coresink-upload.service: $(B)/%: systemd/%.in FORCE
+$(B)/coresink.service $(B)/coresink.socket $(B)/coresink-upload.service $(B)/coresink-net@.service: $(B)/%: systemd/%.in FORCE
 	@mkdir -p $(B)
 	sed "s#@LIBEXECDIR@#$(LIBEXECDIR)#" $< > $@
 
@@ -244,6 +244,8 @@ install: $(B)/.deps
 	install -D -m 0644 $(B)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
 	install -D -m 0644 $(B)/coresink.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service
 	install -D -m 0644 $(B)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service
+	install -D -m 0644 systemd/coresink-net.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-net.socket
+	install -D -m 0644 $(B)/coresink-net@.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-net@.service
 	install -D -m 0644 systemd/coresink-upload.timer $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer
 	install -D -m 0644 systemd/coresink-coredumpd.conf \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d/coresink.conf
@@ -268,6 +270,7 @@ uninstall:
 		$(DESTDIR)$(MANPREFIX)/man8/coresink.8 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.service \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.service $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-upload.timer \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink-net.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-net@.service \
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d/coresink.conf \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d/coresink.conf

@@ -1,7 +1,8 @@
 /*
  * coresink.c: the command line. Kernel mode (capture.c) is the kernel.core_pattern pipe helper: it stores the core
  * arriving on stdin in Directory, in chunks and within the limits, and logs one journal entry per crash. --serve
- * (serve.c) does the same for every crash that comes through the kernel's coredump socket.
+ * (serve.c) does the same for every crash that comes through the kernel's coredump socket; --net-door runs, for it,
+ * what needs the network (netdoor.c).
  *
  * Exit codes: 0 stored (possibly truncated) or done, 1 configuration errors (--check-config),
  * 100 usage, 111 system failure (nothing stored).
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 		"usage: coresink [--config FILE] [--handler PATH] --core-pattern [--socket]\n"
 		"       coresink [--config FILE] --set-mode socket|pipe\n"
 		"       coresink [--config FILE] --serve\n"
+		"       coresink [--config FILE] --net-door\n"
 		"       coresink [--config FILE] --retry-uploads [--all]\n"
 		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
 		"       coresink --summary [--json] [-D DIR] [--since @SECONDS]\n"
@@ -70,6 +72,7 @@ int main(int argc, char **argv)
 		{ "handler", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "net-door", no_argument, NULL, 'N' },
 		{ "retrace", no_argument, NULL, 'T' },
 		{ "retry-uploads", no_argument, NULL, 'R' },
 		{ "serve", no_argument, NULL, 'S' },
@@ -121,6 +124,7 @@ int main(int argc, char **argv)
 			mode = ch;
 			break;
 		case 'k':
+		case 'N':
 		case 'p':
 		case 'R':
 		case 'S':
@@ -144,6 +148,9 @@ int main(int argc, char **argv)
 		return pattern_set_mode(config, named, strcmp(set, "socket") == 0);
 	if (mode == 'S' && optind == argc)
 		return serve_main(config, named);
+	/* coresink-net@.service: one request of socket mode's server on the connection systemd accepted (fd 0). */
+	if (mode == 'N' && optind == argc)
+		return netdoor_serve(config, named, STDIN_FILENO);
 	if (mode == 'R' && optind == argc)
 		return ship_retry(config, named, all) < 0 ? EXIT_SYSTEM : 0;
 	if (mode == 'k')

@@ -56,6 +56,7 @@ struct server {
 	unsigned active;
 	long backlog;          /* the listen queue's length: after a stop, at most this many more are taken */
 	long drain;            /* after a stop: how many queued crashes may still be taken */
+	const char *netdoor;   /* the door to the network (CORESINK_NETDOOR, coresink.service's): NULL, this has one */
 };
 
 static uint64_t now_ms(void)
@@ -219,7 +220,7 @@ static void handle(struct server *s, int conn, uint64_t time)
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 	(void) close(s->listen_fd);
 	(void) close(s->sig_fd);
-	_exit(capture_socket(s->config, s->named, conn, time) < 0 ? EXIT_SYSTEM : 0);
+	_exit(capture_socket(s->config, s->named, conn, time, s->netdoor) < 0 ? EXIT_SYSTEM : 0);
 }
 
 /*
@@ -409,6 +410,11 @@ int serve_main(const char *config, bool named)
 	s.config = config;
 	s.named = named;
 	s.sig_fd = -1;
+	/* Under coresink.service, which keeps the network from the server: the fetch step and uploads go through the
+	   door it names (netdoor.c), coresink-net.socket. The one word of the environment read here. */
+	s.netdoor = getenv("CORESINK_NETDOOR");
+	if (s.netdoor && !s.netdoor[0])
+		s.netdoor = NULL;
 	s.backlog = somaxconn();
 	config_read(&s.c, config, named, &d);
 	if (!journal_is_stderr())
@@ -427,8 +433,9 @@ int serve_main(const char *config, bool named)
 		return EXIT_SYSTEM;
 	}
 	say(LOG_INFO, "serving the coredump socket %s: up to %llu crash(es) at once, %ld more queued "
-	    "(net.core.somaxconn)", s.bound ? s.c.socket : "passed by systemd",
-	    (unsigned long long)s.c.socket_parallel, s.backlog);
+	    "(net.core.somaxconn); the network %s%s", s.bound ? s.c.socket : "passed by systemd",
+	    (unsigned long long)s.c.socket_parallel, s.backlog, s.netdoor ? "through the door " : "of this process",
+	    s.netdoor ? s.netdoor : "");
 	(void) sd_notify(0, "READY=1");
 	loop(&s);
 	(void) sd_notify(0, "STOPPING=1");

@@ -12,6 +12,8 @@ live_before="$(cat /proc/sys/kernel/core_pattern) $(cat /proc/sys/kernel/core_pi
 mk install DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make install DESTDIR"
 tree=$(cd "$T/stage" && find . -type f -printf '%m %p\n' | sort)
 expected="644 ./etc/coresink.conf
+644 ./usr/lib/systemd/system/coresink-net.socket
+644 ./usr/lib/systemd/system/coresink-net@.service
 644 ./usr/lib/systemd/system/coresink-upload.service
 644 ./usr/lib/systemd/system/coresink-upload.timer
 644 ./usr/lib/systemd/system/coresink.service
@@ -50,8 +52,13 @@ if command -v systemd-analyze > /dev/null; then
 	mkdir -p "$T/units"
 	sed "s#/usr/libexec/coresink#$CORESINK#" "$T/stage/usr/lib/systemd/system/coresink.socket" > "$T/units/coresink.socket"
 	sed "s#/usr/libexec/coresink#$CORESINK#" "$T/stage/usr/lib/systemd/system/coresink.service" > "$T/units/coresink.service"
-	check "systemd-analyze verify accepts both units" \
-		systemd-analyze verify --man=no "$T/units/coresink.socket" "$T/units/coresink.service"
+	cp "$T/stage/usr/lib/systemd/system/coresink-net.socket" "$T/units/"
+	sed "s#/usr/libexec/coresink#$CORESINK#" "$T/stage/usr/lib/systemd/system/coresink-net@.service" > "$T/units/coresink-net@.service"
+	check "systemd-analyze verify accepts the units (the server, its socket, the door and its socket)" \
+		systemd-analyze verify --man=no "$T/units/coresink.socket" "$T/units/coresink.service" \
+		"$T/units/coresink-net.socket" "$T/units/coresink-net@.service"
+	check "the server names its door to the network" \
+		has_line "$(cat "$T/stage/usr/lib/systemd/system/coresink.service")" "Environment=CORESINK_NETDOOR=/run/coresink/net.socket"
 fi
 mk uninstall DESTDIR="$T/stage" PREFIX=/usr B="$B" > /dev/null || fail "make uninstall DESTDIR"
 check "make uninstall removes every file install put there" test -z "$(find "$T/stage" -type f)"

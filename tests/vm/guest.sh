@@ -160,6 +160,92 @@ fetch_unconfined_checks() {
 	stored fetch-dump
 }
 
+# door_checks: the features that need a server, in the mode the package chose, under its units: the fetch step of
+# DebuginfodURLs= (a stripped program's crash named through elfutils' debuginfod inside the guest) and ExecUpload=
+# (rclone to a WebDAV server inside the guest), at the crash. In socket mode coresink.service has no network: both go
+# through coresink-net.socket's door (coresink-net@.service), which says so in its units' log.
+door_checks() {
+	local e u name frames store=/var/tmp/store
+	mkdir -p /usr/local/lib/door /var/tmp/served "$store" /etc/coresink.conf.d
+	cp /src/build/vm/payload/door-dump /usr/local/bin/ && cp /src/build/vm/payload/libdoor.so /usr/local/lib/door/ &&
+		cp /src/build/vm/payload/served/*.debug /var/tmp/served/ || fail "the payload (tests/vm/run.sh builds it)"
+	debuginfod -F /var/tmp/served -p 8002 -d /var/tmp/debuginfod.sqlite > /var/tmp/debuginfod.log 2>&1 &
+	for _ in $(seq 100); do
+		rm -rf /var/tmp/probe
+		DEBUGINFOD_URLS=http://127.0.0.1:8002 DEBUGINFOD_CACHE_PATH=/var/tmp/probe debuginfod-find debuginfo \
+			/usr/local/bin/door-dump > /dev/null 2>&1 && break
+		sleep 0.5
+	done
+	rclone serve webdav --addr 127.0.0.1:8003 "$store" > /var/tmp/dav.log 2>&1 &
+	for _ in $(seq 100); do ss -ltn | grep -q '127.0.0.1:8003 ' && break; sleep 0.2; done
+	printf '[dav]\ntype = webdav\nurl = http://127.0.0.1:8003\nvendor = other\n' > /etc/coresink-rclone.conf
+	chown root:coresink-upload /etc/coresink-rclone.conf && chmod 0640 /etc/coresink-rclone.conf
+	printf '[Coresink]\nDebuginfodURLs=http://127.0.0.1:8002\nDebuginfodTimeoutSec=60s\nExecUpload=/usr/libexec/coresink-upload-rclone dav:cores --config /etc/coresink-rclone.conf\n' \
+		> /etc/coresink.conf.d/50-vmtest-door.conf
+	if [ "$EXPECT" = socket ]; then
+		check "socket mode's server keeps no network: PrivateNetwork=$(systemctl show -p PrivateNetwork --value coresink.service)" \
+			test "$(systemctl show -p PrivateNetwork --value coresink.service)" = yes
+		check "coresink-net.socket, its door, is active" systemctl is-active -q coresink-net.socket
+	fi
+	( ulimit -c unlimited; exec /usr/local/bin/door-dump ) 2> /dev/null
+	wait_entry door-dump || fail "no entry of door-dump"
+	e=$(entry door-dump CORESINK_DEBUGINFO)
+	frames=$(journalctl -b -q -o cat MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/door-dump |
+		sed -n '/^Stack trace of thread/,/^$/p' | sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' | head -n 3 | tr '\n' ' ')
+	check "$(entry door-dump CORESINK_MODE) mode: the stripped program's modules fetched at the crash: $(cut -c1-120 <<< "$e")" \
+		matches "$e" "fetched 2: "
+	check "and its trace names every frame: $frames" test "$frames" = "door_crash door_level main "
+	name=$(basename "$(entry door-dump COREDUMP_FILENAME)")
+	for _ in $(seq 120); do
+		u=$(journalctl -b -q -o cat --output-fields=CORESINK_UPLOAD,CORESINK_UPLOAD_ATTEMPT MESSAGE_ID=37d0a70e75c44cf88f269bffb484bb14 \
+			"COREDUMP_FILENAME=/var/lib/coresink/$name" | tr '\n' ' ')
+		[ -n "$u" ] && break
+		sleep 0.5
+	done
+	check "ExecUpload= sent it at the crash (attempt 1): $u" test "$u" = "sent 1 "
+	check "the core arrived in the WebDAV store, byte for byte (compared decompressed)" \
+		cmp -s <(zstd -dc "/var/lib/coresink/$name" 2>/dev/null || cat "/var/lib/coresink/$name") \
+		<(zstd -dc "$store/cores/$name" 2>/dev/null || cat "$store/cores/$name")
+	if [ "$EXPECT" = socket ]; then
+		check "both went through the door: $(journalctl -b -q -u 'coresink-net@*' -o cat | grep -c .) lines of coresink-net@.service's" \
+			test "$(journalctl -b -q -u 'coresink-net@*' -o cat | grep -c .)" -gt 0
+	fi
+	rm -f /etc/coresink.conf.d/50-vmtest-door.conf
+}
+
+# features_checks: the rest of what pipe mode does, proven in the mode the package chose under its units:
+# Storage=journal (the core in the entry, dumped back by coresinkctl), signatures counted across crashes, and a rate
+# limit that holds across a restart of the server (the ledger, in the directory, keeps it).
+features_checks() {
+	local n1 n2 sig
+	mkdir -p /etc/coresink.conf.d
+	cp /usr/bin/sleep /usr/local/bin/journal-dump && cp /usr/bin/sleep /usr/local/bin/rate-dump
+	printf '[Rule]\nName=journal\nMatchExecutable=/usr/local/bin/journal-dump\nStorage=journal\n\n[Rule]\nName=rate\nMatchExecutable=/usr/local/bin/rate-dump\nRateLimitBurst=1\nRateLimitIntervalSec=3600\n' \
+		> /etc/coresink.conf.d/50-vmtest-features.conf
+	dump root journal-dump SIGSEGV
+	wait_entry journal-dump || fail "no entry of journal-dump"
+	check "Storage=journal: the core is in the entry ($(entry journal-dump CORESINK_STORAGE))" \
+		test "$(entry journal-dump CORESINK_STORAGE)" = journal
+	check "and coresinkctl dumps it back from there" bash -c 'coresinkctl dump -o /var/tmp/j.core journal-dump && test -s /var/tmp/j.core'
+	dump root journal-dump SIGSEGV
+	sleep 2
+	sig=$(entry journal-dump CORESINK_SIGNATURE)
+	check "signatures: the same bug twice, seen $(entry journal-dump CORESINK_SIGNATURE_SEEN) times ($sig)" \
+		test -n "$sig" -a "$(entry journal-dump CORESINK_SIGNATURE_SEEN)" -ge 2
+	dump root rate-dump SIGSEGV
+	dump root rate-dump SIGSEGV
+	sleep 2
+	n1=$(journalctl -b -q -o cat --output-fields=CORESINK_RESULT MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/rate-dump | tr '\n' ' ')
+	check "a rate limit of one: the second crash suppressed: $n1" test "$n1" = "stored suppressed "
+	[ "$EXPECT" = socket ] && systemctl restart coresink.service
+	dump root rate-dump SIGSEGV
+	sleep 2
+	n2=$(journalctl -b -q -o cat --output-fields=CORESINK_RESULT MESSAGE_ID=$MESSAGE_ID COREDUMP_EXE=/usr/local/bin/rate-dump | tr '\n' ' ')
+	check "after a restart of the server$( [ "$EXPECT" = socket ] || echo ' (pipe mode: none)'), still held: $n2" \
+		test "$n2" = "stored suppressed suppressed "
+	rm -f /etc/coresink.conf.d/50-vmtest-features.conf
+}
+
 stage1() {
 	local said before mu
 	fact kernel "$(uname -r)"
@@ -210,6 +296,8 @@ stage1() {
 	summary_checks
 	keep_checks
 	fetch_unconfined_checks
+	door_checks
+	features_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
 		systemctl stop coresink.socket

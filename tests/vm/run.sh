@@ -28,7 +28,7 @@ VM=$B/vm
 mkdir -p "$VM/out"
 scratch
 TABLE=$B/vm.md
-PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2
+PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,debuginfod,rclone,iproute2
 BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-420}
 
 # image REL: $VM/REL/base.img (ext4, the whole root), vmlinuz and initrd, built unless this recipe made them today.
@@ -198,8 +198,23 @@ bench() {
 	for f in "$VM"/out/bench-*.txt; do echo "== $f"; cat "$f"; done
 	exit 0
 }
+# payload: what the guests crash for the features that need a server (guest.sh's door_checks): a stripped program
+# and its stripped library, their debug files beside them for a debuginfod inside the guest. Built here (Debian 12's
+# glibc: every release runs it), into the tree's share.
+payload() {
+	local p=$B/vm/payload
+	rm -rf "$p" && mkdir -p "$p/served" || fail "$p"
+	printf '__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$T/lib.c"
+	printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$T/prog.c"
+	cc -O1 -g -fPIC -shared -o "$p/libdoor.so" "$T/lib.c" &&
+		cc -O1 -g -o "$p/door-dump" "$T/prog.c" -L"$p" -ldoor -Wl,-rpath,/usr/local/lib/door || fail "building the payload"
+	for f in door-dump libdoor.so; do
+		objcopy --only-keep-debug "$p/$f" "$p/served/$f.debug" && strip --strip-all "$p/$f" || fail "stripping $f"
+	done
+}
 [ "$BENCH" = --bench ] && bench
 package_debs
+payload
 
 rm -f "$VM"/out/*.log
 printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"

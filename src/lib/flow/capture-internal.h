@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "capture.h"
+#include "netdoor.h"
 
 struct procinfo_id crash_process_id(const struct crash *cr);
 bool crash_owner_sees(const struct crash *cr);
@@ -20,5 +21,6 @@ void crash_sign(struct crash *cr);
 void crash_keep_modules(struct crash *cr);
 bool crash_entry_out(pid_t handler, pid_t pid, const char *entry);
 int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, struct named_core *nc);
+void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsigned n, char *said, size_t len);
 
 #endif

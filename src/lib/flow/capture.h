@@ -42,6 +42,8 @@ struct crash {
 	int memfd;            /* and the process's memory it reads the module list from */
 	struct store_file unpublished;  /* Storage=none: the core read for the stack trace, never published */
 	bool have_unpublished;
+	const char *netdoor;  /* socket mode under its units: the door to the network (netdoor.c); NULL: this process
+				 has the network, and fetches and uploads itself */
 };
 
 /* The stages of one crash, in the order they run (capture.c). */
@@ -57,7 +59,7 @@ int crash_fail(struct crash *c, const char *step, int r);
 int crash_status(const struct crash *c, int r);
 
 int capture_pipe(const char *config, bool named, int argc, char **argv);
-int capture_socket(const char *config, bool named, int conn, uint64_t time);
+int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor);
 void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
 		  enum strategy strategy);
 

@@ -31,55 +31,77 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
-/* KeepFree= in bytes, on the core directory's file system: the cache must not take what it keeps free either. */
-static uint64_t keep_free_bytes(const struct crash *cr)
+/* KeepFree= of c in bytes, on the file system of its Directory: the cache must not take what it keeps free either. */
+static uint64_t keep_free_bytes(const struct config *c, int dirfd)
 {
 	struct statvfs sv;
 
-	if (fstatvfs(cr->dirfd, &sv) < 0)
+	if (fstatvfs(dirfd, &sv) < 0)
 		return UINT64_MAX;
-	return space_resolve(&cr->c.keep_free, (uint64_t)sv.f_blocks * sv.f_frsize);
+	return space_resolve(&c->keep_free, (uint64_t)sv.f_blocks * sv.f_frsize);
 }
 
 /*
- * Which of the needs the cache in cachefd lacks (into ask), then the fetch step for them: what came of it in said.
- * The servers are asked only for what the cache has not got, so that every crash of one program fetches a file once.
+ * The fetch step for the n modules of ask, run here with c's servers, deadline and bounds, into c's cache (made
+ * where missing): what came of it in said. The handler's in pipe mode, the door's (netdoor.c) in socket mode under
+ * its units.
  */
-static void fetch_missing(struct crash *cr, int cachefd, const char *cache, const struct fetch_need *needs, int n,
-			  char *said, size_t len)
+void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsigned n, char *said, size_t len)
+{
+	struct fetch_job j = { .timeout_ms = (unsigned)c->debuginfod_ms, .max_use = c->debuginfod_max_use,
+			       .needs = ask, .n = n };
+	char urls[1024], handler[4096], cache[PATH_MAX + 16];
+	ssize_t hn = readlink("/proc/self/exe", handler, sizeof(handler) - 1);
+	int dirfd = store_open_dir(c->directory), cachefd = -1, r;
+
+	if ((r = fetch_urls(c->debuginfod_urls, urls, sizeof(urls))) < 0 || hn < 0 || dirfd < 0 ||
+	    (r = creds_system_user(FETCH_USER, &j.uid, &j.gid)) < 0 || (cachefd = fetch_cache(dirfd, j.uid, j.gid)) < 0) {
+		(void) snprintf(said, len, "not fetched: %s", hn < 0 ? "this program's path is unknown" :
+			       r == -ENOENT && urls[0] == '\0' ? "no server in /etc/debuginfod/*.urls" :
+			       dirfd < 0 ? "no core directory" : cachefd < 0 && r == 0 ? "no cache in the core directory" :
+			       "no user " FETCH_USER " (make install and the package make it)");
+	} else {
+		handler[hn] = '\0';
+		(void) snprintf(cache, sizeof(cache), "%s/%s", c->directory, FETCH_DIR);
+		j.handler = handler;
+		j.cache = cache;
+		j.urls = urls;
+		j.keep_free = keep_free_bytes(c, dirfd);
+		r = fetch_run(&j, said, len);
+		if (r < 0)
+			(void) snprintf(said, len, "not fetched: the step could not run: %s", strerror(-r));
+	}
+	if (cachefd >= 0)
+		(void) close(cachefd);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+}
+
+/*
+ * Which of the needs the cache in cachefd lacks (into ask), then the fetch step for them, here or through the door
+ * to the network (socket mode under its units): what came of it in said. The servers are asked only for what the
+ * cache has not got, so that every crash of one program fetches a file once.
+ */
+static void fetch_missing(struct crash *cr, int cachefd, const struct fetch_need *needs, int n, char *said,
+			  size_t len)
 {
 	struct fetch_need ask[FETCH_NEEDS_MAX];
-	struct fetch_job j = { .cache = cache, .timeout_ms = (unsigned)cr->c.debuginfod_ms,
-			       .max_use = cr->c.debuginfod_max_use, .needs = ask };
-	char urls[1024], handler[4096], fetched[1400] = "";
-	ssize_t hn = readlink("/proc/self/exe", handler, sizeof(handler) - 1);
-	int r;
+	char fetched[1400] = "";
+	unsigned k = 0;
 
 	for (int i = 0; i < n; i++)
 		if (!fetch_have(cachefd, &needs[i], (uint64_t)time(NULL)))
-			ask[j.n++] = needs[i];
-	if (n == 0 || j.n == 0) {
+			ask[k++] = needs[i];
+	if (n == 0 || k == 0) {
 		(void) snprintf(said, len, n ? "all %d from the cache" : "none needed: every module has symbols or "
 			       "debug info here", n);
 		return;
 	}
-	if ((r = fetch_urls(cr->c.debuginfod_urls, urls, sizeof(urls))) < 0 || hn < 0 ||
-	    (r = creds_system_user(FETCH_USER, &j.uid, &j.gid)) < 0) {
-		(void) snprintf(said, len, "not fetched: %s", hn < 0 ? "this program's path is unknown" :
-			       r == -ENOENT && urls[0] == '\0' ? "no server in /etc/debuginfod/*.urls" :
-			       "no user " FETCH_USER " (make install and the package make it)");
-		return;
-	}
-	handler[hn] = '\0';
-	j.handler = handler;
-	j.urls = urls;
-	j.keep_free = keep_free_bytes(cr);
-	r = fetch_run(&j, fetched, sizeof(fetched));
-	if (r < 0)
-		(void) snprintf(said, len, "not fetched: the step could not run: %s", strerror(-r));
+	if (cr->netdoor)
+		(void) netdoor_fetch(cr->netdoor, ask, k, (unsigned)cr->c.debuginfod_ms, fetched, sizeof(fetched));
 	else
-		(void) snprintf(said, len, "%d module(s) without debug info, %d from the cache; %s", n, n - (int)j.n,
-				fetched);
+		crash_fetch_run(&cr->c, ask, k, fetched, sizeof(fetched));
+	(void) snprintf(said, len, "%d module(s) without debug info, %d from the cache; %s", n, n - (int)k, fetched);
 }
 
 /*
@@ -92,7 +114,6 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 {
 	struct fetch_need needs[FETCH_NEEDS_MAX];
 	struct analysis first;
-	char cache[PATH_MAX + 16];
 	uint64_t t0 = now_us();
 	uid_t fu;
 	gid_t fg;
@@ -105,13 +126,12 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 				FETCH_USER, cr->c.directory);
 		return;
 	}
-	(void) snprintf(cache, sizeof(cache), "%s/%s", cr->c.directory, FETCH_DIR);
 	ao->needs_only = true;
 	n = analysis_run(cr->corefd, ao, &first) == 0 && first.needs ? fetch_parse_needs(first.needs, needs,
 											 FETCH_NEEDS_MAX) : 0;
 	ao->needs_only = false;
 	analysis_free(&first);
-	fetch_missing(cr, cachefd, cache, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
+	fetch_missing(cr, cachefd, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
 	if (fetch_open(cachefd, needs, n, ff) > 0)
 		ao->fetched = ff;
 	(void) close(cachefd);

@@ -19,6 +19,7 @@
 
 #include "policy.h"
 #include "report.h"
+#include "netdoor.h"
 #include "ship.h"
 #include "store.h"
 
@@ -135,6 +136,26 @@ static int detach(const struct crash *cr)
 	return 2;
 }
 
+/*
+ * Socket mode under its units: the core sent through the door to the network (netdoor.c), which runs the command.
+ * Where the door cannot be asked, the core is marked pending, and said: coresink-upload.timer, which has the
+ * network, sends it.
+ */
+static void upload_through(const struct crash *cr, const char *name, int fd, const struct fields *f)
+{
+	const struct sandbox_result none = { .end = SANDBOX_FAILED };
+	char said[256], path[PATH_MAX + NAME_MAX + 2];
+	uint64_t next;
+	int r = netdoor_upload(cr->netdoor, name, f, (unsigned)cr->c.upload_timeout_ms, said, sizeof(said));
+
+	if (r == 0)
+		return;
+	next = (uint64_t)time(NULL) + upload_backoff(1);
+	(void) upload_mark(fd, 1, next);
+	(void) snprintf(path, sizeof(path), "%s/%s", cr->c.directory, name);
+	(void) report_upload(cr->k.pid, path, 1, &none, r, next);
+}
+
 /* The crash's stored core, sent: the rule it got noted on it for its retries, its entry's fields given. */
 static void upload_stored(struct crash *cr)
 {
@@ -151,7 +172,10 @@ static void upload_stored(struct crash *cr)
 		(void) fsetxattr(fd, RULE_XATTR, cr->o.rule, strlen(cr->o.rule), 0);
 	host_name(host, sizeof(host));
 	report_fields(&cr->k, &cr->o, &cr->pi, &cr->a, &f);
-	(void) ship(&cr->c, cr->dirfd, name, fd, &f, &n, 1);
+	if (cr->netdoor)
+		upload_through(cr, name, fd, &f);
+	else
+		(void) ship(&cr->c, cr->dirfd, name, fd, &f, &n, 1);
 	fields_free(&f);
 	(void) close(fd);
 }
@@ -248,6 +272,58 @@ static int retry_one(const struct config *base, int dirfd, const char *name, boo
 		r = r < 0 ? r : 0;
 	}
 	(void) close(fd);
+	return r;
+}
+
+/* A user.coredump.* number of the core's, or 0. */
+static uint64_t xattr_number(int fd, const char *attr)
+{
+	char v[32];
+	ssize_t n = fgetxattr(fd, attr, v, sizeof(v) - 1);
+	uint64_t x = 0;
+
+	if (n > 0) {
+		v[n] = '\0';
+		(void) parse_u64(v, &x);
+	}
+	return x;
+}
+
+/*
+ * The door to the network's side of an upload (netdoor.c): the stored core name of config's Directory sent, its
+ * rule read from the core as a retry reads it, f (the crash's entry's fields, as the capture had them) given to the
+ * command. The first attempt. 0 sent, or -errno (-EINVAL: not a core's name, -EIO: not sent, its entry says why).
+ */
+int ship_named(const char *config, bool named, const char *name, const struct fields *f)
+{
+	char host[NAME_COMM_MAX + 1];
+	struct name_parts np;
+	struct config base, c;
+	struct diag d = { 0 };
+	struct stat st;
+	int dirfd, fd = -1, r;
+
+	if (name_parse(name, &np) < 0 || strchr(name, '/'))
+		return -EINVAL;
+	config_read(&base, config, named, &d);
+	dirfd = store_open_dir(base.directory);
+	r = dirfd < 0 ? dirfd : (fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0 ? -errno : 0;
+	if (r == 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0))
+		r = -EINVAL;
+	if (r == 0) {
+		const struct upload_names n = { .file = name, .dir = base.directory, .comm = np.comm, .host = host,
+						.pid = np.pid, .uid = (uid_t)xattr_number(fd, "user.coredump.uid"),
+						.time = np.time };
+
+		pending_config(&base, fd, &c);
+		host_name(host, sizeof(host));
+		r = c.exec_upload[0] ? ship(&c, dirfd, name, fd, f, &n, 1) : -ENOEXEC;
+	}
+	if (fd >= 0)
+		(void) close(fd);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	config_free(&base);
 	return r;
 }
 

@@ -15,6 +15,7 @@
 int ship(const struct config *c, int dirfd, const char *name, int fd, const struct fields *f,
 	 const struct upload_names *n, unsigned attempt);
 void crash_upload(struct crash *cr);
+int ship_named(const char *config, bool named, const char *name, const struct fields *f);
 int ship_retry(const char *config, bool named, bool all);
 
 #endif

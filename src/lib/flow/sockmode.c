@@ -60,9 +60,9 @@ static void learn_signal(struct crash *cr, struct peer *p)
 /*
  * Socket mode: one connection to the coredump socket, in a process of its own (serve.c). A crashing task is
  * identified by its pidfd and handled as pipe mode handles one, with the decision made before the dump; anything
- * else is refused and logged. 0 when handled as the policy says, or -errno; logged either way.
+ * else is refused and logged. netdoor: the door to the network (netdoor.c) where the server has none; NULL. 0 when handled as the policy says, or -errno; logged either way.
  */
-int capture_socket(const char *config, bool named, int conn, uint64_t time)
+int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor)
 {
 	static struct crash cr;
 	struct peer p;
@@ -76,6 +76,7 @@ int capture_socket(const char *config, bool named, int conn, uint64_t time)
 	}
 	crash_init(&cr, conn, config, named);
 	cr.o.socket = true;
+	cr.netdoor = netdoor;
 	peer_kargs(&p, time, &cr.k);
 	crash_read_process(&cr);
 	r = exchange(&cr);

@@ -1,0 +1,259 @@
+/*
+ * netdoor.c: the door to the network, for socket mode under its units. coresink.service keeps no network of its own
+ * (PrivateNetwork=, IPAddressDeny=, AF_UNIX only): it reads hostile cores, and nothing of a capture needs a
+ * server. What does, the fetch step (DebuginfodURLs=) and ExecUpload=, is asked of `coresink --net-door`, which
+ * systemd starts as coresink-net@.service for each connection to coresink-net.socket (root's alone: /run/coresink
+ * is 0700, the socket 0600), with the network and none of the crash. A request says what, never how or where: the
+ * build-ids a crash's modules need (the servers, the deadline and the bounds are the door's own configuration), or
+ * the name of a stored core to send (in the door's own Directory=, its [Rule] read from the core as a retry reads
+ * it) with its entry's fields for the command. The reply is one line of what came of it, for the crash's entry.
+ * Wire: a kind byte ('F' fetch, 'U' upload), a count, and that many items, each a 32-bit length and its bytes; the
+ * reply a length and its bytes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "capture-internal.h"
+#include "netdoor.h"
+#include "ship.h"
+
+#define ITEM_MAX (1u << 20)         /* one field: the message with its trace is the longest */
+#define REQUEST_MAX (8u << 20)      /* all of them */
+#define REPLY_MAX 4096
+#define SLACK_MS 5000               /* the door's start and its own end, past the step's deadline */
+
+/* Writes one item: its length, then its bytes. 0 or -errno. */
+static int put_item(int fd, const void *p, uint32_t n)
+{
+	int r = io_write_full(fd, &n, sizeof(n));
+
+	return r < 0 ? r : io_write_full(fd, p, n);
+}
+
+/* Reads exactly n bytes, or fails (-EPROTO at a short read). */
+static int get_exact(int fd, void *p, size_t n)
+{
+	ssize_t got = io_read_full(fd, p, n, NULL);
+
+	return got < 0 ? (int)got : (size_t)got == n ? 0 : -EPROTO;
+}
+
+/* One item into a new NUL-terminated string (the bytes may hold NULs; *len has them all), within *left. */
+static int get_item(int fd, char **item, uint32_t *len, size_t *left)
+{
+	int r = get_exact(fd, len, sizeof(*len));
+
+	if (r < 0)
+		return r;
+	if (*len > ITEM_MAX || *len > *left)
+		return -E2BIG;
+	*left -= *len;
+	*item = malloc((size_t)*len + 1);
+	if (!*item)
+		return -ENOMEM;
+	r = get_exact(fd, *item, *len);
+	(*item)[*len] = '\0';
+	if (r < 0) {
+		free(*item);
+		*item = NULL;
+	}
+	return r;
+}
+
+/* A connection to the door at path, whose replies are waited for timeout_ms at most. The fd or -errno. */
+static int door_open(const char *path, unsigned timeout_ms)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		(void) close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* The door's one-line reply into said. 0 or -errno (-EAGAIN: none in time). */
+static int get_reply(int fd, char *said, size_t len)
+{
+	uint32_t n;
+	char *text = NULL;
+	size_t left = REPLY_MAX;
+	int r = get_item(fd, &text, &n, &left);
+
+	if (r == 0)
+		(void) snprintf(said, len, "%s", text);
+	free(text);
+	return r;
+}
+
+/* Sends the request (kind, then the n items of it) and waits for the reply. 0 or -errno. */
+static int ask(const char *path, unsigned timeout_ms, char kind, const char *const *items, const size_t *lens,
+	       unsigned n, char *said, size_t len)
+{
+	uint32_t count = n;
+	int fd = door_open(path, timeout_ms), r;
+
+	if (fd < 0)
+		return fd;
+	r = io_write_full(fd, &kind, 1);
+	if (r == 0)
+		r = io_write_full(fd, &count, sizeof(count));
+	for (unsigned i = 0; r == 0 && i < n; i++)
+		r = put_item(fd, items[i], (uint32_t)lens[i]);
+	if (r == 0)
+		(void) shutdown(fd, SHUT_WR);
+	if (r == 0)
+		r = get_reply(fd, said, len);
+	(void) close(fd);
+	return r;
+}
+
+/*
+ * The fetch step, through the door at path: the n modules of ask fetched there, within timeout_ms (the door's own
+ * DebuginfodTimeoutSec=, waited for with a slack). What came of it into said. 0, or -errno where the door could not
+ * be asked (said says so).
+ */
+int netdoor_fetch(const char *path, const struct fetch_need *ask_for, unsigned n, unsigned timeout_ms, char *said,
+		  size_t len)
+{
+	char ids[FETCH_NEEDS_MAX][sizeof(ask_for->kind) + sizeof(ask_for->id) + sizeof(ask_for->name) + 3];
+	const char *items[FETCH_NEEDS_MAX];
+	size_t lens[FETCH_NEEDS_MAX];
+	int r;
+
+	for (unsigned i = 0; i < n && i < FETCH_NEEDS_MAX; i++) {
+		(void) snprintf(ids[i], sizeof(ids[i]), "%s %s %s", ask_for[i].kind, ask_for[i].id, ask_for[i].name);
+		items[i] = ids[i];
+		lens[i] = strlen(ids[i]);
+	}
+	r = ask(path, timeout_ms + SLACK_MS, 'F', items, lens, n < FETCH_NEEDS_MAX ? n : FETCH_NEEDS_MAX, said, len);
+	if (r < 0)
+		(void) snprintf(said, len, "not fetched: the door to the network (%s) %s: %s", path,
+				r == -EAGAIN ? "did not answer in time" : "could not be asked", strerror(-r));
+	return r;
+}
+
+/*
+ * ExecUpload= through the door at path: the stored core name sent there, the crash's entry's fields f given to the
+ * command. What came of it into said. 0, or -errno where the door could not be asked.
+ */
+int netdoor_upload(const char *path, const char *name, const struct fields *f, unsigned timeout_ms, char *said,
+		   size_t len)
+{
+	const char **items = calloc(f->n + 1, sizeof(*items));
+	size_t *lens = calloc(f->n + 1, sizeof(*lens));
+	int r = items && lens ? 0 : -ENOMEM;
+
+	if (r == 0) {
+		items[0] = name;
+		lens[0] = strlen(name);
+		for (size_t i = 0; i < f->n; i++) {
+			items[i + 1] = f->iov[i].iov_base;
+			lens[i + 1] = f->iov[i].iov_len;
+		}
+		r = ask(path, timeout_ms + SLACK_MS, 'U', items, lens, (unsigned)f->n + 1, said, len);
+	}
+	free(items);
+	free(lens);
+	return r;
+}
+
+/* The door's side of a fetch: the items are "KIND BUILD-ID NAME", as the analysis names a module. */
+static void serve_fetch(const struct config *c, char **items, unsigned n, char *said, size_t len)
+{
+	struct fetch_need needs[FETCH_NEEDS_MAX];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n && k < FETCH_NEEDS_MAX; i++)
+		k += (unsigned)fetch_parse_needs(items[i], &needs[k], 1);
+	crash_fetch_run(c, needs, k, said, len);
+}
+
+/* The door's side of an upload: items[0] the core's name, the rest the entry's fields. What came of it into said. */
+static void serve_upload(const char *config, bool named, char **items, const uint32_t *lens, unsigned n, char *said,
+			 size_t len)
+{
+	struct fields f = { .n = 0 };
+	int r;
+
+	for (unsigned i = 1; i < n && f.n < FIELDS_MAX; i++)
+		f.iov[f.n++] = (struct iovec) { .iov_base = items[i], .iov_len = lens[i] };
+	r = n ? ship_named(config, named, items[0], &f) : -EINVAL;
+	(void) snprintf(said, len, "%s", r == 0 ? "sent" : r == -EIO ? "not sent (its entry says why)" : strerror(-r));
+}
+
+/* Reads a request from conn: its kind, and its items (and their lengths) into new arrays. 0 or -errno. */
+static int read_request(int conn, char *kind, char ***items, uint32_t **lens, unsigned *n)
+{
+	uint32_t count;
+	size_t left = REQUEST_MAX;
+	int r = get_exact(conn, kind, 1);
+
+	*items = NULL, *lens = NULL, *n = 0;
+	if (r == 0)
+		r = get_exact(conn, &count, sizeof(count));
+	if (r == 0 && count > FIELDS_MAX + 1)
+		r = -E2BIG;
+	if (r == 0) {
+		*items = calloc(count + 1, sizeof(**items));
+		*lens = calloc(count + 1, sizeof(**lens));
+		r = *items && *lens ? 0 : -ENOMEM;
+	}
+	for (uint32_t i = 0; r == 0 && i < count; i++) {
+		r = get_item(conn, &(*items)[i], &(*lens)[i], &left);
+		if (r == 0)
+			(*n)++;
+	}
+	return r;
+}
+
+/*
+ * coresink --net-door: one request on conn (fd 0, the connection systemd accepted), from root only, served with this
+ * process's configuration, and its reply. 0, or an exit code.
+ */
+int netdoor_serve(const char *config, bool named, int conn)
+{
+	struct ucred uc = { .uid = (uid_t)-1 };
+	socklen_t ul = sizeof(uc);
+	struct config c;
+	struct diag d = { 0 };
+	char kind = 0, said[2048], **items = NULL;
+	uint32_t *lens = NULL, ln;
+	unsigned n = 0;
+	int r = getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 ? -errno : uc.uid != 0 ? -EPERM : 0;
+
+	if (r == 0)
+		r = read_request(conn, &kind, &items, &lens, &n);
+	config_read(&c, config, named, &d);
+	if (r == 0 && kind == 'F')
+		serve_fetch(&c, items, n, said, sizeof(said));
+	else if (r == 0 && kind == 'U')
+		serve_upload(config, named, items, lens, n, said, sizeof(said));
+	else
+		(void) snprintf(said, sizeof(said), "refused: %s", r < 0 ? strerror(-r) : "not a request");
+	ln = (uint32_t)strlen(said);
+	(void) put_item(conn, said, ln);
+	for (unsigned i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+	free(lens);
+	config_free(&c);
+	return r < 0 ? EXIT_SYSTEM : 0;
+}

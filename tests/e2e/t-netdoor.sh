@@ -1,0 +1,132 @@
+#!/bin/bash
+# Socket mode as its units run it, without the units: the server in a network namespace of its own with nothing in
+# it (coresink.service's PrivateNetwork=), the door to the network as systemd's socket activation runs
+# coresink-net@.service (systemd-socket-activate --accept --inetd: one `coresink --net-door` per connection, on
+# its standard input), with the host's network. A stripped program and its library with their debug files behind
+# elfutils' debuginfod, and ExecUpload= with rclone to a WebDAV server, both on 127.0.0.1. Without the door, the
+# server fetches nothing and sends nothing (what the units did before); through it, the trace names every frame and
+# the core arrives at the crash, byte for byte. With the door down: the entry says so, and the core is kept for the
+# retry timer. (The VM tier proves the same under the package's own units, tests/vm/guest.sh.)
+# tier: fast (make check, and make check-all)
+. "$(dirname "$0")/lib.sh"
+need_root "it sets kernel.core_pattern, serves the coredump socket and runs the fetch step as coresink-debuginfod"
+need_socket_mode
+for tool in debuginfod cc objcopy strip rclone unshare systemd-socket-activate jq; do
+	command -v $tool > /dev/null || skip "no $tool"
+done
+id coresink-debuginfod > /dev/null 2>&1 || skip "no user coresink-debuginfod: run through tests/e2e/run.sh"
+scratch
+chmod 0755 "$T"
+start_journald
+UPLOAD_ID=37d0a70e75c44cf88f269bffb484bb14
+
+# The program and its library, stripped; their debug files served.
+mkdir -p "$T/bin" "$T/served" "$T/store" "$T/etc"
+printf '#include <stdlib.h>\n__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$T/lib.c"
+printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$T/prog.c"
+cc -O1 -g -fPIC -shared -o "$T/bin/libdoor.so" "$T/lib.c" &&
+	cc -O1 -g -o "$T/bin/doorprog" "$T/prog.c" -L"$T/bin" -ldoor -Wl,-rpath,"$T/bin" || fail "building the program"
+for f in doorprog libdoor.so; do
+	objcopy --only-keep-debug "$T/bin/$f" "$T/served/$f.debug" && strip --strip-all "$T/bin/$f" || fail "stripping $f"
+done
+PORT=$(( 20000 + ($$ * 3) % 20000 ))
+debuginfod -F "$T/served" -p "$PORT" -d "$T/debuginfod.sqlite" > "$T/debuginfod.log" 2>&1 &
+DI=$!
+at_exit "kill $DI 2>/dev/null; wait $DI 2>/dev/null"
+for _ in $(seq 100); do
+	rm -rf "$T/probe"
+	DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/probe debuginfod-find debuginfo \
+		"$T/bin/doorprog" > /dev/null 2>&1 && break
+	sleep 0.2
+done
+rm -rf "$T/probe"
+DAV=$((PORT + 1))
+rclone serve webdav --addr "127.0.0.1:$DAV" "$T/store" > "$T/dav.log" 2>&1 &
+DAVP=$!
+at_exit "kill $DAVP 2>/dev/null; wait $DAVP 2>/dev/null"
+for _ in $(seq 50); do ss -ltn 2>/dev/null | grep -q "127.0.0.1:$DAV " && break; sleep 0.1; done
+printf '[dav]\ntype = webdav\nurl = http://127.0.0.1:%s\nvendor = other\n' "$DAV" > "$T/etc/rclone.conf"
+chown root:coresink-upload "$T/etc/rclone.conf" && chmod 0640 "$T/etc/rclone.conf"
+
+# setup NAME: a config of its own, socket mode. The server (with DOOR=yes: the door's path in its environment), in
+# a network namespace of its own.
+setup() {
+	local d=$T/$1
+	write_config "$d.conf" "Directory=$d" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "Socket=$T/$1.socket" \
+		"DebuginfodURLs=http://127.0.0.1:$PORT" "DebuginfodTimeoutSec=10s" \
+		"ExecUpload=$TOP/scripts/upload-rclone.sh dav:cores --config $T/etc/rclone.conf --retries 1 --low-level-retries 1"
+	DIR=$d CONF=$d.conf
+}
+# serve: the server for CONF, without a network of its own, and the door where DOOR names one.
+serve() {
+	: > "$T/server.log"
+	setsid unshare --net env ${DOOR:+CORESINK_NETDOOR=$DOOR} "$CORESINK" --config "$CONF" --serve >> "$T/server.log" 2>&1 &
+	SERVER_PID=$!
+	at_exit "stop_server"
+	for _ in $(seq 50); do grep -q 'serving the coredump socket' "$T/server.log" && break; sleep 0.1; done
+	grep -q 'serving the coredump socket' "$T/server.log" || { cat "$T/server.log"; fail "the server did not listen"; }
+	use_socket "$CONF"
+}
+# door: the door at $T/net.socket, with the host's network, as coresink-net.socket starts coresink-net@.service.
+door() {
+	DOOR=$T/net.socket
+	systemd-socket-activate --accept --inetd -l "$DOOR" "$CORESINK" --config "$CONF" --net-door \
+		> "$T/door.log" 2>&1 &
+	DOOR_PID=$!
+	at_exit "stop_started DOOR_PID"
+	for _ in $(seq 50); do [ -S "$DOOR" ] && break; sleep 0.1; done
+}
+frames() { jctl -o cat COREDUMP_PID="$1" MESSAGE_ID=$MESSAGE_ID | sed -n '/^Stack trace of thread/,/^$/p' |
+	sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' | head -n 3 | tr '\n' ' '; }
+upload_of() {
+	for _ in $(seq 150); do
+		u=$(jctl -o json "MESSAGE_ID=$UPLOAD_ID" "COREDUMP_PID=$1" 2>/dev/null | tail -n 1)
+		[ -n "$u" ] && { jq -r '"\(.CORESINK_UPLOAD) attempt \(.CORESINK_UPLOAD_ATTEMPT): \(.MESSAGE)"' <<< "$u"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# 1. Without the door, as the units were: no network in the server, so no fetch and no upload.
+setup nodoor
+DOOR="" serve
+check "the server has no network: only an unconfigured loopback in its namespace" \
+	test "$(nsenter -t "$SERVER_PID" -n ip -o link show up 2>/dev/null | grep -c .)" = 0
+crash_run "$T/bin/doorprog"
+e=$(journal_entry "$CRASH_PID") || fail "no entry without the door"
+check "without the door: nothing fetched: $(field "$e" CORESINK_DEBUGINFO | cut -c1-150)" \
+	matches "$(field "$e" CORESINK_DEBUGINFO)" "fetched 0"
+u=$(upload_of "$CRASH_PID") || fail "no upload entry without the door"
+check "without the door: not sent at the crash: $(cut -c1-150 <<< "$u")" matches "$u" "^pending attempt 1"
+stop_server
+
+# 2. Through the door: fetched, named, sent, at the crash.
+setup door
+door
+serve
+crash_run "$T/bin/doorprog"
+e=$(journal_entry "$CRASH_PID") || fail "no entry through the door"
+check "through the door: both fetched: $(field "$e" CORESINK_DEBUGINFO | cut -c1-150)" \
+	matches "$(field "$e" CORESINK_DEBUGINFO)" "fetched 2: "
+check "the trace names every frame: $(frames "$CRASH_PID")" test "$(frames "$CRASH_PID")" = "door_crash door_level main "
+u=$(upload_of "$CRASH_PID") || fail "no upload entry through the door"
+core=$(field "$e" COREDUMP_FILENAME)
+check "through the door: sent at the crash: $(cut -c1-150 <<< "$u")" matches "$u" "^sent attempt 1"
+check "the core arrived byte for byte, its JSON beside it" \
+	bash -c "cmp -s '$core' '$T/store/cores/$(basename "$core")' && jq -e .COREDUMP_PID '$T/store/cores/$(basename "$core").json' > /dev/null"
+check "the cache is the door's fetch user's" test "$(stat -c %U "$DIR/.debuginfo")" = coresink-debuginfod
+
+# 3. The door down: said, and the core kept for the retry timer.
+stop_server
+stop_started DOOR_PID
+rm -f "$T/net.socket"
+setup doordown
+serve
+crash_run "$T/bin/doorprog"
+e=$(journal_entry "$CRASH_PID") || fail "no entry with the door down"
+check "the door down: the entry says why nothing was fetched: $(field "$e" CORESINK_DEBUGINFO | cut -c1-150)" \
+	matches "$(field "$e" CORESINK_DEBUGINFO)" "the door to the network .* could not be asked"
+u=$(upload_of "$CRASH_PID") || fail "no upload entry with the door down"
+check "and the upload is kept for the retry timer: $(cut -c1-150 <<< "$u")" \
+	matches "$u" "^pending attempt 1: .*could not be started.*kept, to be tried again"
+stop_server
