@@ -80,13 +80,13 @@ $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
-$(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h src/coresinkctl/*.h $(LIB_HDR) | $(B)/.deps
+$(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -Isrc/coresinkctl -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
-$(B)/obj/coresinkctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h src/coresink/*.h $(LIB_HDR) | $(B)/.deps
+$(B)/obj/coresinkctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -Isrc/coresink -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
 $(B)/obj/bench/%.o: src/bench/%.c src/bench/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
@@ -96,16 +96,14 @@ $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-# coresink --retrace is coresinkctl retrace, linked from its objects.
-MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/coresink/*.c)) \
-	$(B)/obj/coresinkctl/retrace.o $(B)/obj/coresinkctl/entries.o $(B)/obj/coresinkctl/corefile.o
+# Each program is its own files and the library: what both offer (summary, check-config, retrace, the entry reader,
+# the core finder) is the library's admin stage.
+MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/coresink/*.c))
 
 $(B)/coresink: $(MAIN_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
 
-# coresinkctl shares the handler's summary and check-config, linked from their objects: one implementation each.
-CTL_OBJ = $(patsubst src/coresinkctl/%.c,$(B)/obj/coresinkctl/%.o,$(wildcard src/coresinkctl/*.c)) \
-	$(B)/obj/coresink/summary.o $(B)/obj/coresink/checkconfig.o
+CTL_OBJ = $(patsubst src/coresinkctl/%.c,$(B)/obj/coresinkctl/%.o,$(wildcard src/coresinkctl/*.c))
 
 $(B)/coresinkctl: $(CTL_OBJ) $(B)/libcoresink.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CTL_OBJ) $(B)/libcoresink.a $(DEP_LIBS)
@@ -181,24 +179,17 @@ asan-units: $(UNIT_BIN) $(B)/coresink $(B)/fetchprobe
 	sh tests/run-units.sh $(B) $(UNITS)
 
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
-# fuzz_entry reads entries as coresinkctl does: its reader and views are linked too.
-FUZZ_CTL = entries show corefile
-FUZZ_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/fuzz/%.o) $(FUZZ_CTL:%=$(B)/fuzz/ctl/%.o)
+FUZZ_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/fuzz/%.o)
 FUZZ_BIN = $(FUZZERS:%=$(B)/fuzz/fuzz_%)
 # Made by a chain of rules, but worth keeping between runs. (Not a bare .SECONDARY: that would stop FORCE forcing.)
 .SECONDARY: $(FUZZ_OBJ)
-
-$(B)/fuzz/ctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h $(LIB_HDR) | $(B)/.deps-test
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -Isrc/coresinkctl -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -Isrc/coresinkctl -o $@ $< $(FUZZ_OBJ) \
-		$(DEP_LIBS)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
 
 fuzz-run: $(FUZZ_BIN)
 	for f in $(FUZZERS); do \

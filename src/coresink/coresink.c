@@ -18,16 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "base.h"
-#include "checkconfig.h"
+#include "fetchstep.h"
 #include "flow.h"
 #include "intake.h"
 #include "pattern.h"
-#include "retrace.h"
 #include "policy.h"
 #include "sandbox.h"
 #include "serve.h"
-#include "summary.h"
 
 #ifndef VERSION
 #define VERSION "0.1"
@@ -89,7 +88,7 @@ int main(int argc, char **argv)
 
 	/* The fetch step (DebuginfodURLs=), run by the handler as its own user in its own sandbox: nothing else here. */
 	if (argc > 1 && strcmp(argv[1], "--fetch-debuginfo") == 0)
-		return fetch_child_main(argc - 2, argv + 2);
+		return fetch_step_main(argc - 2, argv + 2);
 	make_safe();
 	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
 	while ((ch = getopt_long(argc, argv, "+c:D:h", opts, NULL)) != -1) {

@@ -15,7 +15,6 @@
 
 #include "base.h"
 #include "cleanup.h"
-#include "corefile.h"
 #include "policy.h"
 #include "report.h"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "entries.h"
+#include "admin.h"
 
 /* What vacuum removes: cores older than older_than (seconds; 0 any), of exe (NULL any), until max_use is met. */
 struct vacuum_spec {

@@ -20,19 +20,14 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include "admin.h"
 #include "base.h"
-#include "checkconfig.h"
 #include "cleanup.h"
-#include "corefile.h"
-#include "entries.h"
 #include "flow.h"
 #include "policy.h"
-#include "show.h"
-#include "retrace.h"
 #include "store.h"
 #include "sysroot.h"
 #include "status.h"
-#include "summary.h"
 
 #ifndef VERSION
 #define VERSION "0.1"

@@ -18,7 +18,6 @@
 #include "base.h"
 #include "intake.h"
 #include "sandbox.h"
-#include "show.h"
 #include "status.h"
 #include "write.h"
 

@@ -2,7 +2,7 @@
 #ifndef CORESINKCTL_STATUS_H
 #define CORESINKCTL_STATUS_H
 
-#include "entries.h"
+#include "admin.h"
 #include "policy.h"
 
 int status_show(const struct config *c, int dirfd, const struct found *found);

@@ -13,10 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admin.h"
 #include "base.h"
-#include "entries.h"
 #include "report.h"
-#include "show.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

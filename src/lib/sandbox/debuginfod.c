@@ -1,6 +1,6 @@
 /*
- * debuginfod.c: the fetch step's own work (coresink --fetch-debuginfo, run by fetch.c as FETCH_USER with nothing of
- * the crash): it confines itself further (confine_fetch(): no /proc, the file system read-only but its cache, its
+ * debuginfod.c: the fetch step's own work (coresink --fetch-debuginfo, src/coresink/fetchstep.c, run by fetch.c as
+ * FETCH_USER with nothing of the crash): it confines itself further (confine_fetch(): no /proc, the file system read-only but its cache, its
  * own IPC namespace, a seccomp filter; where any of it fails, it fetches nothing and says why), asks the servers for
  * each build-id with elfutils' libdebuginfod, and keeps a file only when its build-id is the one asked for, under
  * .build-id/xx/rest[.debug] in the cache (a server that serves another file is refused). A build-id no server has is
@@ -316,18 +316,6 @@ static void remove_stale(const char *client)
 		(void) closedir(d);
 }
 
-/* The step's numbers, as fetch.c wrote them: 0, or -EINVAL where one is not a number. */
-static int parse_step(char **argv, struct step *s)
-{
-	uint64_t ms;
-
-	*s = (struct step) { .cache = argv[0] };
-	if (parse_u64(argv[2], &ms) < 0 || parse_u64(argv[3], &s->max_use) < 0 || parse_u64(argv[4], &s->keep_free) < 0)
-		return -EINVAL;
-	s->deadline = now() + (double)ms / 1000;
-	return 0;
-}
-
 /*
  * No file of the step's may grow past what the cache may take, whatever libdebuginfod does: the kernel's own bound,
  * beneath the progress callback's (which sees a download between libcurl's writes: FSIZE_SLACK later at most), SIGXFSZ
@@ -359,19 +347,19 @@ static void fetch_all(struct step *s, debuginfod_client *c, char **ids, int n)
 }
 
 /*
- * coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...: the step (fetch.c runs it). Exit
- * 0 when it could ask (whatever the servers said), 1 when it could not even start (said in an "error" line).
+ * The step, as its program (src/coresink/fetchstep.c) was asked for it: the n KIND:ID of ids, from a's servers into
+ * a's cache, within a's bounds. 0 when it could ask (whatever the servers said), 1 when it could not even start (said
+ * in an "error" line).
  */
-int fetch_child_main(int argc, char **argv)
+int fetch_step(const struct fetch_step_args *a, char **ids, int n)
 {
-	struct step s;
+	struct step s = { .cache = a->cache, .max_use = a->max_use, .keep_free = a->keep_free,
+			  .deadline = now() + (double)a->timeout_ms / 1000 };
 	char client[4096], client_cache[4200];
 	unsigned applied;
 	debuginfod_client *c;
 	int r;
 
-	if (argc < 6 || parse_step(argv, &s) < 0)
-		return fprintf(stderr, "usage: coresink --fetch-debuginfo CACHE URLS TIMEOUT_MS MAX_USE KEEP_FREE KIND:ID...\n"), 1;
 	/* Loaded before the step confines itself: the libraries are read where they are, nothing else is. */
 	if (lib_open() < 0)
 		return 1;
@@ -392,12 +380,12 @@ int fetch_child_main(int argc, char **argv)
 	(void) snprintf(client_cache, sizeof(client_cache), "%s/XXXXXX", client);
 	if (!mkdtemp(client_cache))
 		return printf("error cannot make a directory for the downloads in %s: %s\n", client, strerror(errno)), 1;
-	(void) setenv("DEBUGINFOD_URLS", argv[1], 1);
+	(void) setenv("DEBUGINFOD_URLS", a->urls, 1);
 	(void) setenv("DEBUGINFOD_CACHE_PATH", client_cache, 1);
 	c = lib.begin();
 	if (!c)
 		return printf("error libdebuginfod could not start\n"), 1;
-	fetch_all(&s, c, argv + 5, argc - 5);
+	fetch_all(&s, c, ids, n);
 	lib.end(c);
 	remove_tree(AT_FDCWD, client_cache);
 	bound(&s);

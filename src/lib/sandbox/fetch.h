@@ -51,6 +51,13 @@ bool fetch_have(int cachefd, const struct fetch_need *n, uint64_t now);
 unsigned fetch_open(int cachefd, const struct fetch_need *needs, int n, struct fetch_files *out);
 void fetch_files_close(struct fetch_files *ff);
 int fetch_run(const struct fetch_job *j, char *said, size_t len);
-int fetch_child_main(int argc, char **argv);
+/* What the step's program is asked (fetch_run() writes it on its command line): fetch_step() does it. */
+struct fetch_step_args {
+	const char *cache;
+	const char *urls;
+	uint64_t timeout_ms, max_use, keep_free;
+};
+
+int fetch_step(const struct fetch_step_args *a, char **ids, int n);
 
 #endif

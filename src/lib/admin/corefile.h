@@ -1,6 +1,6 @@
 /* corefile.h: a crash's core, found where coresink stored it and nowhere else, and its bytes written out. */
-#ifndef CORESINKCTL_COREFILE_H
-#define CORESINKCTL_COREFILE_H
+#ifndef CORESINK_ADMIN_COREFILE_H
+#define CORESINK_ADMIN_COREFILE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* retrace.h: coresinkctl retrace, coresink --retrace: a stored crash analysed again, as a new entry (retrace.c). */
-#ifndef CORESINKCTL_RETRACE_H
-#define CORESINKCTL_RETRACE_H
+#ifndef CORESINK_ADMIN_RETRACE_H
+#define CORESINK_ADMIN_RETRACE_H
 
 #include <stdbool.h>
 

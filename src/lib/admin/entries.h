@@ -1,6 +1,6 @@
 /* entries.h: the crashes coresinkctl shows, read from the journal: matched, coresink's own, and the user's to see. */
-#ifndef CORESINKCTL_ENTRIES_H
-#define CORESINKCTL_ENTRIES_H
+#ifndef CORESINK_ADMIN_ENTRIES_H
+#define CORESINK_ADMIN_ENTRIES_H
 
 #include <stdbool.h>
 #include <stddef.h>

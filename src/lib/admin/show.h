@@ -1,6 +1,6 @@
 /* show.h: coresinkctl list and info, in coredumpctl's columns and fields, as text or JSON. */
-#ifndef CORESINKCTL_SHOW_H
-#define CORESINKCTL_SHOW_H
+#ifndef CORESINK_ADMIN_SHOW_H
+#define CORESINK_ADMIN_SHOW_H
 
 #include <stdbool.h>
 #include <stdint.h>
