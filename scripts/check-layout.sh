@@ -8,7 +8,7 @@ set -eu
 cd "${1:-.}"
 
 # From the flow down to what every stage uses; the order the Makefile, the README and docs/design.md give.
-STAGES="admin flow report policy analyse sandbox store intake write minicore base"
+STAGES="admin flow report config ledger tidy analyse sandbox store intake write minicore base"
 
 rank() {
 	i=0

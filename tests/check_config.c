@@ -1,5 +1,5 @@
 /* check_config.c: the config file: defaults, every key, and bad input that must never cost a core. */
-#include "policy.h"
+#include "config.h"
 #include "unit.h"
 
 static char dir[256], path[512];

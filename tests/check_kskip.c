@@ -1,5 +1,5 @@
 /* check_kskip.c: the kernel's lines for crashes it dropped over core_pipe_limit, both forms, and other records. */
-#include "policy.h"
+#include "ledger.h"
 #include "unit.h"
 
 static const struct {

@@ -1,5 +1,5 @@
 /* check_ledger.c: the shared state's text form, damaged input, full tables, and a real file. */
-#include "policy/ledger.h"
+#include "ledger/ledger.h"
 #include "unit.h"
 
 static struct ledger l, back;

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "policy/modstore.h"
+#include "tidy/modstore.h"
 #include "unit.h"
 
 static char dir[256];

@@ -1,5 +1,5 @@
 /* check_ratelimit.c: the crash-rate window. */
-#include "policy/ratelimit.h"
+#include "ledger/ratelimit.h"
 #include "unit.h"
 
 START_TEST(test_window)

@@ -3,7 +3,7 @@
  * several, a bad rule never taken, unknown facts matched by nothing. Real crashes: t-rules.
  */
 #include "base.h"
-#include "policy.h"
+#include "config.h"
 #include "unit.h"
 
 static struct rule r;

@@ -7,7 +7,8 @@
  * KeepModules=) sees the other's bytes in flight. Needs root: the ledger must be root's.
  */
 #include "intake.h"
-#include "policy.h"
+#include "ledger.h"
+#include "tidy.h"
 #include "unit.h"
 
 static char dir[256];

@@ -5,7 +5,7 @@
  */
 #include <sys/stat.h>
 
-#include "policy/sigstore.h"
+#include "tidy/sigstore.h"
 #include "unit.h"
 
 static char dir[256];

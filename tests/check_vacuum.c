@@ -4,7 +4,7 @@
 
 #include <sys/xattr.h>
 
-#include "policy/vacuum.h"
+#include "tidy/vacuum.h"
 #include "sandbox.h"
 #include "unit.h"
 

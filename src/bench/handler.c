@@ -22,7 +22,7 @@
 #include "cgacct.h"
 #include "crash.h"
 #include "handler.h"
-#include "policy.h"
+#include "config.h"
 
 static const char *const handler_kind_names[] = {
 	[HANDLER_CORESINK] = "coresink",

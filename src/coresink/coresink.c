@@ -24,7 +24,7 @@
 #include "flow.h"
 #include "intake.h"
 #include "pattern.h"
-#include "policy.h"
+#include "config.h"
 #include "sandbox.h"
 #include "serve.h"
 

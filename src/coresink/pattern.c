@@ -17,7 +17,7 @@
 #include "base.h"
 #include "intake.h"
 #include "pattern.h"
-#include "policy.h"
+#include "config.h"
 
 /* The pipe line for the handler at handler (this very binary where NULL), in line. 0, or an exit code, said. */
 static int pipe_line(char *line, size_t size, const char *config, const char *handler)

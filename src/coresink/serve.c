@@ -27,7 +27,8 @@
 
 #include "base.h"
 #include "flow.h"
-#include "policy.h"
+#include "config.h"
+#include "ledger.h"
 #include "report.h"
 #include "serve.h"
 

@@ -15,7 +15,8 @@
 
 #include "base.h"
 #include "cleanup.h"
-#include "policy.h"
+#include "ledger.h"
+#include "tidy.h"
 #include "report.h"
 
 /* The entry of a core an admin removed. */

@@ -3,7 +3,7 @@
 #define CORESINKCTL_STATUS_H
 
 #include "admin.h"
-#include "policy.h"
+#include "config.h"
 
 int status_show(const struct config *c, int dirfd, const struct found *found);
 

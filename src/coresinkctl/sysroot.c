@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "policy.h"
+#include "tidy.h"
 #include "sysroot.h"
 
 struct build {

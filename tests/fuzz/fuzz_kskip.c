@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
+#include "ledger.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "intake.h"
-#include "policy/ledger.h"
-#include "policy/vacuum.h"
+#include "ledger/ledger.h"
+#include "tidy/vacuum.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 
 #include "base.h"
 #include "checkconfig.h"
-#include "policy.h"
+#include "config.h"
 
 /* A user as a name or a number. 0 or -EINVAL. */
 static int parse_user(const char *v, uid_t *uid)

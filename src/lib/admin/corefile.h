@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 #include "entries.h"
-#include "policy.h"
+#include "config.h"
+#include "tidy.h"
 
 /* What list and info say of a crash's core, as coredumpctl does. */
 enum core_state {

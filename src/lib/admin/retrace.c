@@ -18,7 +18,7 @@
 #include "base.h"
 #include "corefile.h"
 #include "flow.h"
-#include "policy.h"
+#include "config.h"
 #include "report.h"
 #include "retrace.h"
 

@@ -9,7 +9,9 @@
 #include "capture-internal.h"
 #include "capture.h"
 #include "intake.h"
-#include "policy.h"
+#include "config.h"
+#include "ledger.h"
+#include "tidy.h"
 #include "report.h"
 #include "store.h"
 

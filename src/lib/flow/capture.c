@@ -2,8 +2,8 @@
  * capture.c: one crash's way, in both modes, as a list of stages: init (the config), read the process (/proc while
  * the kernel holds it), admit (admit.c), store (keep.c: copy within the limits, keep, publish), release, finish (the
  * entry, entry.c; the upload; everything closed). pipemode.c and sockmode.c build the crash and call these in that
- * order; nothing here knows which fd the core comes from but crash_release(). Nothing is printed: stdout is
- * /dev/null.
+ * order; what the steps call back into (the release of the input, the failure) is crash.c's. Nothing is printed:
+ * stdout is /dev/null.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +15,9 @@
 #include "capture.h"
 #include "intake.h"
 #include "minicore.h"
-#include "policy.h"
+#include "config.h"
+#include "ledger.h"
+#include "tidy.h"
 #include "report.h"
 #include "ship.h"
 #include "store.h"
@@ -53,49 +55,6 @@ void crash_read_process(struct crash *cr)
 
 	(void) procinfo_read(&id, &cr->pi);
 	cr->o.exe = cr->pi.exe;
-}
-
-/* The crashed process, as procinfo.c names it: pid, pidfd (%F), crashing thread (%I), crash time. */
-struct procinfo_id crash_process_id(const struct crash *cr)
-{
-	return (struct procinfo_id) { cr->k.pid, cr->k.pidfd, cr->k.tid, cr->k.time };
-}
-
-/*
- * Whether the crash is its owner's to see, in their journal and in their own analysis: a regular user's process
- * (uid_is_regular: not root, a system, dynamic, nobody or container uid, all of which name no one for good),
- * dumpable by its owner, that never changed credentials (systemd-coredump's rule since CVE-2025-4598), and proven
- * to be the one that crashed.
- */
-bool crash_owner_sees(const struct crash *cr)
-{
-	return cr->k.dumpmode == SUID_DUMP_USER && uid_is_regular(cr->k.uid) && cr->pi.trusted && cr->pi.creds_unchanged;
-}
-
-/*
- * Done with the input: closing it tells the kernel to stop dumping, if it has not finished, and lets the process
- * go (pipe mode with kernel.core_pipe_limit set, and socket mode, wait for exactly this). In pipe mode the input is
- * fd 0, the kernel's contract: /dev/null takes its place there, so that no later open gets fd 0.
- */
-void crash_release(struct crash *cr)
-{
-	int fd;
-
-	if (cr->in < 0)
-		return;
-	if (cr->in != STDIN_FILENO) {
-		(void) close(cr->in);
-		cr->in = -1;
-		return;
-	}
-	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd > STDIN_FILENO) {
-		(void) dup2(fd, STDIN_FILENO);
-		(void) close(fd);
-	} else if (fd < 0) {
-		(void) close(STDIN_FILENO);
-	}
-	cr->in = -1;
 }
 
 /*
@@ -136,18 +95,4 @@ void crash_finish(struct crash *cr)
 		session_close(&cr->q);
 	if (cr->dirfd >= 0)
 		(void) close(cr->dirfd);
-}
-
-int crash_fail(struct crash *cr, const char *step, int r)
-{
-	cr->o.result = RESULT_FAILED;
-	cr->o.step = step;
-	cr->o.error = -r;
-	return r;
-}
-
-/* What an entry point returns: 0 when the crash was handled as the policy says, or the -errno r that failed it. */
-int crash_status(const struct crash *cr, int r)
-{
-	return cr->o.result == RESULT_FAILED && r < 0 ? r : 0;
 }

@@ -15,7 +15,9 @@
 #include "capture.h"
 #include "intake.h"
 #include "minicore.h"
-#include "policy.h"
+#include "config.h"
+#include "ledger.h"
+#include "tidy.h"
 #include "store.h"
 #include "write.h"
 

@@ -13,7 +13,8 @@
 
 #include "capture-internal.h"
 #include "capture.h"
-#include "policy.h"
+#include "ledger.h"
+#include "tidy.h"
 #include "report.h"
 #include "store.h"
 

@@ -1,5 +1,6 @@
 /*
- * netdoor.c: the door to the network, for socket mode under its units. coresink.service keeps no network of its own
+ * netdoor.c: the door to the network, for socket mode under its units: its wire, and the capture's side of it (the
+ * door's own side is door.c). coresink.service keeps no network of its own
  * (PrivateNetwork=, IPAddressDeny=, AF_UNIX only): it reads hostile cores, and nothing of a capture needs a
  * server. What does, the fetch step (DebuginfodURLs=) and ExecUpload=, is asked of `coresink --net-door`, which
  * systemd starts as coresink-net@.service for each connection to coresink-net.socket (root's alone: /run/coresink
@@ -18,9 +19,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "capture-internal.h"
+#include "base.h"
 #include "netdoor.h"
-#include "ship.h"
 
 #define ITEM_MAX (1u << 20)         /* one field: the message with its trace is the longest */
 #define REQUEST_MAX (8u << 20)      /* all of them */
@@ -175,32 +175,8 @@ int netdoor_upload(const char *path, const char *name, const struct fields *f, u
 	return r;
 }
 
-/* The door's side of a fetch: the items are "KIND BUILD-ID NAME", as the analysis names a module. */
-static void serve_fetch(const struct config *c, char **items, unsigned n, char *said, size_t len)
-{
-	struct fetch_need needs[FETCH_NEEDS_MAX];
-	unsigned k = 0;
-
-	for (unsigned i = 0; i < n && k < FETCH_NEEDS_MAX; i++)
-		k += (unsigned)fetch_parse_needs(items[i], &needs[k], 1);
-	crash_fetch_run(c, needs, k, said, len);
-}
-
-/* The door's side of an upload: items[0] the core's name, the rest the entry's fields. What came of it into said. */
-static void serve_upload(const char *config, bool named, char **items, const uint32_t *lens, unsigned n, char *said,
-			 size_t len)
-{
-	struct fields f = { .n = 0 };
-	int r;
-
-	for (unsigned i = 1; i < n && f.n < FIELDS_MAX; i++)
-		f.iov[f.n++] = (struct iovec) { .iov_base = items[i], .iov_len = lens[i] };
-	r = n ? ship_named(config, named, items[0], &f) : -EINVAL;
-	(void) snprintf(said, len, "%s", r == 0 ? "sent" : r == -EIO ? "not sent (its entry says why)" : strerror(-r));
-}
-
 /* Reads a request from conn: its kind, and its items (and their lengths) into new arrays. 0 or -errno. */
-static int read_request(int conn, char *kind, char ***items, uint32_t **lens, unsigned *n)
+int netdoor_read(int conn, char *kind, char ***items, uint32_t **lens, unsigned *n)
 {
 	uint32_t count;
 	size_t left = REQUEST_MAX;
@@ -224,36 +200,8 @@ static int read_request(int conn, char *kind, char ***items, uint32_t **lens, un
 	return r;
 }
 
-/*
- * coresink --net-door: one request on conn (fd 0, the connection systemd accepted), from root only, served with this
- * process's configuration, and its reply. 0, or an exit code.
- */
-int netdoor_serve(const char *config, bool named, int conn)
+/* The reply to a request: one line. 0 or -errno. */
+int netdoor_reply(int conn, const char *said)
 {
-	struct ucred uc = { .uid = (uid_t)-1 };
-	socklen_t ul = sizeof(uc);
-	struct config c;
-	struct diag d = { 0 };
-	char kind = 0, said[2048], **items = NULL;
-	uint32_t *lens = NULL, ln;
-	unsigned n = 0;
-	int r = getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 ? -errno : uc.uid != 0 ? -EPERM : 0;
-
-	if (r == 0)
-		r = read_request(conn, &kind, &items, &lens, &n);
-	config_read(&c, config, named, &d);
-	if (r == 0 && kind == 'F')
-		serve_fetch(&c, items, n, said, sizeof(said));
-	else if (r == 0 && kind == 'U')
-		serve_upload(config, named, items, lens, n, said, sizeof(said));
-	else
-		(void) snprintf(said, sizeof(said), "refused: %s", r < 0 ? strerror(-r) : "not a request");
-	ln = (uint32_t)strlen(said);
-	(void) put_item(conn, said, ln);
-	for (unsigned i = 0; i < n; i++)
-		free(items[i]);
-	free(items);
-	free(lens);
-	config_free(&c);
-	return r < 0 ? EXIT_SYSTEM : 0;
+	return put_item(conn, said, (uint32_t)strlen(said));
 }

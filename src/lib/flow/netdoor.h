@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "report.h"
 #include "sandbox.h"
@@ -15,6 +16,8 @@ int netdoor_fetch(const char *path, const struct fetch_need *ask, unsigned n, un
 		  size_t len);
 int netdoor_upload(const char *path, const char *name, const struct fields *f, unsigned timeout_ms, char *said,
 		   size_t len);
+int netdoor_read(int conn, char *kind, char ***items, uint32_t **lens, unsigned *n);
+int netdoor_reply(int conn, const char *said);
 int netdoor_serve(const char *config, bool named, int conn);
 
 #endif

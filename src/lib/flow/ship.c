@@ -17,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy.h"
+#include "config.h"
+#include "tidy.h"
 #include "report.h"
 #include "netdoor.h"
 #include "ship.h"

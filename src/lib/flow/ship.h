@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "capture.h"
-#include "policy.h"
+#include "config.h"
 #include "report.h"
 #include "sandbox.h"
 

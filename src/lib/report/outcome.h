@@ -11,7 +11,8 @@
 
 #include "analyse.h"
 #include "minicore.h"
-#include "policy.h"
+#include "config.h"
+#include "tidy.h"
 #include "write.h"
 
 enum result {

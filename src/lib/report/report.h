@@ -11,7 +11,7 @@
 #include "intake.h"
 #include "journal.h"
 #include "outcome.h"
-#include "policy.h"
+#include "ledger.h"
 #include "sandbox.h"
 
 #define CORESINK_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"

@@ -368,7 +368,9 @@ int fetch_step(const struct fetch_step_args *a, char **ids, int n)
 		return printf("error the step's files could not be bounded (RLIMIT_FSIZE): %s\n", strerror(-r)), 1;
 	r = confine_fetch(s.cache, &applied);
 	if (r < 0)
-		return printf("error the step could not be confined: %s\n", strerror(-r)), 1;
+		return printf("error the step could not be confined: %s\n", r == -ENOSPC || r == -EPERM ?
+			      "no user namespace (user.max_user_namespaces is 0 or used up, or they are not allowed here)" :
+			      strerror(-r)), 1;
 	/* The cache is this user's alone: the handler hands what a crash needs to its analysis (fetch.c). */
 	umask(077);
 	bound(&s);

@@ -102,7 +102,6 @@ int config_load_dropins(struct config *c, const char *path, struct diag *d);
 void config_read(struct config *c, const char *path, bool named, struct diag *d);
 void config_apply_rule(struct config *c, const struct rule *r);
 void config_print(const struct config *c, FILE *f);
-void config_print_rule(const struct rule *r, FILE *f);
 void config_free(struct config *c);
 
 #endif

@@ -431,29 +431,18 @@ void config_defaults(struct config *c)
 	c->minimal_stack_max = 8ULL << 20;
 }
 
+/* The table's row i, in its order; NULL past its end. */
+const struct key *config_key_at(size_t i)
+{
+	return i < ELEMENTSOF(keys) ? &keys[i] : NULL;
+}
+
 const struct key *config_key_find(const char *name)
 {
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++)
 		if (strcmp(keys[i].name, name) == 0)
 			return &keys[i];
 	return NULL;
-}
-
-/* Prints the effective configuration as a config file would say it: every key of the table, in its order. */
-void config_print(const struct config *c, FILE *f)
-{
-	fprintf(f, "[Coresink]\n");
-	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		fprintf(f, "%s=", keys[i].name);
-		keys[i].print(f, (const char *)c + keys[i].offset);
-		fputc('\n', f);
-	}
-	if (c->keep_free.cap != UINT64_MAX)
-		fprintf(f, "# KeepFree is the default, capped at %llu bytes\n", (unsigned long long)c->keep_free.cap);
-	if (c->max_use.cap != UINT64_MAX)
-		fprintf(f, "# MaxUse is the default, capped at %llu bytes\n", (unsigned long long)c->max_use.cap);
-	for (unsigned i = 0; i < c->n_rules; i++)
-		config_print_rule(&c->rules[i], f);
 }
 
 void config_free(struct config *c)

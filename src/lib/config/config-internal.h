@@ -1,6 +1,7 @@
 /*
- * config-internal.h: what the three files of the configuration share and nothing else includes: the key table's row
- * (config.c), looked up by the file reader (config-file.c) and the [Rule] parser (config-rule.c).
+ * config-internal.h: what the files of the configuration share and nothing else includes: the key table's row
+ * (config.c), looked up by the file reader (config-file.c) and the [Rule] parser (config-rule.c), walked by the
+ * printer (config-print.c).
  */
 #ifndef CORESINK_CONFIG_INTERNAL_H
 #define CORESINK_CONFIG_INTERNAL_H
@@ -23,6 +24,7 @@ struct key {
 	bool per_crash;    /* a [Rule] may set it: it decides about one crash, not about the machine's disk */
 };
 
+const struct key *config_key_at(size_t i);
 const struct key *config_key_find(const char *name);
 int config_rule_begin(struct config *c, const char *file, unsigned line, struct diag *d);
 int config_rule_key_line(struct config *c, const char *file, unsigned line, const char *name, const char *val,

@@ -20,7 +20,7 @@
 #include "base.h"
 #include "analyse.h"
 #include "sigstore.h"
-#include "statefile.h"
+#include "store.h"
 
 #define LINE_MAX_BYTES 160
 

@@ -19,8 +19,8 @@
 #include "intake.h"
 #include "kskip.h"
 #include "session.h"
-#include "statefile.h"
-#include "vacuum.h"
+#include "store.h"
+#include "tidy.h"
 
 /* Whether an in-flight record is this handler's own: pid and start time name one process. */
 static bool is_mine(const struct session *q, const struct inflight *f)

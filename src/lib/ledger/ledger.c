@@ -13,7 +13,7 @@
 
 #include "base.h"
 #include "ledger.h"
-#include "statefile.h"
+#include "store.h"
 
 #define LEDGER_MAX_BYTES (64 * 1024)
 #define LEDGER_END "end"

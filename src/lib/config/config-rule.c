@@ -117,17 +117,3 @@ void config_apply_rule(struct config *c, const struct rule *r)
 		(void) k->parse(r->set[i].value, (char *)c + k->offset);
 	}
 }
-
-/* Prints a rule as its section would say it; a skipped one commented out, with where it came from. */
-void config_print_rule(const struct rule *r, FILE *f)
-{
-	const char *pre = r->bad ? "# " : "";
-
-	fprintf(f, "\n%s[Rule]\n# %s%s\n%sName=%s\n", pre, r->where, r->bad ? ": skipped, a line is bad" : "",
-		pre, r->name);
-	for (int m = 0; m < _MATCH_MAX; m++)
-		if (r->match[m][0])
-			fprintf(f, "%s%s=%s\n", pre, rule_match_name((enum rule_match)m), r->match[m]);
-	for (unsigned i = 0; i < r->n_set; i++)
-		fprintf(f, "%s%s=%s\n", pre, ((const struct key *)r->set[i].key)->name, r->set[i].value);
-}
