@@ -114,7 +114,7 @@ int cleanup_remove(int dirfd, const struct found *found, const char *why, bool d
 /* The executable a core's attributes name (user.coredump.exe), into buf; "" where it has none. */
 static void exe_of(int dirfd, const char *name, char *buf, size_t len)
 {
-	char path[64 + NAME_MAX_LEN];
+	char path[64 + OLDEST_NAME_MAX];
 	ssize_t n;
 
 	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
@@ -138,16 +138,16 @@ int cleanup_vacuum(int dirfd, const struct vacuum_spec *v, const char *why, bool
 		return fprintf(stderr, "coresinkctl: the core directory: %s\n", strerror(-n)), EXIT_SYSTEM;
 	names = calloc((size_t)n + 1, sizeof(*names));
 	for (int i = 0; i < n; i++)
-		total += list[i].size;
+		total += list[i].o.bytes;
 	for (int i = 0; names && i < n; i++) {
-		bool old = v->older_than && now - (uint64_t)list[i].mtime.tv_sec >= v->older_than;
+		bool old = v->older_than && now - (uint64_t)list[i].o.mtime.tv_sec >= v->older_than;
 
-		if (v->exe && (exe_of(dirfd, list[i].name, exe, sizeof(exe)), strcmp(exe, v->exe) != 0))
+		if (v->exe && (exe_of(dirfd, list[i].o.name, exe, sizeof(exe)), strcmp(exe, v->exe) != 0))
 			continue;
 		if (!old && !(v->have_max_use && total > v->max_use) && !(!v->older_than && !v->have_max_use))
 			continue;
-		names[k++] = list[i].name;
-		total -= list[i].size;
+		names[k++] = list[i].o.name;
+		total -= list[i].o.bytes;
 	}
 	r = names ? (k ? remove_names(dirfd, names, NULL, k, why, dry_run) : (printf("nothing to remove\n"), 0))
 		  : EXIT_SYSTEM;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,19 +54,19 @@ static void pattern(void)
 /* What the cores take, against MaxUse= and KeepFree= of the file system they are on. */
 static void space(const struct config *c, int dirfd)
 {
-	struct statvfs sv;
-	uint64_t used = 0, total, avail, mods;
+	struct config_limits l;
+	uint64_t used = 0, mods;
+	int r = dirfd < 0 ? -EBADF : config_limits(c, dirfd, &l);
 
-	if (dirfd < 0 || fstatvfs(dirfd, &sv) < 0 || vacuum_total(dirfd, &used) < 0) {
-		printf("%-17s %s: %s\n", "directory:", c->directory, strerror(errno));
+	if (r == 0)
+		r = vacuum_total(dirfd, &used);
+	if (r < 0) {
+		printf("%-17s %s: %s\n", "directory:", c->directory, strerror(-r));
 		return;
 	}
-	total = (uint64_t)sv.f_blocks * sv.f_frsize;
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	printf("%-17s %s\n", "directory:", c->directory);
 	mods = modstore_total(dirfd);
-	printf("%-17s %.1f MiB of MaxUse=%.1f MiB", "cores take:", (double)used / MIB,
-	       (double)space_resolve(&c->max_use, total) / MIB);
+	printf("%-17s %.1f MiB of MaxUse=%.1f MiB", "cores take:", (double)used / MIB, (double)l.max_use / MIB);
 	if (mods) {
 		char size[32];
 
@@ -75,9 +74,8 @@ static void space(const struct config *c, int dirfd)
 		printf(", %s of it modules kept for them (KeepModules=)", size);
 	}
 	putchar('\n');
-	printf("%-17s %.1f MiB of %.1f MiB, KeepFree=%.1f MiB%s\n", "free:", (double)avail / MIB, (double)total / MIB,
-	       (double)space_resolve(&c->keep_free, total) / MIB,
-	       avail < space_resolve(&c->keep_free, total) ? " (below it: no core is stored until room is made)" : "");
+	printf("%-17s %.1f MiB of %.1f MiB, KeepFree=%.1f MiB%s\n", "free:", (double)l.avail / MIB, (double)l.total / MIB,
+	       (double)l.keep_free / MIB, l.avail < l.keep_free ? " (below it: no core is stored until room is made)" : "");
 }
 
 /* How many cores ExecUpload= has still to send (UPLOAD_XATTR). */
@@ -89,7 +87,7 @@ static void uploads(const struct config *c, int dirfd)
 	for (int i = 0; i < n; i++) {
 		unsigned attempts;
 		uint64_t next;
-		int fd = openat(dirfd, list[i].name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		int fd = openat(dirfd, list[i].o.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 		if (fd >= 0 && upload_pending(fd, &attempts, &next) > 0)
 			pending++;

@@ -7,6 +7,7 @@
 #ifndef CORESINK_STAGE_STORE_H
 #define CORESINK_STAGE_STORE_H
 
+#include "store/buildid.h"
 #include "store/corename.h"
 #include "store/owner.h"
 #include "store/statefile.h"

@@ -104,4 +104,11 @@ void config_apply_rule(struct config *c, const struct rule *r);
 void config_print(const struct config *c, FILE *f);
 void config_free(struct config *c);
 
+/* A configuration's limits on one file system, and its size and free space, in bytes (limits.c). */
+struct config_limits {
+	uint64_t total, avail, keep_free, max_use;
+};
+
+int config_limits(const struct config *c, int fd, struct config_limits *l);
+
 #endif

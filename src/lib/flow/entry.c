@@ -36,11 +36,9 @@ static uint64_t now_us(void)
 /* KeepFree= of c in bytes, on the file system of its Directory: the cache must not take what it keeps free either. */
 static uint64_t keep_free_bytes(const struct config *c, int dirfd)
 {
-	struct statvfs sv;
+	struct config_limits l;
 
-	if (fstatvfs(dirfd, &sv) < 0)
-		return UINT64_MAX;
-	return space_resolve(&c->keep_free, (uint64_t)sv.f_blocks * sv.f_frsize);
+	return config_limits(c, dirfd, &l) < 0 ? UINT64_MAX : l.keep_free;
 }
 
 /*

@@ -12,25 +12,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
 #include "capture-internal.h"
 
 /* The bytes the modules may take now, used bytes counted against MaxUse: under MaxUse, and above KeepFree. */
 static uint64_t room(const struct crash *cr, uint64_t used)
 {
-	struct statvfs sv;
-	uint64_t total, avail, max_use, keep_free, a, b;
+	struct config_limits l;
 
-	if (fstatvfs(cr->dirfd, &sv) < 0)
-		return 0;
-	total = (uint64_t)sv.f_blocks * sv.f_frsize;
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	max_use = space_resolve(&cr->c.max_use, total);
-	keep_free = space_resolve(&cr->c.keep_free, total);
-	a = max_use > used ? max_use - used : 0;
-	b = avail > keep_free ? avail - keep_free : 0;
-	return a < b ? a : b;
+	return config_limits(&cr->c, cr->dirfd, &l) < 0 ? 0 : space_room(l.max_use, used, l.avail, l.keep_free);
 }
 
 /* One "INDEX BUILD-ID NAME" line of the analysis, kept; what came of it appended to said. */

@@ -31,6 +31,8 @@
 
 #include "base.h"
 #include "confine.h"
+#include "store.h"
+#include "write.h"
 #include "fetch.h"
 
 #define MAX_SECONDS_FLOOR 1
@@ -149,7 +151,7 @@ static uint64_t room(const struct step *s)
 	if (statvfs(s->cache, &sv) < 0)
 		return 0;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	return avail > s->keep_free ? avail - s->keep_free : 0;
+	return space_room(UINT64_MAX, 0, avail, s->keep_free);
 }
 
 /*
@@ -212,69 +214,61 @@ static void fetch_one(struct step *s, debuginfod_client *c, const char *kind, co
 	(void) fflush(stdout);
 }
 
-struct cached {
-	char path[512];
-	time_t mtime;
-	uint64_t bytes;
+/* The cache's files, as the trimmer takes them (its names "xx/rest" beneath .build-id), and what they take. */
+struct cache_list {
+	struct oldest *all;
+	size_t n, cap;
+	uint64_t total;
+	int tree;
 };
 
-static int older(const void *a, const void *b)
+static void take_cached(void *ctx, int at, const char *xx, const char *name, const struct stat *st)
 {
-	const struct cached *x = a, *y = b;
+	struct cache_list *l = ctx;
 
-	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+	(void) at;
+	if (l->n == l->cap) {
+		struct oldest *p = reallocarray(l->all, l->cap ? l->cap * 2 : 64, sizeof(*p));
+
+		if (!p)
+			return;
+		l->all = p;
+		l->cap = l->cap ? l->cap * 2 : 64;
+	}
+	if (snprintf(l->all[l->n].name, sizeof(l->all[l->n].name), "%s/%s", xx, name) >= OLDEST_NAME_MAX)
+		return;
+	l->all[l->n].mtime = st->st_mtim;
+	l->all[l->n].bytes = (uint64_t)st->st_blocks * 512;
+	l->total += l->all[l->n++].bytes;
 }
 
-/* Keeps the cache's files within max_use: the oldest go first. */
+static int remove_cached(void *ctx, void *entry, uint64_t *freed)
+{
+	const struct cache_list *l = ctx;
+	const struct oldest *o = entry;
+
+	if (unlinkat(l->tree, o->name, 0) < 0)
+		return -errno;
+	*freed = o->bytes;
+	return 0;
+}
+
+/* Keeps the cache's files within max_use: the oldest go first (oldest.c). */
 static void bound(const struct step *s)
 {
 	char dir[4096];
-	struct cached *all = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t total = 0;
-	DIR *top, *sub;
-	struct dirent *a, *b;
+	struct cache_list l = { .tree = -1 };
 
 	(void) snprintf(dir, sizeof(dir), "%s/.build-id", s->cache);
-	top = opendir(dir);
-	while (top && (a = readdir(top))) {
-		char subdir[4400];
-
-		if (strlen(a->d_name) != 2)
-			continue;
-		(void) snprintf(subdir, sizeof(subdir), "%s/%.255s", dir, a->d_name);
-		sub = opendir(subdir);
-		while (sub && (b = readdir(sub))) {
-			struct stat st;
-			char path[4700];
-
-			(void) snprintf(path, sizeof(path), "%s/%.255s", subdir, b->d_name);
-			if (b->d_name[0] == '.' || lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || strlen(path) >= 512)
-				continue;
-			if (n == cap) {
-				struct cached *p = reallocarray(all, cap ? cap * 2 : 64, sizeof(*p));
-
-				if (!p)
-					break;
-				all = p;
-				cap = cap ? cap * 2 : 64;
-			}
-			(void) snprintf(all[n].path, sizeof(all[n].path), "%.511s", path);
-			all[n].mtime = st.st_mtime;
-			all[n].bytes = (uint64_t)st.st_blocks * 512;
-			total += all[n++].bytes;
-		}
-		if (sub)
-			(void) closedir(sub);
-	}
-	if (top)
-		(void) closedir(top);
-	if (n)
-		qsort(all, n, sizeof(*all), older);
-	for (size_t i = 0; i < n && total > s->max_use; i++)
-		if (unlink(all[i].path) == 0)
-			total -= all[i].bytes;
-	free(all);
+	l.tree = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (l.tree < 0)
+		return;
+	buildid_walk(l.tree, take_cached, &l);
+	oldest_sort(l.all, l.n, sizeof(*l.all));
+	if (l.total > s->max_use)
+		(void) oldest_remove(l.all, l.n, sizeof(*l.all), l.total - s->max_use, remove_cached, &l, NULL);
+	free(l.all);
+	(void) close(l.tree);
 }
 
 /* Removes the tree beneath path (a download's directory), never following a link; best effort. */

@@ -21,6 +21,7 @@
 
 #include "base.h"
 #include "modstore.h"
+#include "store.h"
 
 static bool is_build_id(const char *id)
 {
@@ -346,39 +347,24 @@ void modstore_release(int at, const char *core, uint64_t *freed)
 	close_all(cores, tree, top, -1);
 }
 
+static void add_blocks(void *ctx, int at, const char *xx, const char *name, const struct stat *st)
+{
+	(void) at, (void) xx, (void) name;
+	*(uint64_t *)ctx += (uint64_t)st->st_blocks * 512;
+}
+
 /* Every module's blocks, once each. */
 static uint64_t tree_bytes(int top)
 {
-	int tree = open_dir(top, ".build-id"), sub;
-	DIR *d = tree < 0 ? NULL : fdopendir(tree), *s;
-	struct dirent *e, *f;
-	struct stat st;
+	int tree = open_dir(top, ".build-id");
 	uint64_t bytes = 0;
 
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || (sub = open_dir(dirfd(d), e->d_name)) < 0)
-			continue;
-		s = fdopendir(sub);
-		while (s && (f = readdir(s)))
-			if (f->d_name[0] != '.' && fstatat(dirfd(s), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(st.st_mode))
-				bytes += (uint64_t)st.st_blocks * 512;
-		if (s)
-			(void) closedir(s);
-		else
-			(void) close(sub);
-	}
-	if (d)
-		(void) closedir(d);
-	else if (tree >= 0)
+	buildid_walk(tree, add_blocks, &bytes);
+	if (tree >= 0)
 		(void) close(tree);
 	return bytes;
 }
 
-/*
- * What the kept modules take (once each) in the core directory at, after the links of cores that are gone (removed
- * by another hand than coresink's) are dropped.
- */
 uint64_t modstore_total(int at)
 {
 	int top = open_dir(at, MODSTORE_DIR), cores;

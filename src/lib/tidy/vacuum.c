@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "sandbox.h"
 #include "store.h"
 #include "modstore.h"
@@ -35,14 +36,14 @@ static bool stat_core(int dirfd, const char *name, struct core *c)
 {
 	struct stat st;
 
-	if (strlen(name) >= sizeof(c->name) || !vacuum_is_core(name))
+	if (strlen(name) >= sizeof(c->o.name) || !vacuum_is_core(name))
 		return false;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0)
 		return false;
-	strcpy(c->name, name);
-	c->mtime = st.st_mtim;
+	strcpy(c->o.name, name);
+	c->o.mtime = st.st_mtim;
 	/* What it takes on disk: a sparse core's holes take nothing. */
-	c->size = (uint64_t)st.st_blocks * 512;
+	c->o.bytes = (uint64_t)st.st_blocks * 512;
 	c->ino = st.st_ino;
 	return true;
 }
@@ -111,7 +112,7 @@ int vacuum_total(int dirfd, uint64_t *bytes)
 
 	*bytes = n < 0 ? 0 : modstore_total(dirfd);
 	for (int i = 0; i < n; i++)
-		*bytes += list[i].size;
+		*bytes += list[i].o.bytes;
 	free(list);
 	return n < 0 ? n : 0;
 }
@@ -127,23 +128,12 @@ int vacuum_name_of_crash(int dirfd, pid_t pid, uint64_t time, char *name, size_t
 	int n = list_cores(dirfd, &list), r = n < 0 ? n : -ENOENT;
 
 	for (int i = 0; i < n && r == -ENOENT; i++)
-		if (name_parse(list[i].name, &p) == 0 && p.pid == pid && p.time == time && strlen(list[i].name) < len) {
-			strcpy(name, list[i].name);
+		if (name_parse(list[i].o.name, &p) == 0 && p.pid == pid && p.time == time && strlen(list[i].o.name) < len) {
+			strcpy(name, list[i].o.name);
 			r = 0;
 		}
 	free(list);
 	return r;
-}
-
-static int older(const void *a, const void *b)
-{
-	const struct core *x = a, *y = b;
-
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
-		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
-	return strcmp(x->name, y->name);
 }
 
 static bool is_held(const struct core *c, const uint64_t *held, size_t n_held)
@@ -162,7 +152,7 @@ static bool is_held(const struct core *c, const uint64_t *held, size_t n_held)
 static int remove_core(int dirfd, const struct core *c, bool *pending, uint64_t *modules)
 {
 	/* O_NONBLOCK: never wait for a lease or a lock of anyone's. */
-	int fd = openat(dirfd, c->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(dirfd, c->o.name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 
 	*pending = false;
@@ -174,9 +164,9 @@ static int remove_core(int dirfd, const struct core *c, bool *pending, uint64_t 
 		}
 		(void) close(fd);
 	}
-	if (unlinkat(dirfd, c->name, 0) < 0)
+	if (unlinkat(dirfd, c->o.name, 0) < 0)
 		return -errno;
-	modstore_release(dirfd, c->name, modules);
+	modstore_release(dirfd, c->o.name, modules);
 	return 0;
 }
 
@@ -186,7 +176,7 @@ int vacuum_list(int dirfd, struct vacuum_core **list)
 	int n = list_cores(dirfd, list);
 
 	if (n > 0)
-		qsort(*list, (size_t)n, sizeof(**list), older);
+		oldest_sort(*list, (size_t)n, sizeof(**list));
 	return n;
 }
 
@@ -209,8 +199,34 @@ int vacuum_remove(int dirfd, const char *name, const uint64_t *held, size_t n_he
 		return -EBUSY;
 	r = remove_core(dirfd, &c, unsent, &modules);
 	if (r == 0)
-		*freed = c.size + modules;
+		*freed = c.o.bytes + modules;
 	return r;
+}
+
+/* What vacuum_oldest() removes with: the held cores, and what the removal found. */
+struct trim {
+	int dirfd;
+	const uint64_t *held;
+	size_t n_held;
+	unsigned unsent;
+};
+
+static int remove_oldest(void *ctx, void *entry, uint64_t *freed)
+{
+	struct trim *t = ctx;
+	const struct core *c = entry;
+	uint64_t modules = 0;
+	bool pending;
+	int r;
+
+	if (is_held(c, t->held, t->n_held))
+		return -EBUSY;
+	r = remove_core(t->dirfd, c, &pending, &modules);
+	if (r < 0)
+		return r;
+	*freed = c->o.bytes + modules;
+	t->unsent += pending;
+	return 0;
 }
 
 /*
@@ -222,21 +238,15 @@ int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held,
 		  unsigned *unsent)
 {
 	struct core *list;
-	int n = list_cores(dirfd, &list);
-	uint64_t modules;
-	bool pending;
+	struct trim t = { dirfd, held, n_held, 0 };
+	int n = vacuum_list(dirfd, &list);
 
 	*freed = 0;
-	*removed = *unsent = 0;
+	*removed = 0;
 	if (n > 0)
-		qsort(list, (size_t)n, sizeof(*list), older);
-	for (int i = 0; i < n && *freed < need; i++) {
-		if (is_held(&list[i], held, n_held) || remove_core(dirfd, &list[i], &pending, &modules) < 0)
-			continue;
-		*freed += list[i].size + modules;
-		(*removed)++;
-		*unsent += pending;
-	}
-	free(list);
+		*freed = oldest_remove(list, (size_t)n, sizeof(*list), need, remove_oldest, &t, removed);
+	*unsent = t.unsent;
+	if (n >= 0)
+		free(list);
 	return n < 0 ? n : 0;
 }

@@ -9,13 +9,12 @@
 
 #include <time.h>
 
+#include "base.h"
 #include "store.h"
 
-/* A core of coresink's in the directory: its name, when it was last written, what it takes on disk. */
+/* A core of coresink's in the directory: its name, when it was last written, what it takes on disk (oldest.h). */
 struct vacuum_core {
-	char name[NAME_MAX_LEN];
-	struct timespec mtime;
-	uint64_t size;
+	struct oldest o;
 	ino_t ino;
 };
 

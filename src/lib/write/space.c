@@ -34,6 +34,18 @@ uint64_t space_resolve(const struct size_spec *spec, uint64_t total)
 }
 
 /*
+ * The room for files beside the cores that are not a capture's (kept modules, fetched debug info): what MaxUse still
+ * allows with used bytes counted (max_use: UINT64_MAX for no bound), and what is free above KeepFree, whichever is
+ * less. Resolved bytes in (space_resolve()), bytes out.
+ */
+uint64_t space_room(uint64_t max_use, uint64_t used, uint64_t avail, uint64_t keep_free)
+{
+	uint64_t under = max_use > used ? max_use - used : 0, above = avail > keep_free ? avail - keep_free : 0;
+
+	return under < above ? under : above;
+}
+
+/*
  * Free space above the reserve, the metadata margin, the file system's slack and what other captures will still
  * take, in whole blocks.
  */

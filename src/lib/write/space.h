@@ -33,6 +33,7 @@ struct space_in {
 };
 
 uint64_t space_resolve(const struct size_spec *spec, uint64_t total);
+uint64_t space_room(uint64_t max_use, uint64_t used, uint64_t avail, uint64_t keep_free);
 uint64_t space_trusted_avail(uint64_t avail, uint64_t baseline, uint64_t held);
 uint64_t space_budget(const struct space_in *in, uint64_t want, enum limit *which);
 const char *limit_to_string(enum limit l);
