@@ -131,7 +131,7 @@ START_TEST(test_refused_from_start)
 	st = run(&o, size, out);
 	assert_complete(out, &st, size);
 	ck_assert(st.fell_back);
-	ck_assert_int_eq(st.fallback_error, EINVAL);
+	ck_assert_int_eq(st.fallback_error, -EINVAL);
 	close(out);
 }
 END_TEST
@@ -169,7 +169,7 @@ START_TEST(test_refused_mid_stream)
 	close(p[0]);
 	ck_assert_int_eq(unit_reap(pid), 0);
 	ck_assert(st.fell_back);
-	ck_assert_int_eq(st.fallback_error, EINVAL);
+	ck_assert_int_eq(st.fallback_error, -EINVAL);
 	assert_complete(out, &st, size);
 	close(out);
 }
@@ -392,7 +392,7 @@ START_TEST(test_hook_error_reported)
 	o.hooks = &h;
 	o.max_use = (struct size_spec) { 16 * MIB, false, UINT64_MAX };
 	st = run(&o, 8 * MIB, out);
-	ck_assert_int_eq(st.hook_error, EIO);
+	ck_assert_int_eq(st.hook_error, -EIO);
 	ck_assert_int_eq(f.used_calls, 3);
 	ck_assert(!st.truncated);
 	ck_assert_uint_eq(st.bytes, 8 * MIB);

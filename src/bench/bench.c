@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 		return usage(stderr), EXIT_USAGE;
 	r = data_prepare(opt.data);
 	if (r < 0)
-		return fprintf(stderr, "coresink-bench: %s\n", strerror(-r)), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "%s", strerror(-r));
 	expect = checksum_expected(opt.size);
 	for (int run = 0; run < opt.runs; run++) {
 		for (int i = 0; i < nv; i++, ns++) {
@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 			s[ns] = (struct sample) { .variant = i, .run = run + 1 };
 			r = run_one(&opt, &v[i], expect, &s[ns]);
 			if (r < 0)
-				return fprintf(stderr, "\ncoresink-bench: %s: %s\n", v[i].name, strerror(-r)), EXIT_SYSTEM;
+				return fputc('\n', stderr), fail_code(EXIT_SYSTEM, "%s: %s", v[i].name, strerror(-r));
 			wrong += !s[ns].verified;
 		}
 	}
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 	if (opt.csv && bench_csv(opt.csv, v, s, ns) < 0)
 		return perror(opt.csv), EXIT_SYSTEM;
 	if (opt.plot && bench_plot(opt.plot, v, nv, s, ns) < 0)
-		return fprintf(stderr, "coresink-bench: gnuplot failed for %s (apt-get install gnuplot-nox)\n",
-			       opt.plot), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "gnuplot failed for %s (apt-get install gnuplot-nox)",
+			       opt.plot);
 	return wrong ? EXIT_WRONG : 0;
 }

@@ -397,15 +397,14 @@ static int parse_handlers(const char *list, const struct bench_paths *p, struct 
 			return -EINVAL;
 		r = handler_parse(tok, n, p, &h[n]);
 		if (r == -ENOENT && h[n].kind == HANDLER_CORESINK)
-			return fprintf(stderr, "coresink-bench: handler %s: no coresink at %s (--coresink PATH; make "
-				       "install puts it there)\n", tok, p->coresink), r;
+			return fail_code(r, "handler %s: no coresink at %s (--coresink PATH; make install puts it there)",
+					 tok, p->coresink);
 		if (r == -ENOTCONN)
-			return fprintf(stderr, "coresink-bench: handler %s: nothing serves %s (systemctl start "
-				       "systemd-coredumpd.service; systemd 262 and Linux 6.19)\n", tok,
-				       SYSTEMD_COREDUMPD_SOCKET), r;
+			return fail_code(r, "handler %s: nothing serves %s (systemctl start systemd-coredumpd.service; "
+					 "systemd 262 and Linux 6.19)", tok, SYSTEMD_COREDUMPD_SOCKET);
 		if (r < 0)
-			return fprintf(stderr, "coresink-bench: handler %s: %s\n", tok, r == -EINVAL ?
-				       "unknown, or a knob coresink would not take" : strerror(-r)), r;
+			return fail_code(r, "handler %s: %s", tok, r == -EINVAL ?
+				       "unknown, or a knob coresink would not take" : strerror(-r));
 		n++;
 	}
 	return n > 0 ? n : -EINVAL;
@@ -433,7 +432,7 @@ static int run_all(const struct handler *h, int nh, const struct bench_paths *p,
 			s[ns] = (struct crash_sample) { .handler = i, .run = run + 1 };
 			r = crash_run(&h[i], p, o, &s[ns]);
 			if (r < 0)
-				return fprintf(stderr, "\ncoresink-bench: %s: %s\n", h[i].name, strerror(-r)), r;
+				return fputc('\n', stderr), fail_code(r, "%s: %s", h[i].name, strerror(-r));
 		}
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "\r%60s\r", "");
@@ -480,8 +479,8 @@ static int report(const struct crash_options *o, const struct handler *h, int nh
 	if (o->csv && crash_csv(o->csv, h, s, ns) < 0)
 		return perror(o->csv), EXIT_SYSTEM;
 	if (o->plot && crash_plot(o->plot, h, nh, s, ns) < 0)
-		return fprintf(stderr, "coresink-bench: gnuplot failed for %s (apt-get install gnuplot-nox)\n",
-			       o->plot), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "gnuplot failed for %s (apt-get install gnuplot-nox)",
+			       o->plot);
 	return wrong ? EXIT_WRONG : 0;
 }
 
@@ -507,10 +506,10 @@ int crash_main(int argc, char **argv)
 	if (parse_crash_options(argc, argv, &o, &dir, &coresink) < 0)
 		return crash_usage(stderr), EXIT_USAGE;
 	if (geteuid() != 0)
-		return fprintf(stderr, "coresink-bench --crash: needs root (kernel.core_pattern)\n"), EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "needs root (kernel.core_pattern)");
 	r = make_paths(dir, coresink, &p);
 	if (r < 0)
-		return fprintf(stderr, "coresink-bench: %s: %s\n", dir, strerror(-r)), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "%s: %s", dir, strerror(-r));
 	nh = parse_handlers(o.list ? o.list : default_handlers(), &p, h);
 	if (nh > 0 && nh * o.runs > CRASH_SAMPLES_MAX)
 		nh = -EINVAL;

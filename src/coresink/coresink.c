@@ -28,6 +28,9 @@
 #include "sandbox.h"
 #include "serve.h"
 
+/* parse()'s word for "done, exit 0" (--help, --version): no exit code of the program's. */
+#define EXIT_OK_DONE (-1)
+
 #ifndef VERSION
 #define VERSION "0.1"
 #endif
@@ -60,7 +63,81 @@ static void make_safe(void)
 	umask(077);
 }
 
-int main(int argc, char **argv)
+/* What the command line said: the options every mode may read. */
+struct args {
+	const char *config, *handler, *journal_dir, *since, *set;
+	bool named, socket, all, json;
+};
+
+static int mode_pattern(const struct args *a, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return a->socket ? pattern_print_socket(a->config, a->named) :
+			   pattern_print_pipe(a->named ? a->config : NULL, a->handler);
+}
+
+static int mode_set(const struct args *a, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	if (strcmp(a->set, "socket") != 0 && strcmp(a->set, "pipe") != 0)
+		return usage(stderr), EXIT_USAGE;
+	return pattern_set_mode(a->config, a->named, strcmp(a->set, "socket") == 0);
+}
+
+static int mode_serve(const struct args *a, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return serve_main(a->config, a->named);
+}
+
+/* coresink-net@.service: one request of socket mode's server on the connection systemd accepted (fd 0). */
+static int mode_net_door(const struct args *a, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return netdoor_serve(a->config, a->named, STDIN_FILENO);
+}
+
+static int mode_retry(const struct args *a, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return ship_retry(a->config, a->named, a->all) < 0 ? EXIT_SYSTEM : 0;
+}
+
+static int mode_check(const struct args *a, int argc, char **argv)
+{
+	return check_config(a->config, a->named, argc, argv);
+}
+
+static int mode_summary(const struct args *a, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return summary_main(a->journal_dir, a->since, a->json);
+}
+
+static int mode_retrace(const struct args *a, int argc, char **argv)
+{
+	return retrace_main(a->config, a->named, &(struct selection) { .directory = a->journal_dir }, argc, argv);
+}
+
+/* The kernel's pipe helper: the crash is logged whatever happens; the kernel only learns whether a core was kept. */
+static int mode_capture(const struct args *a, int argc, char **argv)
+{
+	return capture_pipe(a->config, a->named, argc, argv) < 0 ? EXIT_SYSTEM : 0;
+}
+
+/* The modes: the option that picks one (0: none, the pipe helper), whether it takes operands, and what runs it. */
+static const struct mode {
+	int letter;
+	enum { NO_OPERANDS, OPERANDS, NEEDS_OPERANDS } operands;
+	int (*run)(const struct args *a, int argc, char **argv);
+} modes[] = {
+	{ 'p', NO_OPERANDS, mode_pattern }, { 'M', NO_OPERANDS, mode_set }, { 'S', NO_OPERANDS, mode_serve },
+	{ 'N', NO_OPERANDS, mode_net_door }, { 'R', NO_OPERANDS, mode_retry }, { 'k', OPERANDS, mode_check },
+	{ 'y', NO_OPERANDS, mode_summary }, { 'T', OPERANDS, mode_retrace }, { 0, NEEDS_OPERANDS, mode_capture },
+};
+
+/* Reads the options into a and the mode's letter into *mode. 0, or an exit code (also for --help, --version). */
+static int parse(int argc, char **argv, struct args *a, int *mode)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -82,86 +159,49 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
 	};
-	const char *config = CONFIG_DEFAULT_PATH, *handler = NULL, *journal_dir = NULL, *since = NULL, *set = NULL;
-	bool named = false, socket = false, all = false, json = false;
-	int mode = 0, ch;
+	int ch;
+
+	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
+	while ((ch = getopt_long(argc, argv, "+c:D:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'a': a->all = true; break;
+		case 'c': a->config = optarg, a->named = true; break;
+		case 'h': usage(stdout); return EXIT_OK_DONE;
+		case 'D': a->journal_dir = optarg; break;
+		case 'H': a->handler = optarg; break;
+		case 'i': a->since = optarg; break;
+		case 'j': a->json = true; break;
+		case 's': a->socket = true; break;
+		case 'M': a->set = optarg, *mode = ch; break;
+		case 'k': case 'N': case 'p': case 'R': case 'S': case 'T': case 'y': *mode = ch; break;
+		case 'V': printf("coresink %s\n", VERSION); return EXIT_OK_DONE;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .config = CONFIG_DEFAULT_PATH };
+	int mode = 0, r;
 
 	/* The fetch step (DebuginfodURLs=), run by the handler as its own user in its own sandbox: nothing else here. */
 	if (argc > 1 && strcmp(argv[1], "--fetch-debuginfo") == 0)
 		return fetch_step_main(argc - 2, argv + 2);
 	make_safe();
-	/* "+": stop at the first operand, so that a hostile comm such as "--check-config" stays an operand. */
-	while ((ch = getopt_long(argc, argv, "+c:D:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			all = true;
-			break;
-		case 'c':
-			config = optarg;
-			named = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'D':
-			journal_dir = optarg;
-			break;
-		case 'H':
-			handler = optarg;
-			break;
-		case 'i':
-			since = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 's':
-			socket = true;
-			break;
-		case 'M':
-			set = optarg;
-			mode = ch;
-			break;
-		case 'k':
-		case 'N':
-		case 'p':
-		case 'R':
-		case 'S':
-		case 'T':
-		case 'y':
-			mode = ch;
-			break;
-		case 'V':
-			printf("coresink %s\n", VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
+	diag_program("coresink");
+	r = parse(argc, argv, &a, &mode);
+	if (r != 0)
+		return r == EXIT_OK_DONE ? 0 : r;
+	for (size_t i = 0; i < ELEMENTSOF(modes); i++) {
+		const struct mode *m = &modes[i];
+
+		if (m->letter != mode || (m->operands == NO_OPERANDS && optind < argc) ||
+		    (m->operands == NEEDS_OPERANDS && optind == argc))
+			continue;
+		return m->run(&a, argc - optind, argv + optind);
 	}
-	if (mode == 'p' && optind == argc && socket)
-		return pattern_print_socket(config, named);
-	if (mode == 'p' && optind == argc)
-		return pattern_print_pipe(named ? config : NULL, handler);
-	if (mode == 'M' && optind == argc && (strcmp(set, "socket") == 0 || strcmp(set, "pipe") == 0))
-		return pattern_set_mode(config, named, strcmp(set, "socket") == 0);
-	if (mode == 'S' && optind == argc)
-		return serve_main(config, named);
-	/* coresink-net@.service: one request of socket mode's server on the connection systemd accepted (fd 0). */
-	if (mode == 'N' && optind == argc)
-		return netdoor_serve(config, named, STDIN_FILENO);
-	if (mode == 'R' && optind == argc)
-		return ship_retry(config, named, all) < 0 ? EXIT_SYSTEM : 0;
-	if (mode == 'k')
-		return check_config(config, named, argc - optind, argv + optind);
-	if (mode == 'y' && optind == argc)
-		return summary_main(journal_dir, since, json);
-	if (mode == 'T')
-		return retrace_main(config, named, &(struct selection) { .directory = journal_dir }, argc - optind,
-				    argv + optind);
-	/* The crash is logged whatever happens; the kernel only learns whether a core was kept. */
-	if (mode == 0 && optind < argc)
-		return capture_pipe(config, named, argc - optind, argv + optind) < 0 ? EXIT_SYSTEM : 0;
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -27,7 +27,7 @@ static int pipe_line(char *line, size_t size, const char *config, const char *ha
 
 	if (handler) {
 		if (handler[0] != '/' || strlen(handler) >= sizeof(self))
-			return fprintf(stderr, "coresink: --handler needs an absolute path\n"), EXIT_USAGE;
+			return fail_code(EXIT_USAGE, "--handler needs an absolute path");
 		strcpy(self, handler);
 	} else {
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -38,16 +38,15 @@ static int pipe_line(char *line, size_t size, const char *config, const char *ha
 	}
 	if (config && !realpath(config, conf)) {
 		if (config[0] != '/')
-			return fprintf(stderr, "coresink: %s: %s\n", config, strerror(errno)), EXIT_USAGE;
+			return fail_code(EXIT_USAGE, "%s: %s", config, strerror(errno));
 		(void) snprintf(conf, sizeof(conf), "%s", config);
 	}
 	if (!kargs_pattern_safe(self) || (config && !kargs_pattern_safe(conf)))
-		return fprintf(stderr, "coresink: paths in core_pattern cannot hold blanks, '%%' or '|'\n"), EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "paths in core_pattern cannot hold blanks, '%%' or '|'");
 	len = snprintf(line, size, "|%s%s%s %s", self, config ? " --config " : "", config ? conf : "",
 		       KARGS_SPECIFIERS);
 	if (len < 0 || (size_t)len >= size || len > CORE_PATTERN_MAX)
-		return fprintf(stderr, "coresink: pattern longer than %d bytes: %s\n", CORE_PATTERN_MAX, line),
-		       EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "pattern longer than %d bytes: %s", CORE_PATTERN_MAX, line);
 	return 0;
 }
 
@@ -62,8 +61,7 @@ static int socket_line(char *line, size_t size, const char *config, bool named, 
 	diag_print(&d, stderr, "coresink: ");
 	len = snprintf(line, size, "@@%s", c.socket);
 	if (len < 0 || (size_t)len >= size || len > CORE_PATTERN_MAX)
-		return fprintf(stderr, "coresink: pattern longer than %d bytes: @@%s\n", CORE_PATTERN_MAX, c.socket),
-		       EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "pattern longer than %d bytes: @@%s", CORE_PATTERN_MAX, c.socket);
 	if (socket)
 		(void) snprintf(socket, socket_size, "%s", c.socket);
 	return 0;
@@ -109,7 +107,7 @@ int pattern_print_socket(const char *config, bool named)
 	if (r != 0)
 		return r;
 	if (!kernel_serves(why, sizeof(why)))
-		return fprintf(stderr, "coresink: no socket mode: %s\n", why), EXIT_WRONG;
+		return fail_code(EXIT_WRONG, "no socket mode: %s", why);
 	printf("%s\n", line);
 	return 0;
 }
@@ -133,8 +131,7 @@ static int set_live(const char *pattern)
 	int r = core_pattern_set(pattern);
 
 	if (r < 0)
-		return fprintf(stderr, "coresink: cannot set kernel.core_pattern=%s: %s\n", pattern, strerror(-r)),
-		       EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "cannot set kernel.core_pattern=%s: %s", pattern, strerror(-r));
 	return 0;
 }
 
@@ -159,7 +156,7 @@ int pattern_set_mode(const char *config, bool named, bool socket)
 	if (!on_host())
 		return printf("left alone (in a container: kernel.core_pattern is the host's)\n"), 0;
 	if ((r = core_pattern_get(live, sizeof(live))) < 0)
-		return fprintf(stderr, "coresink: kernel.core_pattern: %s\n", strerror(-r)), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "kernel.core_pattern: %s", strerror(-r));
 	/* Ours: this handler's pipe line, whatever its options, or this configuration's socket. */
 	plen = strcspn(pipe, " ");
 	if (strcmp(live, sock) != 0 && (strncmp(live, pipe, plen) != 0 || live[plen] != ' '))

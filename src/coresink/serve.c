@@ -271,7 +271,7 @@ static void take(struct server *s, struct slot *sl)
 		const struct ledger_crash c = { .pid = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = sl->time };
 		const struct named_core none = { .size = 0 };
 
-		(void) report_lost(&c, "starting the capture's process", e, &none, s->c.strategy);
+		(void) report_lost(&c, "starting the capture's process", -e, &none, s->c.strategy);
 		sl->child = 0;
 		return;
 	}
@@ -293,7 +293,7 @@ static void report_lost_slot(const struct server *s, const struct slot *sl, int 
 				sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
 	else
 		(void) snprintf(step, sizeof(step), "the capture's process (it ended without an entry)");
-	capture_lost(s->c.directory, sl->child, &c, step, sl->killed ? ETIMEDOUT : ECANCELED, s->c.strategy);
+	capture_lost(s->c.directory, sl->child, &c, step, sl->killed ? -ETIMEDOUT : -ECANCELED, s->c.strategy);
 }
 
 static void reap(struct server *s)

@@ -48,7 +48,7 @@ static int remove_names(int dirfd, char **names, char **exes, size_t n, const ch
 
 	if (!result || !unsent) {
 		free(result), free(unsent);
-		return fprintf(stderr, "coresinkctl: out of memory\n"), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "out of memory");
 	}
 	if (dry_run) {
 		for (size_t i = 0; i < n; i++)
@@ -87,7 +87,7 @@ int cleanup_remove(int dirfd, const struct found *found, const char *why, bool d
 
 	if (!names || !exes) {
 		free(names), free(exes);
-		return fprintf(stderr, "coresinkctl: out of memory\n"), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "out of memory");
 	}
 	for (size_t i = 0; i < found->n; i++) {
 		const struct record *c = &found->c[i];
@@ -135,7 +135,7 @@ int cleanup_vacuum(int dirfd, const struct vacuum_spec *v, const char *why, bool
 	size_t k = 0;
 
 	if (n < 0)
-		return fprintf(stderr, "coresinkctl: the core directory: %s\n", strerror(-n)), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "the core directory: %s", strerror(-n));
 	names = calloc((size_t)n + 1, sizeof(*names));
 	for (int i = 0; i < n; i++)
 		total += list[i].o.bytes;

@@ -127,14 +127,14 @@ static int parse(int argc, char **argv, struct opts *o)
 		case '1': o->sel.newest = 1; break;
 		case 'n':
 			if (parse_u64(optarg, &n) < 0 || n == 0 || n > LONG_MAX)
-				return fprintf(stderr, "coresinkctl: -n takes a number above 0\n"), EXIT_USAGE;
+				return fail_code(EXIT_USAGE, "-n takes a number above 0");
 			o->sel.newest = (long)n;
 			break;
 		case 'r': o->sel.reverse = true; break;
 		case 'S':
 		case 'U':
 			if (time_option(optarg, ch == 'S' ? &o->sel.since : &o->sel.until) < 0)
-				return fprintf(stderr, "coresinkctl: not a time: %s\n", optarg), EXIT_USAGE;
+				return fail_code(EXIT_USAGE, "not a time: %s", optarg);
 			if (ch == 'S')
 				o->since_text = optarg;
 			break;
@@ -152,7 +152,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "off") == 0)
 				o->json = JSON_OFF;
 			else
-				return fprintf(stderr, "coresinkctl: --json takes short, pretty or off\n"), EXIT_USAGE;
+				return fail_code(EXIT_USAGE, "--json takes short, pretty or off");
 			break;
 		case OPT_NO_LEGEND: o->legend = false; break;
 		case 'q': o->quiet = true; break;
@@ -162,11 +162,11 @@ static int parse(int argc, char **argv, struct opts *o)
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case OPT_OLDER:
 			if (parse_age(optarg, &o->vacuum.older_than) < 0 || o->vacuum.older_than == 0)
-				return fprintf(stderr, "coresinkctl: --older-than takes an age: 7d, 12h, 30min\n"), EXIT_USAGE;
+				return fail_code(EXIT_USAGE, "--older-than takes an age: 7d, 12h, 30min");
 			break;
 		case OPT_MAX_USE:
 			if (parse_bytes(optarg, &o->vacuum.max_use) < 0)
-				return fprintf(stderr, "coresinkctl: --max-use takes bytes: 2G, 500M\n"), EXIT_USAGE;
+				return fail_code(EXIT_USAGE, "--max-use takes bytes: 2G, 500M");
 			o->vacuum.have_max_use = true;
 			break;
 		case OPT_EXE: o->vacuum.exe = optarg; break;
@@ -175,7 +175,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	if (o->sel.directory && o->sel.files)
-		return fprintf(stderr, "coresinkctl: -D and --file: one or the other\n"), EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "-D and --file: one or the other");
 	return 0;
 }
 
@@ -185,7 +185,7 @@ static int find(const struct opts *o, struct found *f)
 	int r = entries_find(&o->sel, f);
 
 	if (r < 0)
-		return fprintf(stderr, "coresinkctl: the journal: %s\n", strerror(-r)), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "the journal: %s", strerror(-r));
 	if (f->foreign && !o->quiet)
 		fprintf(stderr, "coresinkctl: %u entries with coresink's MESSAGE_ID skipped: coresink did not write them\n",
 			f->foreign);
@@ -205,12 +205,11 @@ static int dump(const struct opts *o, int dirfd, const struct record *c)
 	int out = STDOUT_FILENO, r;
 
 	if (!o->output && isatty(STDOUT_FILENO))
-		return fprintf(stderr, "coresinkctl: refusing to dump core to a terminal (use -o FILE or a redirection)\n"),
-		       EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "refusing to dump core to a terminal (use -o FILE or a redirection)");
 	if (o->output) {
 		out = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
 		if (out < 0)
-			return fprintf(stderr, "coresinkctl: %s: %s\n", o->output, strerror(errno)), EXIT_SYSTEM;
+			return fail_code(EXIT_SYSTEM, "%s: %s", o->output, strerror(errno));
 	}
 	r = corefile_write(&o->sel, dirfd, c, out);
 	if (out != STDOUT_FILENO && close(out) < 0 && r == 0)
@@ -309,10 +308,10 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 	pid_t pid = -1;
 
 	if (fd < 0)
-		return fprintf(stderr, "coresinkctl: /var/tmp: %s\n", strerror(errno)), EXIT_SYSTEM;
+		return fail_code(EXIT_SYSTEM, "/var/tmp: %s", strerror(errno));
 	if (o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0) {
 		(void) close(fd);
-		return fprintf(stderr, "coresinkctl: debug: bad --debugger-arguments\n"), EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "debug: bad --debugger-arguments");
 	}
 	r = corefile_write(&o->sel, dirfd, c, fd);
 	(void) snprintf(corepath, sizeof(corepath), "/proc/%d/fd/%d", (int)getpid(), fd);
@@ -361,98 +360,180 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 		(void) raise(ended);
 	}
 	if (r < 0)
-		return fprintf(stderr, "coresinkctl: debug: the core of pid %d: %s\n", (int)c->pid, corefile_strerror(r)),
-		       r == -ENOENT ? 1 : EXIT_SYSTEM;
+		return fail_code(r == -ENOENT ? 1 : EXIT_SYSTEM, "debug: the core of pid %d: %s", (int)c->pid,
+				 corefile_strerror(r));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SYSTEM;
 }
 
-static const char *const verbs[] = { "list", "info", "dump", "debug", "retrace", "remove", "vacuum", "status",
-				     "summary", "check-config", "retry-uploads" };
+/* What a verb of the crashes in the journal works with: its options, the config, the core directory, the crashes. */
+struct ctx {
+	struct opts *o;
+	const struct config *c;
+	int dirfd;
+	struct found *f;
+};
 
-/* The verbs that read crashes from the journal: list, info, dump, debug, remove, status. */
-static int crashes_verb(const char *verb, struct opts *o, const struct config *c, int argc, char **argv)
+static int do_list(struct ctx *x)
 {
-	struct found f;
-	int dirfd = corefile_directory(c), r;
-	bool one = strcmp(verb, "dump") == 0 || strcmp(verb, "debug") == 0;
+	show_list(stdout, x->f, x->dirfd, x->o->legend, x->o->json);
+	return 0;
+}
 
-	if (strcmp(verb, "remove") == 0 && argc == 0)
-		return fprintf(stderr, "coresinkctl: remove needs a MATCH (vacuum removes by age or size)\n"), EXIT_USAGE;
-	o->sel.matches = argv;
-	o->sel.n_matches = argc;
+static int do_info(struct ctx *x)
+{
+	show_info(stdout, x->f, x->dirfd, x->o->json);
+	return 0;
+}
+
+static int do_dump(struct ctx *x)
+{
+	return dump(x->o, x->dirfd, &x->f->c[x->f->n - 1]);
+}
+
+static int do_debug(struct ctx *x)
+{
+	return debug(x->o, x->c->directory, x->dirfd, &x->f->c[x->f->n - 1]);
+}
+
+static int do_remove(struct ctx *x)
+{
+	if (x->dirfd < 0)
+		return fail_code(EXIT_SYSTEM, "%s: not opened", x->c->directory);
+	return cleanup_remove(x->dirfd, x->f, "coresinkctl remove", x->o->dry_run);
+}
+
+static int do_status(struct ctx *x)
+{
+	return status_show(x->c, x->dirfd, x->f);
+}
+
+/* The verbs that do not read crashes, each on its own: their options and operands. */
+static int do_summary(struct opts *o, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return summary_main(o->sel.directory, o->since_text, o->json != JSON_OFF || o->json_set);
+}
+
+static int do_check_config(struct opts *o, int argc, char **argv)
+{
+	return check_config(o->config, o->named, argc, argv);
+}
+
+static int do_retry_uploads(struct opts *o, int argc, char **argv)
+{
+	(void) argc, (void) argv;
+	return ship_retry(o->config, o->named, o->all) < 0 ? EXIT_SYSTEM : 0;
+}
+
+static int do_retrace(struct opts *o, int argc, char **argv)
+{
+	return retrace_main(o->config, o->named, &o->sel, argc, argv);
+}
+
+static int do_vacuum(struct opts *o, int argc, char **argv)
+{
+	struct config c;
+	struct diag d = { 0 };
+	int dirfd, r;
+
+	(void) argv;
+	if (argc || (!o->vacuum.older_than && !o->vacuum.have_max_use && !o->vacuum.exe))
+		return fail_code(EXIT_USAGE, "vacuum takes --older-than, --max-use or --exe, and no MATCH");
+	config_read(&c, o->config, o->named, &d);
+	if (!o->quiet)
+		diag_print(&d, stderr, "coresinkctl: ");
+	dirfd = corefile_directory(&c);
+	r = dirfd < 0 ? fail_code(EXIT_SYSTEM, "%s: not opened", c.directory) :
+			cleanup_vacuum(dirfd, &o->vacuum, "coresinkctl vacuum", o->dry_run);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	config_free(&c);
+	return r;
+}
+
+/*
+ * The verbs: a name, whether only root may, and what runs it: on its own (run), or on the crashes its matches name
+ * (crashes), with how many (one: the newest only), whether it needs one match at least, and whether it runs when
+ * none was found (status).
+ */
+static const struct verb {
+	const char *name;
+	bool root;
+	int (*run)(struct opts *o, int argc, char **argv);
+	int (*crashes)(struct ctx *x);
+	bool one, needs_match, without_crashes;
+} verbs[] = {
+	{ "list", false, NULL, do_list, false, false, false },
+	{ "info", false, NULL, do_info, false, false, false },
+	{ "dump", false, NULL, do_dump, true, false, false },
+	{ "debug", false, NULL, do_debug, true, false, false },
+	{ "remove", true, NULL, do_remove, false, true, false },
+	{ "status", false, NULL, do_status, false, false, true },
+	{ "retrace", false, do_retrace, NULL, false, false, false },
+	{ "vacuum", true, do_vacuum, NULL, false, false, false },
+	{ "summary", false, do_summary, NULL, false, false, false },
+	{ "check-config", false, do_check_config, NULL, false, false, false },
+	{ "retry-uploads", false, do_retry_uploads, NULL, false, false, false },
+};
+
+/* A verb of the crashes the matches (argv) name, found in the journal, with the config and its core directory. */
+static int crashes_verb(const struct verb *v, struct opts *o, int argc, char **argv)
+{
+	struct config c;
+	struct diag d = { 0 };
+	struct found f;
+	struct ctx x = { o, &c, -1, &f };
+	int r;
+
+	if (v->needs_match && argc == 0)
+		return fail_code(EXIT_USAGE, "%s needs a MATCH (vacuum removes by age or size)", v->name);
 	for (int i = 0; i < argc; i++) {
 		char field[4096];
 
 		if (entries_match(argv[i], field, sizeof(field)) < 0)
-			return fprintf(stderr, "coresinkctl: not a match: '%s'\n", argv[i]), EXIT_USAGE;
+			return fail_code(EXIT_USAGE, "not a match: '%s'", argv[i]);
 	}
-	if (one && !o->sel.newest)
+	config_read(&c, o->config, o->named, &d);
+	if (!o->quiet)
+		diag_print(&d, stderr, "coresinkctl: ");
+	o->sel.matches = argv;
+	o->sel.n_matches = argc;
+	if (v->one && !o->sel.newest)
 		o->sel.newest = 1;
+	x.dirfd = corefile_directory(&c);
 	r = find(o, &f);
-	if (strcmp(verb, "status") == 0 && r != EXIT_SYSTEM)
-		r = status_show(c, dirfd, &f);
-	else if (r == 0 && strcmp(verb, "list") == 0)
-		show_list(stdout, &f, dirfd, o->legend, o->json);
-	else if (r == 0 && strcmp(verb, "info") == 0)
-		show_info(stdout, &f, dirfd, o->json);
-	else if (r == 0 && strcmp(verb, "dump") == 0)
-		r = dump(o, dirfd, &f.c[f.n - 1]);
-	else if (r == 0 && strcmp(verb, "debug") == 0)
-		r = debug(o, c->directory, dirfd, &f.c[f.n - 1]);
-	else if (r == 0 && strcmp(verb, "remove") == 0)
-		r = dirfd < 0 ? (fprintf(stderr, "coresinkctl: %s: not opened\n", c->directory), EXIT_SYSTEM)
-			      : cleanup_remove(dirfd, &f, "coresinkctl remove", o->dry_run);
+	if (r == 0 || (v->without_crashes && r != EXIT_SYSTEM))
+		r = v->crashes(&x);
 	entries_free(&f);
-	if (dirfd >= 0)
-		(void) close(dirfd);
+	if (x.dirfd >= 0)
+		(void) close(x.dirfd);
+	config_free(&c);
 	return r;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = { .config = CONFIG_DEFAULT_PATH, .legend = true };
-	struct config c;
-	struct diag d = { 0 };
-	const char *verb = "list";
-	int r = parse(argc, argv, &o), dirfd;
-	char **rest = argv + optind;
-	int n_rest = argc - optind;
+	const struct verb *v = &verbs[0];
+	int r, n_rest;
+	char **rest;
 
+	diag_program("coresinkctl");
+	r = parse(argc, argv, &o);
 	if (r != 0)
 		return r;
-	if (n_rest > 0)
-		for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-			if (strcmp(rest[0], verbs[i]) == 0) {
-				verb = verbs[i];
-				rest++, n_rest--;
-				break;
-			}
-	if (strcmp(verb, "summary") == 0)
-		return summary_main(o.sel.directory, o.since_text, o.json != JSON_OFF || o.json_set);
-	if (strcmp(verb, "check-config") == 0)
-		return check_config(o.config, o.named, n_rest, rest);
-	if (strcmp(verb, "retry-uploads") == 0)
-		return ship_retry(o.config, o.named, o.all) < 0 ? EXIT_SYSTEM : 0;
-	if (strcmp(verb, "retrace") == 0)
-		return retrace_main(o.config, o.named, &o.sel, n_rest, rest);
-	config_read(&c, o.config, o.named, &d);
-	if (!o.quiet)
-		diag_print(&d, stderr, "coresinkctl: ");
-	if ((strcmp(verb, "remove") == 0 || strcmp(verb, "vacuum") == 0) && geteuid() != 0)
-		return fprintf(stderr, "coresinkctl: %s: only root removes cores\n", verb), EXIT_USAGE;
-	if (strcmp(verb, "vacuum") == 0) {
-		if (n_rest || (!o.vacuum.older_than && !o.vacuum.have_max_use && !o.vacuum.exe))
-			return fprintf(stderr, "coresinkctl: vacuum takes --older-than, --max-use or --exe, and no MATCH\n"),
-			       EXIT_USAGE;
-		dirfd = corefile_directory(&c);
-		if (dirfd < 0)
-			return fprintf(stderr, "coresinkctl: %s: not opened\n", c.directory), EXIT_SYSTEM;
-		r = cleanup_vacuum(dirfd, &o.vacuum, "coresinkctl vacuum", o.dry_run);
-		(void) close(dirfd);
-		return r;
-	}
-	r = crashes_verb(verb, &o, &c, n_rest, rest);
-	config_free(&c);
+	rest = argv + optind;
+	n_rest = argc - optind;
+	for (size_t i = 0; n_rest > 0 && i < ELEMENTSOF(verbs); i++)
+		if (strcmp(rest[0], verbs[i].name) == 0) {
+			v = &verbs[i];
+			rest++, n_rest--;
+			break;
+		}
+	if (v->root && geteuid() != 0)
+		r = fail_code(EXIT_USAGE, "%s: only root removes cores", v->name);
+	else
+		r = v->run ? v->run(&o, n_rest, rest) : crashes_verb(v, &o, n_rest, rest);
 	free((void *)o.sel.files);
 	return r;
 }

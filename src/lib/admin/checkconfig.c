@@ -63,8 +63,8 @@ static int which_rule(struct config *c, int argc, char **argv)
 
 	for (int a = 0; a < argc; a++)
 		if (fact(argv[a], &f) < 0)
-			return fprintf(stderr, "coresink: '%s': not exe=, comm=, unit=, user-unit=, slice=, user=, signal=, "
-				       "container= or hostname= with a valid value\n", argv[a]), EXIT_USAGE;
+			return fail_code(EXIT_USAGE, "'%s': not exe=, comm=, unit=, user-unit=, slice=, user=, signal=, "
+					 "container= or hostname= with a valid value", argv[a]);
 	i = rules_pick(c->rules, c->n_rules, &f);
 	if (i < 0) {
 		printf("# no rule matches: the [Coresink] settings apply\n");

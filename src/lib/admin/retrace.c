@@ -91,10 +91,9 @@ static int retrace_one(const struct selection *sel, const char *config, bool nam
 	struct signature s;
 
 	if (fd < 0)
-		return fprintf(stderr, "coresinkctl: retrace: the core of pid %d: %s\n", (int)c->pid,
-			       fd == -EFBIG ? "larger than StackTraceMaxSize" :
-			       fd == -ENOSPC ? "no room for it raw in " SCRATCH_DIR : corefile_strerror(fd)),
-		       fd == -ENOENT ? 1 : EXIT_SYSTEM;
+		return fail_code(fd == -ENOENT ? 1 : EXIT_SYSTEM, "retrace: the core of pid %d: %s", (int)c->pid,
+				 fd == -EFBIG ? "larger than StackTraceMaxSize" :
+				 fd == -ENOSPC ? "no room for it raw in " SCRATCH_DIR : corefile_strerror(fd));
 	r = crash_retrace(config, named, &in, &a, &s);
 	(void) close(fd);
 	if (r == 0)
@@ -133,7 +132,7 @@ int retrace_main(const char *config, bool named, const struct selection *base, i
 
 	if (geteuid() != 0) {
 		free(matches);
-		return fprintf(stderr, "coresinkctl: retrace: only root reads the cores\n"), EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "retrace: only root reads the cores");
 	}
 	config_read(&cfg, config, named, &d);
 	diag_print(&d, stderr, "coresinkctl: ");

@@ -421,7 +421,7 @@ int summary_main(const char *directory, const char *since, bool json)
 	int r;
 
 	if (parse_since(since, &from) < 0)
-		return fprintf(stderr, "coresink: --since takes @SECONDS since the epoch: %s\n", since), EXIT_USAGE;
+		return fail_code(EXIT_USAGE, "--since takes @SECONDS since the epoch: %s", since);
 	r = directory ? sd_journal_open_directory(&j, directory, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r >= 0)
 		r = read_groups(j, from, &t);

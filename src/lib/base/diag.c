@@ -30,3 +30,27 @@ int diag_count(const struct diag *d)
 {
 	return d->n + d->dropped;
 }
+
+/* The program's name, for what it says (fail_code()); main sets it first. */
+static const char *program = "coresink";
+
+void diag_program(const char *name)
+{
+	program = name;
+}
+
+/*
+ * Says "PROGRAM: what" on standard error and returns code, so that a program's verb ends in one line:
+ * return fail_code(EXIT_USAGE, "-n takes a number above 0");
+ */
+int fail_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}

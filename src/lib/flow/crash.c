@@ -56,7 +56,7 @@ int crash_fail(struct crash *cr, const char *step, int r)
 {
 	cr->o.result = RESULT_FAILED;
 	cr->o.step = step;
-	cr->o.error = -r;
+	cr->o.error = r;
 	return r;
 }
 

@@ -246,7 +246,7 @@ void crash_sign(struct crash *cr)
 	cr->o.sig_max = cr->c.max_per_signature;
 	r = sigstore_note(cr->dirfd, cr->o.sig.hex, cr->o.sig.keys, cr->k.time, stored, cr->c.max_per_signature,
 			  cr->c.signature_interval, &cr->o.seen);
-	cr->o.seen_error = r < 0 ? -r : 0;
+	cr->o.seen_error = r < 0 ? r : 0;
 	if (r < 0 || cr->o.seen.keep || !stored)
 		return;
 	if (unlinkat(cr->dirfd, name + 1, 0) < 0)

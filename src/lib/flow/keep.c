@@ -97,7 +97,7 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 	(void) xattr_describe(f->fd, &cr->k, cr->pi.exe, cr->o.entry_id);
 	if (owner_may_read(cr)) {
 		r = owner_grant(f->fd, cr->k.uid);
-		cr->o.acl_error = r < 0 ? -r : 0;
+		cr->o.acl_error = r < 0 ? r : 0;
 		cr->o.acl = r == 0;
 	}
 	/* What the file takes with its attributes (ext4 may give them a block of their own), for MaxUse. */
@@ -207,7 +207,7 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode)
 	}
 	crash_release(cr);
 	r = compress(cr, raw, mode, &z);
-	cr->o.compress_error = r < 0 ? -r : 0;
+	cr->o.compress_error = r < 0 ? r : 0;
 	if (r < 0)
 		return crash_publish(cr, raw, false);
 	store_discard(raw);

@@ -54,7 +54,7 @@ static void learn_signal(struct crash *cr, struct peer *p)
 	if (sig > 0)
 		cr->k.signal = sig;
 	else
-		cr->o.signal_error = -sig;
+		cr->o.signal_error = sig;
 }
 
 /*

@@ -31,7 +31,7 @@ struct outcome {
 	enum result result;
 	struct signature sig;       /* what identifies its bug (signature.c), when have_sig */
 	bool have_sig;
-	struct sig_seen seen;       /* what this machine saw of it (sigstore.c); seen_error: errno when not known */
+	struct sig_seen seen;       /* what this machine saw of it (sigstore.c); seen_error: -errno when not known */
 	int seen_error;
 	uint64_t sig_max;           /* MaxCoresPerSignature that applied; sig_dropped: its core was removed for it */
 	bool sig_dropped;
@@ -41,9 +41,9 @@ struct outcome {
 	uint64_t disk;              /* what the published file takes on disk */
 	struct engine_stats zst;    /* its compression, when Compress= */
 	uint64_t compress_us;
-	int compress_error;         /* positive errno when it could not be compressed (the raw core was kept) */
+	int compress_error;         /* -errno when it could not be compressed (the raw core was kept) */
 	enum strategy strategy;
-	int error;                  /* positive errno of the step that failed, 0 if none */
+	int error;                  /* -errno of the step that failed, 0 if none */
 	const char *step;           /* what failed, for the message */
 	const char *suppressed_by;  /* the rate limit that suppressed it: "executable" or "global" */
 	uint32_t suppressed_exe;    /* crashes of this executable not stored since its last stored one */
@@ -53,12 +53,12 @@ struct outcome {
 	uint64_t vacuumed_bytes;
 	bool owner_entry;           /* the entry is its owner's to read: sent with the owner's credentials */
 	bool acl;                   /* the crashing user was granted read access */
-	int acl_error;              /* positive errno when granting it failed */
+	int acl_error;              /* -errno when granting it failed */
 	const char *acl_none;       /* why the owner, who may see the entry, was not given the core */
 	bool socket;                /* came through the coredump socket (coresink --serve), not the pipe */
 	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
-	int signal_error;           /* socket mode, no core to read it from: why the signal is not known (errno) */
+	int signal_error;           /* socket mode, no core to read it from: why the signal is not known (-errno) */
 	struct core_signal siginfo;
 	char rule[RULE_NAME_MAX];   /* the [Rule] that applied, "" for none */
 	bool minimal_wanted;        /* Core=minimal: mini says what came of it */

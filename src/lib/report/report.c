@@ -111,12 +111,12 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	else if (o->path[0] && o->compress_us && !o->compress_error)
 		fields_add(f, "CORESINK_COMPRESSED=zstd, %llu bytes in %llu us", (unsigned long long)o->zst.bytes,
 			   (unsigned long long)o->compress_us);
-	if (o->compress_error == EDOM)
+	if (o->compress_error == -EDOM)
 		fields_add(f, "CORESINK_COMPRESS=not worth it, stored uncompressed: its first %llu bytes, %llu of them "
 			   "data (not holes), came to %llu", (unsigned long long)o->zst.input,
 			   (unsigned long long)o->zst.input_data, (unsigned long long)o->zst.bytes);
 	else if (o->compress_error)
-		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(o->compress_error));
+		fields_add(f, "CORESINK_COMPRESS=failed, stored uncompressed: %s", strerror(-o->compress_error));
 	if (o->st.holes)
 		fields_add(f, "CORESINK_HOLES=%llu", (unsigned long long)o->st.holes);
 	report_add_line(f, "CORESINK_RULE", o->rule);
@@ -130,7 +130,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	if (o->rejected)
 		fields_add(f, "CORESINK_REJECTED=1");
 	if (o->signal_error)
-		fields_add(f, "CORESINK_SIGNAL_UNKNOWN=its exit status was not seen: %s", strerror(o->signal_error));
+		fields_add(f, "CORESINK_SIGNAL_UNKNOWN=its exit status was not seen: %s", strerror(-o->signal_error));
 	fields_add(f, "CORESINK_STRATEGY=%s", strategy_to_string(o->strategy));
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
@@ -148,25 +148,25 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	if (o->vacuumed_unsent)
 		fields_add(f, "CORESINK_VACUUMED_UNSENT=%u", o->vacuumed_unsent);
 	if (o->st.fell_back)
-		fields_add(f, "CORESINK_FALLBACK=readwrite (splice: %s)", strerror(o->st.fallback_error));
+		fields_add(f, "CORESINK_FALLBACK=readwrite (splice: %s)", strerror(-o->st.fallback_error));
 	if (o->st.prealloc_fallback)
 		fields_add(f, "CORESINK_PREALLOC=ftruncate (fallocate: %s)", strerror(EOPNOTSUPP));
 	if (o->error)
-		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(o->error));
+		fields_add(f, "CORESINK_ERROR=%s: %s", o->step, strerror(-o->error));
 	if (o->st.hook_error)
-		fields_add(f, "CORESINK_LEDGER_ERROR=%s", strerror(o->st.hook_error));
+		fields_add(f, "CORESINK_LEDGER_ERROR=%s", strerror(-o->st.hook_error));
 	if (o->st.late_statfs)
 		fields_add(f, "CORESINK_LATE_STATFS=1");
 	if (o->st.statfs_error)
 		fields_add(f, "CORESINK_STATFS_ERROR=%s: the free space last read, less the core's bytes since, stood in",
-			   strerror(o->st.statfs_error));
+			   strerror(-o->st.statfs_error));
 	if (o->st.syncs)
 		fields_add(f, "CORESINK_SYNC=%u syncfs in %llu us", o->st.syncs,
 			   (unsigned long long)o->st.sync_ns / 1000);
 	if (o->acl)
 		fields_add(f, "CORESINK_ACL=user read");
 	else if (o->acl_error)
-		fields_add(f, "CORESINK_ACL=failed: %s", strerror(o->acl_error));
+		fields_add(f, "CORESINK_ACL=failed: %s", strerror(-o->acl_error));
 	else if (o->acl_none && o->path[0])
 		fields_add(f, "CORESINK_ACL=none: %s", o->acl_none);
 	add_footprint(f);
@@ -222,7 +222,7 @@ static void add_signature_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_SIGNATURE_KEYS=%s", o->sig.keys);
 	if (o->seen_error) {
 		fields_add(f, "CORESINK_SIGNATURE_ERROR=%s/%s: %s", "the signatures seen", SIGSTORE_FILE,
-			   strerror(o->seen_error));
+			   strerror(-o->seen_error));
 		return;
 	}
 	fields_add(f, "CORESINK_SIGNATURE_SEEN=%llu", (unsigned long long)o->seen.count);
@@ -241,9 +241,9 @@ static void add_signature_fields(struct fields *f, const struct outcome *o)
 static void limit_reason(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
 {
 	if (o->error)
-		(void) snprintf(buf, len, "%s failed: %s", o->step, strerror(o->error));
+		(void) snprintf(buf, len, "%s failed: %s", o->step, strerror(-o->error));
 	else if (o->st.space_error)
-		(void) snprintf(buf, len, "%s", strerror(o->st.space_error));
+		(void) snprintf(buf, len, "%s", strerror(-o->st.space_error));
 	else if (o->st.limit == LIMIT_KEEP_FREE)
 		(void) snprintf(buf, len, "keeping %llu bytes free (KeepFree)", (unsigned long long)o->st.reserve);
 	else if (o->st.limit == LIMIT_RLIMIT)
@@ -287,7 +287,7 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 		(void) snprintf(buf, len, "not stored (Storage=none%s)", o->st.bytes ? ", read for the stack trace" : "");
 		break;
 	default:
-		(void) snprintf(buf, len, "not stored: %s: %s", o->step ? o->step : "error", strerror(o->error));
+		(void) snprintf(buf, len, "not stored: %s: %s", o->step ? o->step : "error", strerror(-o->error));
 	}
 }
 
@@ -328,7 +328,7 @@ static void add_message(struct fields *f, const struct kargs *k, const struct ou
 	if (o->st.hook_error)
 		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				" The ledger failed during the capture (%s): MaxUse was not applied from then on.",
-				strerror(o->st.hook_error));
+				strerror(-o->st.hook_error));
 	if (o->rejected)
 		(void) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				" The kernel was told before the dump: no byte of it was written.");
@@ -550,7 +550,7 @@ static int report_named(const struct ledger_crash *c, const char *why, const cha
 
 /*
  * Logs crash c, taken by socket mode's server, whose capture wrote no entry: its process was killed or died (step
- * says how, error is the errno the entry gives), or none could be started; nc as report_named().
+ * says how, error is the -errno the entry gives), or none could be started; nc as report_named().
  */
 int report_lost(const struct ledger_crash *c, const char *step, int error, const struct named_core *nc,
 		enum strategy strategy)
@@ -570,7 +570,7 @@ int report_orphan(const struct ledger_crash *c, pid_t handler, const struct name
 	(void) snprintf(why, sizeof(why), "its handler (pid %d) died before the entry; named by a later handler",
 			(int)handler);
 	/* The strategy the dead handler used is not known; the entry has said splice (the zeroed value) until now. */
-	return report_named(c, why, step, ECANCELED, nc, false, STRATEGY_SPLICE);
+	return report_named(c, why, step, -ECANCELED, nc, false, STRATEGY_SPLICE);
 }
 
 /*

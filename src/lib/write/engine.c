@@ -306,7 +306,7 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 	if (r == 0 && *want > 0) {
 		r = prealloc(c, *want);
 		if (r < 0) {
-			c->st->space_error = -r;
+			c->st->space_error = r;
 			*which = LIMIT_KEEP_FREE;
 			*want = 0;
 			r = 0;
@@ -442,7 +442,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	}
 	if (copy_out_of_space(r)) {
 		/* Another writer took the room between the check and the write: keep what was written. */
-		st->space_error = -r;
+		st->space_error = r;
 		st->truncated = true;
 		st->limit = LIMIT_KEEP_FREE;
 		r = 0;

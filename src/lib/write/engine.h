@@ -72,10 +72,10 @@ struct engine_stats {
 	bool truncated;           /* the input had more than was stored */
 	enum limit limit;         /* what stopped it, when truncated by a limit */
 	bool fell_back;           /* splice was refused and read/write took over */
-	int fallback_error;       /* the errno that caused it */
+	int fallback_error;       /* the -errno that caused it */
 	bool prealloc_fallback;   /* fallocate unsupported here: ftruncate preallocated instead */
-	int space_error;          /* ENOSPC/EDQUOT met while writing (another writer took the room) */
-	int hook_error;           /* the first error of a hook (the ledger, vacuum); MaxUse was off from then on */
+	int space_error;          /* -ENOSPC/-EDQUOT met while writing (another writer took the room) */
+	int hook_error;           /* the first -errno of a hook (the ledger, vacuum); MaxUse was off from then on */
 	unsigned long in_calls;   /* read(2)/splice(2) calls on the input (naive splice: every call) */
 	unsigned long out_calls;  /* write(2) buffers and splice(2) calls into the file */
 	unsigned long chunks;
@@ -90,7 +90,7 @@ struct engine_stats {
 	uint64_t baseline;        /* the free space it trusted, its own bytes counted back in; 0 when none was read */
 	struct statfs last;       /* with baseline: the last statfs that worked */
 	const char *failed_at;    /* the step an error (the -errno returned) came from, NULL: the copy itself */
-	int statfs_error;         /* the first error of statfs between chunks, when the last good numbers stood in */
+	int statfs_error;         /* the first -errno of statfs between chunks, when the last good numbers stood in */
 };
 
 void engine_defaults(struct engine_opts *o);

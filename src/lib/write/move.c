@@ -253,7 +253,7 @@ static ssize_t move_staged(struct copy *c, size_t want)
 
 	/* The file refused splice: what is staged goes out by read/write, and so does the rest of the stream. */
 	c->st->fell_back = true;
-	c->st->fallback_error = -r;
+	c->st->fallback_error = r;
 	c->strategy = STRATEGY_READWRITE;
 	n = rw_copy(c, c->stage[0], (uint64_t)filled - moved);
 	return n < 0 ? n : (ssize_t)(moved + (size_t)n);
@@ -297,7 +297,7 @@ ssize_t copy_move(struct copy *c, size_t want)
 	if (r < 0 && splice_refused((int)r)) {
 		/* Refused before a byte moved (the input cannot be spliced, or naive splice to this file). */
 		c->st->fell_back = true;
-		c->st->fallback_error = (int)-r;
+		c->st->fallback_error = (int)r;
 		c->strategy = STRATEGY_READWRITE;
 		return rw_copy(c, c->in, want);
 	}

@@ -42,7 +42,7 @@ static void hook_result(struct room *c, int r)
 	if (r >= 0)
 		return;
 	if (c->st->hook_error == 0)
-		c->st->hook_error = -r;
+		c->st->hook_error = r;
 	c->hooks = NULL;
 }
 
@@ -93,7 +93,7 @@ static int space_statfs(struct room *c, struct statfs *sfs)
 		return 0;
 	}
 	if (c->st->statfs_error == 0)
-		c->st->statfs_error = errno;
+		c->st->statfs_error = -errno;
 	/* A copy that continues a capture (socket mode's check before the dump; the compression) has its numbers. */
 	if (!c->have_baseline && c->o->baseline && c->o->last) {
 		c->last = *c->o->last;
