@@ -44,8 +44,11 @@ LIB_HDR = $(wildcard src/lib/*.h src/lib/*/*.h)
 # Each stage of src/lib is a folder with one header beside it (src/lib/write.h for src/lib/write/), the only thing the
 # other stages, the programs and the tests include of it: scripts/check-layout.sh checks that every arrow runs down.
 LIB_INC = -Isrc/lib
-BENCH_SRC = $(wildcard src/bench/*.c)
+# coresink-bench: its main, the pipe benchmark (pipe/), the crash benchmark (crash/), and what both and the tests
+# share (shared/: the clocks, the producer of core-like input, the crasher's pattern, the medians and charts).
+BENCH_SRC = $(wildcard src/bench/*.c src/bench/*/*.c)
 BENCH_OBJ = $(BENCH_SRC:src/bench/%.c=$(B)/obj/bench/%.o)
+BENCH_INC = -Isrc/bench/pipe -Isrc/bench/crash -Isrc/bench/shared
 # One Check suite per tests/check_*.c, one fuzzer per tests/fuzz/fuzz_*.c: found, not listed.
 UNITS = $(sort $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c)))
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
@@ -88,9 +91,9 @@ $(B)/obj/coresinkctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h $(LIB_HDR) | $
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
-$(B)/obj/bench/%.o: src/bench/%.c src/bench/*.h $(LIB_HDR) | $(B)/.deps
+$(B)/obj/bench/%.o: src/bench/%.c src/bench/*/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) $(BENCH_INC) -c -o $@ $<
 
 $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
@@ -116,15 +119,15 @@ bench: all
 	$(B)/coresink-bench --size 256M --runs 3
 
 # The suites link the production objects; the engine's is fed by the bench's producer.
-$(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/producer.o | $(B)/.deps-test
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) $(LIB_INC) -Isrc/bench -o $@ $< \
-		$(B)/obj/bench/producer.o $(B)/libcoresink.a $(DEP_LIBS) $(CHECK_LIBS)
+$(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/shared/producer.o | $(B)/.deps-test
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) $(LIB_INC) -Isrc/bench/shared -o $@ $< \
+		$(B)/obj/bench/shared/producer.o $(B)/libcoresink.a $(DEP_LIBS) $(CHECK_LIBS)
 
-$(B)/crasher: tests/helpers/crasher.c src/bench/pattern.h
-	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench -pthread -o $@ tests/helpers/crasher.c
+$(B)/crasher: tests/helpers/crasher.c src/bench/shared/pattern.h
+	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench/shared -pthread -o $@ tests/helpers/crasher.c
 
-$(B)/patcheck: tests/helpers/patcheck.c src/bench/pattern.h
-	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -Isrc/bench -o $@ tests/helpers/patcheck.c
+$(B)/patcheck: tests/helpers/patcheck.c src/bench/shared/pattern.h
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -Isrc/bench/shared -o $@ tests/helpers/patcheck.c
 
 $(B)/freewatch: tests/helpers/freewatch.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/freewatch.c

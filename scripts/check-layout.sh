@@ -62,13 +62,16 @@ done
 
 # The programs and the tests: their own files, a stage header, or (tests only) a stage's inner header. No program
 # includes another's header: what two of them offer is the library's (the admin stage).
-for f in src/coresink/*.[ch] src/coresinkctl/*.[ch] src/bench/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
+for f in src/coresink/*.[ch] src/coresinkctl/*.[ch] src/bench/*.[ch] src/bench/*/*.[ch] tests/*.[ch] tests/fuzz/*.c; do
 	d=$(dirname "$f")
 	includes "$f" > "$inc"
 	while read -r line name; do
 		[ -f "$d/$name" ] && continue
 		case $f:$name in
-		src/bench/*:pattern.h|tests/*:producer.h|tests/*:pattern.h|tests/fuzz/*:unit.h) continue ;;
+		# coresink-bench: each benchmark takes what they share; its main, each benchmark's header.
+		src/bench/*/*:*) [ -f "src/bench/shared/$name" ] && continue ;;
+		src/bench/*.c:*) { [ -f "src/bench/pipe/$name" ] || [ -f "src/bench/crash/$name" ]; } && continue ;;
+		tests/*:producer.h|tests/*:pattern.h|tests/fuzz/*:unit.h) continue ;;
 		tests/*:*/*) [ -f "src/lib/$name" ] && continue ;;
 		esac
 		[ "$(rank "${name%.h}")" -ge 0 ] && [ "$name" = "${name%.h}.h" ] && continue

@@ -28,9 +28,8 @@ struct sample {
 
 void bench_table(FILE *f, const struct variant *v, int nv, const struct sample *s, int ns);
 int bench_csv(const char *path, const struct variant *v, const struct sample *s, int ns);
-double bench_median(double *v, int n);
-int bench_bars(const char *path, const char *title, const char *ylabel, int n, const char *const *names,
-	       const double *med, const double *lo, const double *hi);
 int bench_plot(const char *path, const struct variant *v, int nv, const struct sample *s, int ns);
+
+int pipe_main(int argc, char **argv);
 
 #endif

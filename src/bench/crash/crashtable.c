@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "chart.h"
 #include "crash.h"
 
 #define MIB (1024.0 * 1024.0)

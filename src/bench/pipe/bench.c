@@ -23,9 +23,7 @@
 
 #include "base.h"
 #include "bench.h"
-#include "crash.h"
 #include "measure.h"
-#include "nullsock.h"
 #include "producer.h"
 
 #define SAMPLES_MAX 1024
@@ -362,7 +360,8 @@ static int parse_options(int argc, char **argv, struct options *opt, const char 
 	return optind == argc ? 0 : -EINVAL;
 }
 
-int main(int argc, char **argv)
+/* coresink-bench on pipe input (the default mode): the write strategies, against the null sink's ceiling. */
+int pipe_main(int argc, char **argv)
 {
 	struct options opt = { .size = 256ULL << 20, .runs = 3, .dir = "/var/tmp", .data = DATA_CORE,
 			       .writes = WRITE_4K, .drop_caches = geteuid() == 0 };
@@ -372,10 +371,6 @@ int main(int argc, char **argv)
 	int nv, ns = 0, wrong = 0, r;
 	uint64_t expect;
 
-	if (argc > 1 && strcmp(argv[1], "--crash") == 0)
-		return crash_main(argc - 1, argv + 1);
-	if (argc > 2 && argc < 5 && strcmp(argv[1], "--drain-socket") == 0)
-		return drain_socket(argv[2], argc == 4 && strcmp(argv[3], "read") == 0);
 	if (parse_options(argc, argv, &opt, &list) < 0 || (nv = parse_variants(list, v)) < 0 ||
 	    nv * opt.runs > SAMPLES_MAX)
 		return usage(stderr), EXIT_USAGE;
