@@ -27,33 +27,17 @@
 static int get(const char *path, const char *name, char *buf, size_t size)
 {
 	char file[PATH_MAX];
-	int fd;
-	ssize_t n;
 
 	(void) snprintf(file, sizeof(file), "%s/%s", path, name);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = io_read_full(fd, buf, size - 1, NULL);
-	(void) close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
+	return io_read_text(file, buf, size);
 }
 
 static int put(const char *path, const char *name, const char *text)
 {
 	char file[PATH_MAX];
-	int fd, r;
 
 	(void) snprintf(file, sizeof(file), "%s/%s", path, name);
-	fd = open(file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = io_write_full(fd, text, strlen(text));
-	(void) close(fd);
-	return r;
+	return io_write_text(file, text, strlen(text));
 }
 
 /* cpu.stat's usage_usec; 0 where it cannot be read. */

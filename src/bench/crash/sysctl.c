@@ -23,38 +23,12 @@
 static char saved_pattern[256], saved_limit[32];
 static volatile sig_atomic_t taken;
 
-static int put(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r;
-
-	if (fd < 0)
-		return -errno;
-	r = io_write_full(fd, text, len);
-	(void) close(fd);
-	return r;
-}
-
-static int get(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = io_read_full(fd, buf, size - 1, NULL);
-	(void) close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
-}
-
 void sysctl_restore(void)
 {
 	if (!taken)
 		return;
-	(void) put(CORE_PATTERN, saved_pattern, strlen(saved_pattern));
-	(void) put(PIPE_LIMIT, saved_limit, strlen(saved_limit));
+	(void) io_write_text(CORE_PATTERN, saved_pattern, strlen(saved_pattern));
+	(void) io_write_text(PIPE_LIMIT, saved_limit, strlen(saved_limit));
 	taken = 0;
 }
 
@@ -69,20 +43,20 @@ static void on_signal(int sig)
 int sysctl_take(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	int r = get(CORE_PATTERN, saved_pattern, sizeof(saved_pattern));
+	int r = io_read_text(CORE_PATTERN, saved_pattern, sizeof(saved_pattern));
 
 	if (r == 0)
-		r = get(PIPE_LIMIT, saved_limit, sizeof(saved_limit));
+		r = io_read_text(PIPE_LIMIT, saved_limit, sizeof(saved_limit));
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], on_signal);
 	taken = 1;
 	(void) atexit(sysctl_restore);
-	return put(PIPE_LIMIT, BENCH_PIPE_LIMIT, strlen(BENCH_PIPE_LIMIT));
+	return io_write_text(PIPE_LIMIT, BENCH_PIPE_LIMIT, strlen(BENCH_PIPE_LIMIT));
 }
 
 int sysctl_core_pattern(const char *pattern)
 {
-	return put(CORE_PATTERN, pattern, strlen(pattern));
+	return io_write_text(CORE_PATTERN, pattern, strlen(pattern));
 }

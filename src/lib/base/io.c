@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -240,4 +242,45 @@ int io_fdatasync(int fd)
 
 	RETRY(r, fdatasync(fd));
 	return r < 0 ? -errno : 0;
+}
+
+/* The text of the small file path, at most size - 1 bytes, NUL-terminated into buf. 0 or -errno. */
+int io_read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = io_read_full(fd, buf, size - 1, NULL);
+	(void) close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Writes len bytes of text to the existing file path (a sysctl, a cgroup's file). 0 or -errno. */
+int io_write_text(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), r;
+
+	if (fd < 0)
+		return -errno;
+	r = io_write_full(fd, text, len);
+	(void) close(fd);
+	return r;
+}
+
+/* A unix socket of type for path, its address into *sa (to bind or connect). The fd, or -errno. */
+int io_unix_socket(const char *path, int type, struct sockaddr_un *sa)
+{
+	int fd;
+
+	*sa = (struct sockaddr_un) { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
 }

@@ -23,5 +23,9 @@ struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);
 
 int io_fdatasync(int fd);
+int io_read_text(const char *path, char *buf, size_t size);
+int io_write_text(const char *path, const char *text, size_t len);
+struct sockaddr_un;
+int io_unix_socket(const char *path, int type, struct sockaddr_un *sa);
 
 #endif

@@ -202,32 +202,30 @@ static int parse_user_name(const char *v, void *field)
 	return 0;
 }
 
-/* A duration in seconds (parse_duration(): "30", "30s", "5min"): systemd's RateLimitIntervalSec=; up to a year. */
-static int parse_interval(const char *v, void *field)
+/* A duration (parse_duration(), a bare number in seconds) from min_us to max_us, in unit_us units, into *field. */
+static int duration_in(const char *v, uint64_t min_us, uint64_t max_us, uint64_t unit_us, uint64_t *field)
 {
 	uint64_t usec;
 	int r = parse_duration(v, 1000000, &usec);
 
 	if (r < 0)
 		return r;
-	if (usec < 1000000 || usec > 86400ULL * 365 * 1000000)
+	if (usec < min_us || usec > max_us)
 		return -ERANGE;
-	*(uint64_t *)field = usec / 1000000;
+	*field = usec / unit_us;
 	return 0;
 }
 
-/* A duration in milliseconds (parse_duration(): "15", "15s", "500ms"); from 10 ms to an hour. */
+/* Seconds ("30", "30s", "5min"): systemd's RateLimitIntervalSec=; up to a year. */
+static int parse_interval(const char *v, void *field)
+{
+	return duration_in(v, 1000000, 86400ULL * 365 * 1000000, 1000000, field);
+}
+
+/* Milliseconds ("15", "15s", "500ms"); from 10 ms to an hour. */
 static int parse_timeout(const char *v, void *field)
 {
-	uint64_t usec;
-	int r = parse_duration(v, 1000000, &usec);
-
-	if (r < 0)
-		return r;
-	if (usec < 10000 || usec > 3600ULL * 1000000)
-		return -ERANGE;
-	*(uint64_t *)field = usec / 1000;
-	return 0;
+	return duration_in(v, 10000, 3600ULL * 1000000, 1000, field);
 }
 
 static int parse_burst(const char *v, void *field)

@@ -28,6 +28,18 @@ static bool is_mine(const struct session *q, const struct inflight *f)
 	return f->pid == q->pid && f->start == q->start;
 }
 
+/* This handler's record in the ledger it holds (its index into *at, where at is not NULL), or NULL. */
+static struct inflight *mine(struct session *q, size_t *at)
+{
+	for (size_t i = 0; i < q->l.n_inflight; i++)
+		if (is_mine(q, &q->l.inflight[i])) {
+			if (at)
+				*at = i;
+			return &q->l.inflight[i];
+		}
+	return NULL;
+}
+
 static bool alive(const struct inflight *f)
 {
 	uint64_t start;
@@ -230,23 +242,18 @@ void session_hooks(struct session *q, struct engine_hooks *h)
 static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, bool done)
 {
 	int r = take_ledger(q);
+	size_t i;
+	struct inflight *f = r < 0 ? NULL : mine(q, &i);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < q->l.n_inflight; i++) {
-		struct inflight *f = &q->l.inflight[i];
-
-		if (!is_mine(q, f))
-			continue;
-		if (done || (bytes == 0 && f->held == 0 && f->crash.pid == 0)) {
-			ledger_drop_inflight(&q->l, i);
-		} else {
-			f->bytes = bytes;
-			f->pending = 0;
-			f->stored = 1;
-			f->core_ino = ino;
-		}
-		break;
+	if (f && (done || (bytes == 0 && f->held == 0 && f->crash.pid == 0))) {
+		ledger_drop_inflight(&q->l, i);
+	} else if (f) {
+		f->bytes = bytes;
+		f->pending = 0;
+		f->stored = 1;
+		f->core_ino = ino;
 	}
 	q->l.published += size;
 	return put_ledger(q, 0);
@@ -268,19 +275,14 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
 static int mark_entry(struct session *q, const char *entry)
 {
 	int r = take_ledger(q);
+	struct inflight *f = r < 0 ? NULL : mine(q, NULL);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < q->l.n_inflight; i++) {
-		struct inflight *f = &q->l.inflight[i];
-
-		if (!is_mine(q, f))
-			continue;
-		if (entry)
-			(void) snprintf(f->entry, sizeof(f->entry), "%s", entry);
-		else
-			f->crash.pid = 0;
-	}
+	if (f && entry)
+		(void) snprintf(f->entry, sizeof(f->entry), "%s", entry);
+	else if (f)
+		f->crash.pid = 0;
 	return put_ledger(q, 0);
 }
 

@@ -186,15 +186,11 @@ static int send_with_creds(int sock, const char *buf, size_t len, int memfd, con
 /* A datagram socket connected to journald's, its send buffer raised as far as allowed. The fd or -errno. */
 static int journal_socket(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int sock, sndbuf = DATAGRAM_MAX;
+	struct sockaddr_un sa;
+	int sock = io_unix_socket(socket_path, SOCK_DGRAM, &sa), sndbuf = DATAGRAM_MAX;
 
-	if (strlen(socket_path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, socket_path);
-	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (sock < 0)
-		return -errno;
+		return sock;
 	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
 	if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
 		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
