@@ -107,8 +107,9 @@ static void fetch_missing(struct crash *cr, int cachefd, const struct fetch_need
 /*
  * The fetch step (DebuginfodURLs=), before the analysis: its first pass names the modules that need debug info
  * from elsewhere, which fetch_missing() asks the servers for; what the cache then has of them is opened here and
- * handed to the analysis (ff): the cache is the fetch user's alone. Not for a crash in another root (a
- * container's): its modules are read beneath that root, where the cache is not.
+ * handed to the analysis (ff): the cache is the fetch user's alone. A crash in another root (a container's, and
+ * every crash under coresink.service, whose mount namespace is its own) is no exception: a file is taken by its
+ * build-id, wherever the process's root is.
  */
 static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct fetch_files *ff)
 {
@@ -119,7 +120,7 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 	gid_t fg;
 	int cachefd, n;
 
-	if (!cr->c.debuginfod_urls[0] || ao->root_fd >= 0)
+	if (!cr->c.debuginfod_urls[0])
 		return;
 	if (creds_system_user(FETCH_USER, &fu, &fg) < 0 || (cachefd = fetch_cache(cr->dirfd, fu, fg)) < 0) {
 		(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo), "not fetched: no user %s or no cache in %.512s",
