@@ -53,7 +53,7 @@ BENCH_INC = -Isrc/bench/pipe -Isrc/bench/crash -Isrc/bench/shared
 UNITS = $(sort $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c)))
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
-	$(B)/stopuid $(B)/badserver $(B)/fetchprobe
+	$(B)/stopuid $(B)/badserver $(B)/fetchprobe $(B)/workers
 
 all: $(B)/coresink $(B)/coresinkctl $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
 	$(B)/coresink-upload.service $(B)/coresink-net@.service
@@ -125,6 +125,9 @@ $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/sha
 
 $(B)/crasher: tests/helpers/crasher.c src/bench/shared/pattern.h
 	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench/shared -pthread -o $@ tests/helpers/crasher.c
+
+$(B)/workers: tests/helpers/workers.c src/bench/shared/pattern.h
+	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench/shared -pthread -o $@ tests/helpers/workers.c
 
 $(B)/patcheck: tests/helpers/patcheck.c src/bench/shared/pattern.h
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -Isrc/bench/shared -o $@ tests/helpers/patcheck.c

@@ -41,6 +41,33 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* Socket mode's records say so (the server names their crashes); a line without the mark is pipe mode's. */
+START_TEST(test_by_server)
+{
+	struct inflight *f;
+
+	memset(&l, 0, sizeof(l));
+	f = ledger_inflight(&l, 42, 777);
+	f->crash = (struct ledger_crash) { .pid = 4000, .uid = 1000, .time = 1795440000, .signal = 11,
+					   .comm = "a b\nc", .by_server = true };
+	f = ledger_inflight(&l, 43, 778);
+	f->crash = (struct ledger_crash) { .pid = 4001, .comm = "pipe" };
+	ck_assert_uint_lt(ledger_format(&l, text, sizeof(text)), sizeof(text));
+	ledger_parse(&back, text);
+	ck_assert_uint_eq(back.n_inflight, 2);
+	ck_assert(back.inflight[0].crash.by_server);
+	ck_assert_int_eq(back.inflight[0].crash.pid, 4000);
+	ck_assert_str_eq(back.inflight[0].crash.comm, "a b\nc");
+	ck_assert(!back.inflight[1].crash.by_server);
+	/* An older handler's line, without the mark: pipe mode's. */
+	ledger_parse(&back, "inflight 7 1 1 0 0 4000 0 0 5 11 0 0 6162 -\n");
+	ck_assert_uint_eq(back.n_inflight, 1);
+	ck_assert_int_eq(back.inflight[0].crash.pid, 4000);
+	ck_assert_str_eq(back.inflight[0].crash.comm, "ab");
+	ck_assert(!back.inflight[0].crash.by_server);
+}
+END_TEST
+
 START_TEST(test_damaged)
 {
 	ledger_parse(&l, "published 10\ngarbage\ninflight -5 1 1\ninflight 7 x y\n\xff\xfe\nrate zz 1 2 3\n"
@@ -152,6 +179,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("ledger");
 
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_by_server);
 	tcase_add_test(tc, test_damaged);
 	tcase_add_test(tc, test_tables_bounded);
 	tcase_add_test(tc, test_file);

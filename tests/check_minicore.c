@@ -3,9 +3,11 @@
  * undumped rest, a heap with a thread's TCB in it, a stack, the vDSO. The plan (coreplan.c) keeps the stack from
  * the stack pointer, the file's and the vDSO's pages, the TCB's bytes alone of the heap; the stream (minicore.c)
  * writes exactly those bytes under headers that say where they are. The module list is walked (linkmap.c) in a
- * fake memory, cycles and all. Real crashes: t-minimal (gdb's frames and the entry's trace, full against minimal).
+ * fake memory, cycles and all. The same pieces rescued for a cut core (rescue.c): after the cut, or within a limit.
+ * Real crashes: t-minimal (gdb's frames and the entry's trace, full against minimal), t-truncated (cut cores).
  */
 #include <elf.h>
+#include <sys/mman.h>
 #include <sys/procfs.h>
 #include <sys/user.h>
 
@@ -312,6 +314,97 @@ START_TEST(test_linkmap)
 }
 END_TEST
 
+/* The process's memory as /proc/PID/mem shows it: each load's dumped pages at their addresses, in a sparse memfd. */
+static int memory_file(void)
+{
+	int fd = memfd_create("mem", 0);
+
+	ck_assert_int_ge(fd, 0);
+	for (int i = 0; i < NLOADS; i++)
+		ck_assert_int_eq(pwrite(fd, core + loads[i].p_offset, loads[i].p_filesz, (off_t)loads[i].p_vaddr),
+				 (ssize_t)loads[i].p_filesz);
+	return fd;
+}
+
+/* The core's first cut bytes in a file of their own, as a cut leaves them. */
+static int cut_file(size_t cut)
+{
+	int fd = memfd_create("cut", 0);
+
+	ck_assert_int_eq(pwrite(fd, core, cut, 0), (ssize_t)cut);
+	return fd;
+}
+
+/*
+ * The rescued file out (size bytes) says what it holds: every PT_LOAD lies within the file and holds the process's
+ * bytes at its addresses, and the stack from the stack pointer's page up is among them.
+ */
+static void check_rescued(int out, uint64_t size)
+{
+	static unsigned char f[sizeof(core) * 2];
+	Elf64_Ehdr e;
+	uint64_t stack = 0;
+
+	ck_assert_uint_le(size, sizeof(f));
+	ck_assert_int_eq(pread(out, f, size, 0), (ssize_t)size);
+	memcpy(&e, f, sizeof(e));
+	ck_assert_uint_le(e.e_phoff + (uint64_t)e.e_phnum * sizeof(Elf64_Phdr), size);
+	for (unsigned i = 0; i < e.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, f + e.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD)
+			continue;
+		ck_assert_uint_le(ph.p_offset + ph.p_filesz, size);
+		for (uint64_t b = 0; b < ph.p_filesz; b += PG / 2)
+			ck_assert_uint_eq(f[ph.p_offset + b], original(ph.p_vaddr + b));
+		if (ph.p_vaddr <= STACK + PG && ph.p_vaddr + ph.p_filesz > STACK + PG)
+			stack += ph.p_vaddr + ph.p_filesz - (STACK + PG);
+	}
+	ck_assert_uint_ge(stack, 3 * PG);
+}
+
+/* A core cut short gets the pieces after it; one a limit cut, in place of its last bytes; too small a limit, none. */
+START_TEST(test_rescue)
+{
+	struct rescue r;
+	uint64_t need, size, cut;
+	int proc_mem, store, out;
+
+	make_core(STACK + PG + 200, HEAP + 100);
+	ck_assert_int_eq(rescue_need(core, core_len, &need), 0);
+	proc_mem = memory_file();
+	ck_assert_int_eq(rescue_plan(core, need, proc_mem, 1 << 20, &r), 0);
+	ck_assert_uint_eq(r.threads, 1);
+	store = memfd_create("store", 0);
+	ck_assert_int_eq(rescue_read(&r, proc_mem, store), 0);
+	ck_assert_uint_eq(r.read, r.bytes);
+
+	/* Cut short in the heap: everything after it is added. */
+	out = cut_file(data_off + 2 * PG);
+	ck_assert_int_eq(rescue_apply(out, data_off + 2 * PG, core, need, &r, &size), 0);
+	ck_assert_uint_gt(size, data_off + 2 * PG);
+	check_rescued(out, size);
+	close(out);
+
+	/* A limit a page short of the whole core: the file stays within it, the stack whole in it. */
+	out = cut_file(data_off + 8 * PG);
+	ck_assert_int_eq(rescue_fit(data_off + 8 * PG, core, need, &r, &cut), 0);
+	/* The largest: the executable's and the heap's pages in place, the stack and the vDSO's (4) after. */
+	ck_assert_uint_eq(cut, data_off + 3 * PG);
+	ck_assert_int_eq(rescue_apply(out, cut, core, need, &r, &size), 0);
+	ck_assert_uint_le(size, data_off + 8 * PG);
+	ck_assert_int_eq(ftruncate(out, (off_t)size), 0);
+	check_rescued(out, size);
+	close(out);
+
+	/* No room after the headers and notes: nothing is planned to go there. */
+	ck_assert_int_eq(rescue_fit(data_off + PG, core, need, &r, &cut), -ENOSPC);
+	rescue_free(&r);
+	close(proc_mem);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("minicore");
@@ -322,6 +415,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_stack_bound);
 	tcase_add_test(tc, test_whole);
 	tcase_add_test(tc, test_linkmap);
+	tcase_add_test(tc, test_rescue);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -102,14 +102,14 @@ END_TEST
  * BEGUN, SENDING its entry (session_sending), or NAMED (its entry written: session_named). Returns how many crashes
  * a, then b, found to name.
  */
-enum stage { BEGUN, SENDING, NAMED };
+enum stage { BEGUN, SENDING, NAMED, SERVED };
 #define ENTRY_ID "0123456789abcdef0123456789abcdef"
 
 static void dead_handler(enum stage stage, unsigned *by_a, unsigned *by_b)
 {
 	/* A name with a space and a newline: the ledger's lines must survive it. */
 	const struct ledger_crash crash = { .pid = 4242, .uid = 1000, .gid = 1001, .time = 1700000000, .signal = 11,
-					    .comm = "a b\nc" };
+					    .comm = "a b\nc", .by_server = stage == SERVED };
 	struct session c;
 	pid_t child;
 
@@ -122,9 +122,9 @@ static void dead_handler(enum stage stage, unsigned *by_a, unsigned *by_b)
 	c.pid = child;
 	ck_assert_int_eq(proc_start_time(child, &c.start), 0);
 	ck_assert_int_eq(session_begin(&c, &crash), 0);
-	if (stage >= SENDING)
+	if (stage == SENDING || stage == NAMED)
 		ck_assert_int_eq(session_sending(&c, ENTRY_ID), 0);
-	if (stage >= NAMED)
+	if (stage == NAMED)
 		ck_assert_int_eq(session_named(&c), 0);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
@@ -179,6 +179,19 @@ START_TEST(test_named_crash_not_named_again)
 	if (geteuid() != 0)
 		return;
 	dead_handler(NAMED, &by_a, &by_b);
+	ck_assert_uint_eq(by_a, 0);
+	ck_assert_uint_eq(by_b, 0);
+}
+END_TEST
+
+/* Socket mode's process for a crash, killed: its server names the crash (capture_lost), never another handler. */
+START_TEST(test_served_crash_left_to_its_server)
+{
+	unsigned by_a, by_b;
+
+	if (geteuid() != 0)
+		return;
+	dead_handler(SERVED, &by_a, &by_b);
 	ck_assert_uint_eq(by_a, 0);
 	ck_assert_uint_eq(by_b, 0);
 }
@@ -265,6 +278,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_counted_by_the_other);
 	tcase_add_test(t, test_dead_handlers_crash_named_once);
 	tcase_add_test(t, test_sending_handler_hands_on_its_entry);
+	tcase_add_test(t, test_served_crash_left_to_its_server);
 	tcase_add_test(t, test_named_crash_not_named_again);
 	tcase_add_test(t, test_held_kept_from_the_others_vacuum);
 	tcase_add_test(t, test_rate_windows_shared);

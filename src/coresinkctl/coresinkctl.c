@@ -373,10 +373,34 @@ struct ctx {
 	struct found *f;
 };
 
+/*
+ * The captures in progress (root's: the ledger is), where the list is of this machine's crashes, unmatched: NULL
+ * where none is or none can be known.
+ */
+static struct captures_now *in_progress(const struct ctx *x)
+{
+	struct captures_now *now = NULL;
+
+	if (x->dirfd < 0 || x->o->sel.n_matches || x->o->sel.directory || x->o->sel.files)
+		return NULL;
+	now = malloc(sizeof(*now));
+	if (now && (captures_now(x->dirfd, now) < 0 || now->n == 0)) {
+		free(now);
+		now = NULL;
+	}
+	return now;
+}
+
+/* list: the crashes found, then the captures in progress; 1 (coredumpctl's) where neither is. */
 static int do_list(struct ctx *x)
 {
-	show_list(stdout, x->f, x->dirfd, x->o->legend, x->o->json);
-	return 0;
+	struct captures_now *now = in_progress(x);
+	int r = x->f->n || now ? 0 : 1;
+
+	if (r == 0)
+		show_list(stdout, x->f, x->dirfd, now, x->o->legend, x->o->json);
+	free(now);
+	return r;
 }
 
 static int do_info(struct ctx *x)
@@ -463,7 +487,7 @@ static const struct verb {
 	int (*crashes)(struct ctx *x);
 	bool one, needs_match, without_crashes;
 } verbs[] = {
-	{ "list", false, NULL, do_list, false, false, false },
+	{ "list", false, NULL, do_list, false, false, true },
 	{ "info", false, NULL, do_info, false, false, false },
 	{ "dump", false, NULL, do_dump, true, false, false },
 	{ "debug", false, NULL, do_debug, true, false, false },

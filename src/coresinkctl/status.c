@@ -2,8 +2,8 @@
  * status.c: coresinkctl status, what an admin asks first: whose kernel.core_pattern is live and in which mode;
  * whether this kernel can serve socket mode (sockcap.c, asked without touching the pattern); what the core
  * directory's cores take against MaxUse= (the modules kept for them among it) and what is free against KeepFree=;
- * the last crash and the last failure in the journal (coresink's own entries); how many cores ExecUpload= has
- * still to send.
+ * the captures in progress (the ledger's: root's); the last crash and the last failure in the journal (coresink's
+ * own entries); how many cores ExecUpload= has still to send.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admin.h"
 #include "base.h"
 #include "intake.h"
 #include "sandbox.h"
@@ -135,11 +136,36 @@ static void last(const struct found *found)
 		       found->foreign);
 }
 
+/* The captures in progress: each crash's pid, what it is, what its core holds so far, since when. Root's. */
+static void in_progress(int dirfd)
+{
+	struct captures_now *now = malloc(sizeof(*now));
+	int r = !now ? -ENOMEM : dirfd < 0 ? -EBADF : captures_now(dirfd, now);
+	char t[64];
+
+	if (r < 0)
+		printf("%-17s unknown: the ledger: %s%s\n", "in progress:", strerror(-r),
+		       r == -EACCES ? " (root's)" : "");
+	else if (now->n == 0)
+		printf("%-17s none\n", "in progress:");
+	for (size_t i = 0; r == 0 && i < now->n; i++) {
+		const struct capture_now *x = &now->c[i];
+
+		when(x->usec, t, sizeof(t));
+		printf("%-17s pid %d, ", i ? "" : "in progress:", (int)x->pid);
+		escape_fputs(stdout, x->exe[0] ? x->exe : x->comm, ESCAPE_BACKSLASH);
+		printf(": %s, %.1f MiB so far, since %s (%s mode, handler %d)\n", capture_state(x),
+		       (double)x->bytes / MIB, t, x->socket ? "socket" : "pipe", (int)x->handler);
+	}
+	free(now);
+}
+
 int status_show(const struct config *c, int dirfd, const struct found *found)
 {
 	pattern();
 	space(c, dirfd);
 	uploads(c, dirfd);
+	in_progress(dirfd);
 	last(found);
 	return 0;
 }

@@ -13,6 +13,7 @@ DEADSOCK=$B/deadsock
 SOCKPEER=$B/sockpeer
 WITHPIDFD=$B/withpidfd
 STOPUID=$B/stopuid
+WORKERS=$B/workers
 JOURNALD=/lib/systemd/systemd-journald
 MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1
 DROPPED_ID=d301249c826d437dbe30b41472bde574   # coresink's report of the crashes the kernel dropped
@@ -64,6 +65,24 @@ use_handler() {
 	at_exit "printf '%s\n' '$old_pattern' > /proc/sys/kernel/core_pattern; echo $old_limit > /proc/sys/kernel/core_pipe_limit"
 	printf '%s\n' "$pattern" > /proc/sys/kernel/core_pattern
 	echo 16 > /proc/sys/kernel/core_pipe_limit
+}
+
+# blocks: the lines from stdin as one line per thread (a line that starts with "Thread" or "Stack" begins one),
+# sorted: two runs of a program start their threads in an order of their own.
+blocks() { awk '/^(Thread|Stack)/ { if (b != "") print b; b = "" } { b = b $0 " | " } END { print b }' | sort; }
+
+# gdb_threads EXE CORE: every thread's frames as gdb shows them, without what differs between two runs (thread ids,
+# addresses, argument values), thread by thread.
+gdb_threads() {
+	gdb -q -batch -iex "set print frame-arguments none" -iex "set print address off" -ex "thread apply all bt" \
+		"$1" "$2" 2>/dev/null | grep -E '^(Thread [0-9]+|#[0-9]+ )' |
+		sed -E 's/^(Thread) [0-9]+ .*/\1/; s/ \(\.\.\.\)//; s/ at [^ ]+$//' | blocks
+}
+
+# trace_blocks: the stack traces of an entry's message (stdin), without thread ids and addresses, thread by thread.
+trace_blocks() {
+	grep -E '^(Stack trace of thread|#[0-9]+ )' |
+		sed -E 's/^Stack trace of thread [0-9]+:/Stack trace of thread:/; s/^(#[0-9]+ +)0x[0-9a-f]+ /\1/' | blocks
 }
 
 # Socket mode needs the request/ack exchange of Linux 6.17. A kernel without it may well take "@@" in core_pattern

@@ -30,23 +30,8 @@ run() {
 	journal_entry "$CRASH_PID" > "$T/$conf.entry"
 }
 
-# blocks: the lines from stdin as one line per thread (a line that starts with "Thread" or "Stack" begins one),
-# sorted: two runs of a program start their threads in an order of their own.
-blocks() { awk '/^(Thread|Stack)/ { if (b != "") print b; b = "" } { b = b $0 " | " } END { print b }' | sort; }
-
-# frames EXE CORE: every thread's frames as gdb shows them, without what differs between two runs (thread ids,
-# addresses, argument values), thread by thread.
-frames() {
-	gdb -q -batch -iex "set print frame-arguments none" -iex "set print address off" -ex "thread apply all bt" \
-		"$1" "$2" 2>/dev/null | grep -E '^(Thread [0-9]+|#[0-9]+ )' |
-		sed -E 's/^(Thread) [0-9]+ .*/\1/; s/ \(\.\.\.\)//; s/ at [^ ]+$//' | blocks
-}
-
-# trace CONF: the entry's stack traces, without thread ids and addresses, thread by thread.
-trace() {
-	grep -E '^(Stack trace of thread|#[0-9]+ )' "$T/$1.msg" |
-		sed -E 's/^Stack trace of thread [0-9]+:/Stack trace of thread:/; s/^(#[0-9]+ +)0x[0-9a-f]+ /\1/' | blocks
-}
+# trace CONF: the entry's stack traces of $T/CONF.msg, thread by thread (lib.sh).
+trace() { trace_blocks < "$T/$1.msg"; }
 
 # compare WHAT EXE CMD...: WHAT crashed full and minimal; the frames and traces agree; sizes and times printed.
 compare() {
@@ -57,7 +42,7 @@ compare() {
 	run min "$@"
 	mcore=$(field "$(cat "$T/min.entry")" COREDUMP_FILENAME)
 	[ -f "$fcore" ] && [ -f "$mcore" ] || fail "$what: a core is missing ($fcore, $mcore)"
-	ff=$(frames "$exe" "$fcore"); mf=$(frames "$exe" "$mcore")
+	ff=$(gdb_threads "$exe" "$fcore"); mf=$(gdb_threads "$exe" "$mcore")
 	fdisk=$(( $(stat -c %b "$fcore") * 512 )); mdisk=$(( $(stat -c %b "$mcore") * 512 ))
 	echo "     $what: full $(file_size "$fcore") bytes ($fdisk on disk), released in $frel ms;" \
 		"minimal $(file_size "$mcore") bytes ($mdisk on disk), released in $RELEASE_MS ms"
@@ -108,8 +93,8 @@ if have_socket_mode; then
 	# (journal_entry sets e itself: the socket crash's entry is kept in se.)
 	se=$(journal_entry "$CRASH_PID")
 	run full "$CRASHER" -T 16 64
-	ff=$(frames "$CRASHER" "$(field "$(cat "$T/full.entry")" COREDUMP_FILENAME)")
-	mf=$(frames "$CRASHER" "$(field "$se" COREDUMP_FILENAME)")
+	ff=$(gdb_threads "$CRASHER" "$(field "$(cat "$T/full.entry")" COREDUMP_FILENAME)")
+	mf=$(gdb_threads "$CRASHER" "$(field "$se" COREDUMP_FILENAME)")
 	echo "     socket mode: $(field "$se" CORESINK_CORE)"
 	check "socket mode: a minimal core" matches "$se" '^CORESINK_CORE=minimal: .* 17 thread stacks'
 	check "socket mode: gdb shows the same frames as in the full core" test "$ff" = "$mf"
@@ -133,7 +118,7 @@ e=$(cat "$T/min.entry")
 check "MinimalStackSizeMax=4K: the stacks are cut, a page each at most ($(field "$e" CORESINK_CORE))" \
 	matches "$e" '3 thread stacks \([1-3] cut\), (4096|8192|12288) bytes;'
 
-check "and the crashing frame is still there" has "$(frames "$CRASHER" "$(field "$e" COREDUMP_FILENAME)")" \
+check "and the crashing frame is still there" has "$(gdb_threads "$CRASHER" "$(field "$e" COREDUMP_FILENAME)")" \
 	"#0  crash_here"
 
 # Hostile cores, handed to the handler directly: no minimal core can be planned, so they are stored whole.

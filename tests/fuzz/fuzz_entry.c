@@ -194,7 +194,7 @@ static void show(const struct found *f, int how)
 	if (!m)
 		return;
 	if (how < 3)
-		show_list(m, f, -1, true, (enum json_mode)how);
+		show_list(m, f, -1, NULL, true, (enum json_mode)how);
 	else
 		show_info(m, f, -1, (enum json_mode)(how - 3));
 	if (fclose(m) != 0)

@@ -29,8 +29,8 @@
 #include "store.h"
 
 static const char *const state_names[] = {
-	[CORE_PRESENT] = "present", [CORE_MISSING] = "missing", [CORE_INACCESSIBLE] = "inaccessible",
-	[CORE_JOURNAL] = "journal", [CORE_NONE] = "none", [CORE_FORGED] = "error",
+	[CORE_PRESENT] = "present", [CORE_TRUNCATED] = "truncated", [CORE_MISSING] = "missing",
+	[CORE_INACCESSIBLE] = "inaccessible", [CORE_JOURNAL] = "journal", [CORE_NONE] = "none", [CORE_FORGED] = "error",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(core_state, enum core_state, state_names, _CORE_STATE_MAX)
@@ -181,7 +181,9 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 	if (fd == -EINVAL)
 		return CORE_FORGED;
 	*size = (uint64_t)st.st_size;
-	return fd >= 0 ? CORE_PRESENT : fd == -EACCES || fd == -EPERM ? CORE_INACCESSIBLE : CORE_MISSING;
+	if (fd >= 0)
+		return strcmp(c->truncated, "1") == 0 ? CORE_TRUNCATED : CORE_PRESENT;
+	return fd == -EACCES || fd == -EPERM ? CORE_INACCESSIBLE : CORE_MISSING;
 }
 
 /* Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. */

@@ -12,6 +12,7 @@
 /* What list and info say of a crash's core, as coredumpctl does. */
 enum core_state {
 	CORE_PRESENT,
+	CORE_TRUNCATED,      /* there, and cut (COREDUMP_TRUNCATED=1): a limit, or a dump the kernel stopped */
 	CORE_MISSING,        /* no file of that crash in the directory (removed, vacuumed) */
 	CORE_INACCESSIBLE,   /* there, not readable by this user */
 	CORE_JOURNAL,        /* in the entry (Storage=journal) */

@@ -15,6 +15,7 @@
 
 #include "base.h"
 #include "corefile.h"
+#include "inflight.h"
 #include "report.h"
 #include "show.h"
 
@@ -64,7 +65,24 @@ static const char *sig_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
-static void list_json(FILE *f, const struct found *found, int dirfd, bool pretty)
+/* The captures in progress as JSON objects of list's keys, after n objects. */
+static void now_json(FILE *f, const struct captures_now *now, size_t n, bool pretty)
+{
+	for (size_t i = 0; now && i < now->n; i++) {
+		const struct capture_now *c = &now->c[i];
+
+		fprintf(f, "%s%s{%s\"time\":%" PRIu64 ",\"pid\":%d,\"uid\":%u,\"gid\":%u,\"sig\":%d,\"corefile\":\"%s\","
+			"\"size\":%" PRIu64 ",\"handler\":%d,\"mode\":\"%s\",\"comm\":", n + i ? "," : "",
+			pretty ? "\n\t" : "", pretty ? "\n\t\t" : "", c->usec, (int)c->pid, (unsigned)c->uid,
+			(unsigned)c->gid, c->sig, capture_state(c), c->bytes, (int)c->handler, c->socket ? "socket" : "pipe");
+		json_string(f, c->comm, strlen(c->comm));
+		fputs(",\"exe\":", f);
+		json_string(f, c->exe, strlen(c->exe));
+		fputs(pretty ? "\n\t}" : "}", f);
+	}
+}
+
+static void list_json(FILE *f, const struct found *found, int dirfd, const struct captures_now *now, bool pretty)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < found->n; i++) {
@@ -76,20 +94,40 @@ static void list_json(FILE *f, const struct found *found, int dirfd, bool pretty
 			"\"exe\":", i ? "," : "", pretty ? "\n\t" : "", pretty ? "\n\t\t" : "", c->usec, (int)c->pid,
 			(unsigned)c->uid, (unsigned)c->gid, c->sig, core_state_to_string(st));
 		json_string(f, c->exe, strlen(c->exe));
-		if (st == CORE_PRESENT || st == CORE_INACCESSIBLE)
+		if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE)
 			fprintf(f, ",\"size\":%" PRIu64, size);
 		fputs(pretty ? "\n\t}" : "}", f);
 	}
+	now_json(f, now, found->n, pretty);
 	fputs(pretty ? "\n]\n" : "]\n", f);
 }
 
-/* list: a row per crash, oldest first (as coredumpctl), or the JSON array. */
-void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum json_mode json)
+/* A capture in progress as a row of list: COREFILE says where it stands, SIZE what it holds so far. */
+static void now_row(FILE *f, const struct capture_now *c)
+{
+	char t[64], sig[16], size[16], exe[SHOWN_MAX], comm[SHOWN_MAX], named[SHOWN_MAX + 4];
+
+	when(c->usec, t, sizeof(t));
+	show_size(c->bytes, size, sizeof(size));
+	if (c->exe[0])
+		(void) snprintf(named, sizeof(named), "%s", clean(c->exe, exe));
+	else
+		(void) snprintf(named, sizeof(named), "(%s)", clean(c->comm, comm));
+	fprintf(f, "%-31s %7d %5u %5u %-8s %-12s %-28s %s\n", t, (int)c->pid, (unsigned)c->uid, (unsigned)c->gid,
+		sig_name(c->sig, sig, sizeof(sig)), capture_state(c), named, size);
+}
+
+/*
+ * list: a row per crash, oldest first (as coredumpctl), or the JSON array; then the captures in progress (now, or
+ * NULL), their COREFILE "dumping" or "analysing".
+ */
+void show_list(FILE *f, const struct found *found, int dirfd, const struct captures_now *now, bool legend,
+	       enum json_mode json)
 {
 	char t[64], sig[16], size[16], exe[SHOWN_MAX];
 
 	if (json != JSON_OFF)
-		return list_json(f, found, dirfd, json == JSON_PRETTY);
+		return list_json(f, found, dirfd, now, json == JSON_PRETTY);
 	if (legend)
 		fprintf(f, "%-31s %7s %5s %5s %-8s %-12s %-28s %s\n", "TIME", "PID", "UID", "GID", "SIG", "COREFILE",
 			"EXE", "SIZE");
@@ -99,7 +137,7 @@ void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum 
 		enum core_state st = corefile_state(dirfd, c, &bytes);
 
 		when(c->usec, t, sizeof(t));
-		if (st == CORE_PRESENT || st == CORE_INACCESSIBLE)
+		if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE)
 			show_size(bytes, size, sizeof(size));
 		else
 			(void) snprintf(size, sizeof(size), "-");
@@ -107,6 +145,8 @@ void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum 
 			sig_name(c->sig, sig, sizeof(sig)), core_state_to_string(st), clean(c->exe[0] ? c->exe : "n/a", exe),
 			size);
 	}
+	for (size_t i = 0; now && i < now->n; i++)
+		now_row(f, &now->c[i]);
 }
 
 static void line(FILE *f, const char *key, const char *value)
@@ -183,7 +223,7 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 		fprintf(f, "%14s: %s (%s)\n", "Storage", clean(c->filename, buf), core_state_to_string(st));
 	else
 		fprintf(f, "%14s: none\n", "Storage");
-	if (st == CORE_PRESENT || st == CORE_INACCESSIBLE) {
+	if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE) {
 		show_size(bytes, size, sizeof(size));
 		fprintf(f, "%14s: %s\n", "Size on Disk", size);
 	}

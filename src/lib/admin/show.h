@@ -7,10 +7,12 @@
 #include <stdio.h>
 
 #include "entries.h"
+#include "inflight.h"
 
 enum json_mode { JSON_OFF, JSON_SHORT, JSON_PRETTY };
 
-void show_list(FILE *f, const struct found *found, int dirfd, bool legend, enum json_mode json);
+void show_list(FILE *f, const struct found *found, int dirfd, const struct captures_now *now, bool legend,
+	       enum json_mode json);
 void show_info(FILE *f, const struct found *found, int dirfd, enum json_mode json);
 void show_size(uint64_t bytes, char *buf, size_t len);
 

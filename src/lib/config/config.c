@@ -345,6 +345,7 @@ static const struct key keys[] = {
 	KEY("JournalSizeMax", parse_byte_count, print_u64, journal_size_max, true),
 	KEY("Core", parse_core_content, print_core_content, core, true),
 	KEY("MinimalStackSizeMax", parse_stack_max, print_u64, minimal_stack_max, true),
+	KEY("EarlyStacks", parse_bool, print_bool, early_stacks, true),
 	KEY("MaxCoreSize", parse_byte_count, print_u64, max_core_size, true),
 	KEY("OnLimit", parse_on_limit, print_on_limit, on_limit, true),
 	KEY("Strategy", parse_strategy, print_strategy, strategy, false),
@@ -427,6 +428,7 @@ void config_defaults(struct config *c)
 	c->keep_after_upload = true;
 	/* glibc's and the kernel's default stack: a thread's whole stack, at most. */
 	c->minimal_stack_max = 8ULL << 20;
+	c->early_stacks = true;
 }
 
 /* The table's row i, in its order; NULL past its end. */

@@ -73,6 +73,7 @@ struct config {
 	enum core_content core;
 	uint64_t journal_size_max; /* Storage=journal: larger cores are stored as files */
 	uint64_t minimal_stack_max; /* Core=minimal: the most of one thread's stack kept, from its stack pointer up */
+	bool early_stacks;         /* EarlyStacks=: every stack read as the dump begins, for a core that is then cut */
 	char exec_upload[1024];    /* ExecUpload=: the command run with each stored core; "" for none */
 	char upload_user[64];      /* it runs as this user */
 	uint64_t upload_timeout_ms;

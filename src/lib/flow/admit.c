@@ -53,13 +53,17 @@ static int open_storage(struct crash *cr)
 static void begin_capture(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
-	/* Pipe mode's: a handler killed from here on is named by the next one (socket mode's server names its own). */
+	/*
+	 * In pipe mode, a handler killed from here on is named by the next one; socket mode's server names its own
+	 * (by_server). In both, coresinkctl shows the capture in progress from this record.
+	 */
 	struct ledger_crash me = { .pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
-				   .time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0) };
+				   .time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0),
+				   .by_server = cr->o.socket };
 	int r;
 
 	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
-	r = cr->have_session ? session_begin(&cr->q, cr->o.socket ? NULL : &me) : 0;
+	r = cr->have_session ? session_begin(&cr->q, &me) : 0;
 	if (r < 0)
 		without_ledger(cr, r);
 	/* After the record: a handler killed once this line is out is named by the next. */

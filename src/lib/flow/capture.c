@@ -85,6 +85,7 @@ void crash_finish(struct crash *cr)
 	if (cr->have_unpublished)
 		store_discard(&cr->unpublished);
 	minicore_free(&cr->mc);
+	crash_stacks_free(cr);
 	if (cr->memfd >= 0)
 		(void) close(cr->memfd);
 	config_free(&cr->c);

@@ -22,6 +22,14 @@
 #include "store.h"
 #include "write.h"
 
+/* EarlyStacks=: what stacks.c read of the process as it began to dump (what came of it: the outcome's stacks). */
+struct early_stacks {
+	enum { ES_OFF, ES_WAITING, ES_READ, ES_NONE } state;
+	struct rescue r;
+	unsigned char *head;  /* the core's headers and notes, as the rescue needs them */
+	size_t head_len;
+};
+
 /* One crash in hand: what the kernel said of it, the config, the storage, and what came of it. */
 struct crash {
 	int in;               /* the core comes from here: fd 0 in pipe mode, the connection in socket mode; -1 once
@@ -41,6 +49,7 @@ struct crash {
 	int corefd;           /* the stored core, kept open for reading after it is published: the analysis reads it */
 	struct diag ledger;   /* problems with the shared ledger: MaxUse, vacuum and rate limits off */
 	struct minicore mc;   /* Core=minimal: the filter the core is read through */
+	struct early_stacks es; /* EarlyStacks=: every thread's stack, read as the dump began (stacks.c) */
 	int memfd;            /* and the process's memory it reads the module list from */
 	struct store_file unpublished;  /* Storage=none: the core read for the stack trace, never published */
 	bool have_unpublished;

@@ -66,9 +66,17 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	}
 }
 
-/* What a copy without error came to: stored, truncated, or discarded (OnLimit=discard, or nothing to keep). */
-static enum result verdict(const struct crash *cr)
+/*
+ * What a copy without error came to: stored, truncated (by a limit, or cut short: the dump ended before the extent
+ * its headers announce, as the kernel stops it for a process killed while it dumps), or discarded (OnLimit=discard,
+ * or nothing to keep).
+ */
+static enum result verdict(struct crash *cr)
 {
+	if (cr->o.st.cut_short) {
+		cr->o.st.limit = LIMIT_CUT_SHORT;
+		return RESULT_TRUNCATED;
+	}
 	if (!cr->o.st.truncated)
 		return RESULT_STORED;
 	return cr->c.on_limit == ON_LIMIT_DISCARD || cr->o.st.bytes == 0 ? RESULT_DISCARDED : RESULT_TRUNCATED;
@@ -251,6 +259,7 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	eo.last = &before;
 	if (cr->c.core == CORE_MINIMAL)
 		eo.minicore = minimal_core(cr);
+	crash_stacks_hook(cr, &eo);
 	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
 	r = engine_copy(cr->in, f->fd, &eo, &cr->o.st);
 	if (cr->o.st.compressed) {
@@ -260,7 +269,7 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	}
 	if (eo.minicore)
 		cr->o.mini = cr->mc.st;
-	if (cr->o.st.truncated)
+	if (cr->o.st.truncated || cr->o.st.cut_short)
 		crash_release(cr);
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
 	/* Socket mode has no %I: the core names the thread. */
@@ -279,6 +288,8 @@ int crash_copy(struct crash *cr, struct store_file *f)
 		return crash_fail(cr, cr->o.st.failed_at ? cr->o.st.failed_at : "copying", r < 0 ? r : -ENODATA);
 	}
 	cr->o.result = verdict(cr);
+	if (cr->o.result == RESULT_TRUNCATED)
+		crash_stacks_give(cr, f->fd);
 	if (cr->o.result == RESULT_DISCARDED) {
 		crash_release(cr);
 		store_discard(f);

@@ -6,9 +6,12 @@
  * whole records of a moment ago (a dead handler's crash, named already) that must not come back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -46,7 +49,7 @@ static void parse_line(struct ledger *l, const char *line)
 	struct rate_entry e;
 	uint64_t v, at;
 	int pid, cpid = 0;
-	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-";
+	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-", by[2] = "p";
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
@@ -54,13 +57,14 @@ static void parse_line(struct ledger *l, const char *line)
 		l->kmsg_seq = v;
 		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
-			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f]", &pid, &f.start, &f.bytes,
-			  &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time, &f.crash.signal, &f.stored,
-			  &f.core_ino, hex, entry) >= 3 &&
+			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f] %1[ps]", &pid, &f.start,
+			  &f.bytes, &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time, &f.crash.signal,
+			  &f.stored, &f.core_ino, hex, entry, by) >= 3 &&
 		   pid > 0) {
 		f.pid = pid;
 		f.crash.pid = cpid > 0 ? cpid : 0;
 		comm_from_hex(hex, f.crash.comm);
+		f.crash.by_server = by[0] == 's';
 		if (strlen(entry) == LEDGER_ENTRY_LEN && !strchr(entry, '-'))
 			memcpy(f.entry, entry, sizeof(f.entry));
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
@@ -113,9 +117,9 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 
 		comm_to_hex(f->crash.comm, hex);
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
-		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s\n", (int)f->pid, f->start, f->bytes, f->pending, f->held,
-		    (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal, f->stored, f->core_ino,
-		    hex, f->entry[0] ? f->entry : "-");
+		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s %c\n", (int)f->pid, f->start, f->bytes, f->pending,
+		    f->held, (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal, f->stored,
+		    f->core_ino, hex, f->entry[0] ? f->entry : "-", f->crash.by_server ? 's' : 'p');
 	}
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
@@ -186,4 +190,32 @@ int ledger_save(int fd, const struct ledger *l)
 	static char text[LEDGER_MAX_BYTES];
 
 	return statefile_rewrite(fd, text, ledger_format(l, text, sizeof(text)));
+}
+
+/*
+ * The ledger of the directory dirfd as it stands, for a reader that changes nothing (coresinkctl): under a shared
+ * lock, taken within about a second (a handler holds the lock for milliseconds; one stuck in I/O must not hang an
+ * admin's command). 0, -ENOENT (no handler has written one), -EACCES (it is root's), -EWOULDBLOCK, or -errno.
+ */
+int ledger_read(int dirfd, struct ledger *l)
+{
+	int fd = openat(dirfd, LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r = -EWOULDBLOCK;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	/* Root's file, as the handlers make it: anything else in its place is not the ledger. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		(void) close(fd);
+		return -EBADMSG;
+	}
+	for (int i = 0; i < 100 && r == -EWOULDBLOCK; i++) {
+		r = flock(fd, LOCK_SH | LOCK_NB) == 0 ? 0 : -errno;
+		if (r == -EWOULDBLOCK)
+			(void) usleep(10000);
+	}
+	if (r == 0)
+		r = ledger_load(fd, l);
+	(void) close(fd);
+	return r;
 }

@@ -2,6 +2,7 @@
 #ifndef CORESINK_LEDGER_H
 #define CORESINK_LEDGER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -20,6 +21,11 @@ struct ledger_crash {
 	uint32_t uid, gid, signal;
 	uint64_t time;
 	char comm[LEDGER_COMM_MAX + 1];   /* its %e, as far as it goes, NUL-terminated */
+	/*
+	 * Socket mode's: the server names the crash should this handler die, never another handler (the record is
+	 * there for whoever asks what is in progress, coresinkctl).
+	 */
+	bool by_server;
 };
 
 struct inflight {
@@ -51,5 +57,6 @@ void ledger_drop_inflight(struct ledger *l, size_t i);
 struct rate_entry *ledger_rate(struct ledger *l, uint64_t key);
 int ledger_load(int fd, struct ledger *l);
 int ledger_save(int fd, const struct ledger *l);
+int ledger_read(int dirfd, struct ledger *l);
 
 #endif

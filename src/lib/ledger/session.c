@@ -84,9 +84,10 @@ static int load(struct session *q)
 			i++;
 			continue;
 		}
-		if (f->crash.pid > 0 && q->n_lost < SESSION_LOST_MAX)
+		/* Socket mode's server names its own (capture_lost): the record only goes. */
+		if (f->crash.pid > 0 && !f->crash.by_server && q->n_lost < SESSION_LOST_MAX)
 			q->lost[q->n_lost++] = *f;
-		else if (f->crash.pid > 0)
+		else if (f->crash.pid > 0 && !f->crash.by_server)
 			q->lost_more++;
 		ledger_drop_inflight(&q->l, i);
 	}

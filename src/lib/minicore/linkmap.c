@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base.h"
 #include "linkmap.h"
 
 #define PHNUM_MAX 256
@@ -147,4 +148,12 @@ int linkmap_walk(const struct linkmap_start *s, linkmap_reader read, void *ctx, 
 		rdebug = rd.version >= 2 ? rd.next : 0;
 	}
 	return lm->error;
+}
+
+/* The reader for a process's memory open as a file (/proc/PID/mem): ctx points at its fd. */
+int linkmap_read_fd(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	ssize_t r = io_pread_full(*(int *)ctx, buf, len, (off_t)addr);
+
+	return r < 0 ? (int)r : (size_t)r == len ? 0 : -EIO;
 }

@@ -33,5 +33,6 @@ struct linkmap_start {
 };
 
 int linkmap_walk(const struct linkmap_start *s, linkmap_reader read, void *ctx, struct linkmap *lm);
+int linkmap_read_fd(void *ctx, uint64_t addr, void *buf, size_t len);
 
 #endif

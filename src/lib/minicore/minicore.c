@@ -29,14 +29,6 @@ void minicore_init(struct minicore *m, int in, int memfd, uint64_t stack_max)
 	*m = (struct minicore) { .in = in, .memfd = memfd, .stack_max = stack_max, .devnull = -1 };
 }
 
-/* Reads the process's memory for linkmap.c, through /proc/PID/mem. */
-static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	ssize_t r = io_pread_full(*(int *)ctx, buf, len, (off_t)addr);
-
-	return r < 0 ? (int)r : (size_t)r == len ? 0 : -EIO;
-}
-
 /* Reads the core's headers and notes into m->head. 0, or -errno (the bytes read so far are kept). */
 static int read_head(struct minicore *m, unsigned long *calls)
 {
@@ -105,7 +97,7 @@ static void plan(struct minicore *m, unsigned long *calls)
 	if (r == 0)
 		r = coreplan_notes(m->head, m->head_len, &s->notes);
 	if (r == 0 && m->memfd >= 0)
-		m->st.linkmap_error = linkmap_walk(&s->notes.exe, read_mem, &m->memfd, lm);
+		m->st.linkmap_error = linkmap_walk(&s->notes.exe, linkmap_read_fd, &m->memfd, lm);
 	else if (r == 0)
 		m->st.linkmap_error = -ENOENT;
 	m->st.modules = lm ? lm->modules : 0;

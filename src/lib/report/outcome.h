@@ -67,6 +67,7 @@ struct outcome {
 	char entry_id[33];          /* CORESINK_ENTRY=: to find the entry written (Storage=journal), or sent (by the dead) */
 	char modules[1024];         /* KeepModules=: the modules kept for this core, or why not (modules.c); "" none */
 	struct minicore_stats mini;
+	struct rescue_stats stacks; /* EarlyStacks=: the stacks read as the dump began, and given to a cut core */
 };
 
 const char *result_to_string(enum result r);

@@ -99,6 +99,40 @@ static void add_core_content(struct fields *f, const struct outcome *o)
 		   m->linkmap_error ? "; the module list: " : "", m->linkmap_error ? strerror(-m->linkmap_error) : "");
 }
 
+/*
+ * EarlyStacks= (flow/stacks.c): the stacks read as the dump began, what that cost the release, and what became of
+ * them: given to a cut core, not needed by a whole one, or why neither.
+ */
+static void add_stacks_field(struct fields *f, const struct outcome *o)
+{
+	const struct rescue_stats *s = &o->stacks;
+	char bound[160] = "", fate[160];
+
+	if (!s->tried)
+		return;
+	if (!s->read) {
+		fields_add(f, "CORESINK_STACKS=not read as the dump began: %s", s->why ? s->why : "the dump ended first");
+		return;
+	}
+	if (s->stacks_cut)
+		(void) snprintf(bound, sizeof(bound), "; %u longer than %llu bytes kept to that, from the stack pointer "
+				"(MinimalStackSizeMax=, less for many threads)", s->stacks_cut,
+				(unsigned long long)s->stack_each);
+	if (s->added && s->kept < o->st.bytes)
+		(void) snprintf(fate, sizeof(fate), "kept in place of the core's last %llu bytes, with program headers "
+				"that say so", (unsigned long long)(o->st.bytes - s->kept));
+	else if (s->added)
+		(void) snprintf(fate, sizeof(fate), "added after the cut: %llu bytes, with program headers that say so",
+				(unsigned long long)s->added);
+	else if (o->result != RESULT_TRUNCATED)
+		(void) snprintf(fate, sizeof(fate), "not needed: %s", o->result == RESULT_STORED ? "the core is whole" :
+				"no core was kept");
+	else
+		(void) snprintf(fate, sizeof(fate), "not added: %s", s->why ? s->why : "nothing past the cut");
+	fields_add(f, "CORESINK_STACKS=%u threads' stacks read as the dump began, %llu bytes in %llu us%s; %s",
+		   s->threads, (unsigned long long)s->bytes, (unsigned long long)s->us, bound, fate);
+}
+
 static void add_outcome_fields(struct fields *f, const struct outcome *o)
 {
 	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
@@ -141,6 +175,10 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "COREDUMP_TRUNCATED=1");
 	if (o->result == RESULT_TRUNCATED || o->result == RESULT_DISCARDED)
 		fields_add(f, "CORESINK_LIMIT=%s", limit_to_string(o->st.limit));
+	/* The extent the core's headers announce: what a whole core would have held. */
+	if (o->st.expected)
+		fields_add(f, "CORESINK_EXTENT=%llu", (unsigned long long)o->st.expected);
+	add_stacks_field(f, o);
 	if (o->suppressed_exe || o->suppressed_all)
 		fields_add(f, "CORESINK_SUPPRESSED=%u", o->suppressed_exe + o->suppressed_all);
 	if (o->vacuumed)
@@ -248,14 +286,21 @@ static void limit_reason(const struct kargs *k, const struct outcome *o, char *b
 		(void) snprintf(buf, len, "keeping %llu bytes free (KeepFree)", (unsigned long long)o->st.reserve);
 	else if (o->st.limit == LIMIT_RLIMIT)
 		(void) snprintf(buf, len, "RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
+	else if (o->st.limit == LIMIT_CUT_SHORT)
+		(void) snprintf(buf, len, "the dump was cut short at %llu of the %llu bytes its headers announce: the "
+				"process was killed while dumping%s", (unsigned long long)o->st.input,
+				(unsigned long long)o->st.expected, o->stacks.added ? "; every thread's stack kept" : "");
 	else
 		(void) snprintf(buf, len, "%s reached", limit_to_string(o->st.limit));
+	if (o->stacks.added && o->st.limit != LIMIT_CUT_SHORT && o->stacks.kept < o->st.bytes)
+		(void) snprintf(buf + strlen(buf), len - strlen(buf), "; its last %llu bytes give way to every thread's "
+				"stack", (unsigned long long)(o->st.bytes - o->stacks.kept));
 }
 
 /* What came of the core, after "dumped core (SIG)": one clause per result. */
 static void result_clause(const struct kargs *k, const struct outcome *o, char *buf, size_t len)
 {
-	char why[96];
+	char why[256];
 	unsigned long long bytes = (unsigned long long)o->st.bytes;
 
 	limit_reason(k, o, why, sizeof(why));
@@ -311,7 +356,7 @@ void report_message_with_trace(struct fields *f, const char *sentence, const cha
 static void add_message(struct fields *f, const struct kargs *k, const struct outcome *o, const char *sig,
 			const struct analysis *a)
 {
-	char clause[PATH_MAX + 400], extra[256] = "", comm[NAME_COMM_ESCAPED], msg[sizeof(clause) + 512];
+	char clause[PATH_MAX + 600], extra[256] = "", comm[NAME_COMM_ESCAPED], msg[sizeof(clause) + 512];
 
 	result_clause(k, o, clause, sizeof(clause));
 	(void) escape_text(comm, sizeof(comm), k->comm, ESCAPE_BACKSLASH);

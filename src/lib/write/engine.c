@@ -90,7 +90,6 @@ static int choose_compression(struct copy *c)
 
 	if (!c->o->compress_short || c->compress || elfcore_size(c->o->head, c->st->head_bytes, &size) < 0)
 		return 0;
-	c->st->expected = size;
 	r = room_lock(&c->room);
 	if (r < 0)
 		return r;
@@ -112,12 +111,20 @@ static int choose_compression(struct copy *c)
 /* Once, before the first chunk: the head read, and whether the core is compressed as it comes. 0 or -errno. */
 static int copy_begin(struct copy *c)
 {
+	uint64_t size;
 	int r;
 
 	if (!c->o->head || c->o->head_len == 0)
 		return 0;
 	r = read_head(c);
-	return r < 0 ? r : choose_compression(c);
+	/* The extent the headers announce: a stream that ends before it was cut short (copy_end()). */
+	if (r == 0 && !c->o->minicore && elfcore_size(c->o->head, c->st->head_bytes, &size) == 0)
+		c->st->expected = size;
+	if (r == 0)
+		r = choose_compression(c);
+	if (r == 0 && c->o->progress)
+		c->o->progress(c->o->progress_ctx, c->out, 0, !c->compress, c->o->head, c->st->head_bytes);
+	return r;
 }
 
 /* Writes what is left of the head, as far as want. Bytes written, or -errno. */
@@ -380,6 +387,8 @@ static int copy_step(struct copy *c)
 	/* Compressed, the file grows by what zstd has emitted so far, not by what was read. */
 	c->off = c->compress ? c->z.written : c->off + (uint64_t)n;
 	c->pend_len = c->off - c->pend_off;
+	if (c->o->progress)
+		c->o->progress(c->o->progress_ctx, c->out, c->off, !c->compress, c->o->head, c->st->head_bytes);
 	/* A move of nothing happens only at the end of the input; never spin on it. */
 	return (c->eof && head_left(c) == 0) || n == 0 ? 0 : 1;
 }
@@ -454,6 +463,9 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 		if (pos >= 0)
 			c.off = (uint64_t)pos;
 	}
+	/* The input ended, no limit cut it, and it holds less than its headers announce: the dump was stopped. */
+	if (r == 0 && !st->truncated && st->expected && st->input < st->expected)
+		st->cut_short = true;
 	f = copy_finish(&c);
 	st->bytes = c.off;
 	st->compressed = c.compress;

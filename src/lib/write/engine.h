@@ -61,6 +61,14 @@ struct engine_opts {
 	size_t head_len;
 	const struct engine_hooks *hooks;  /* NULL for none */
 	struct minicore *minicore; /* the input is read through it (a minimal core), by read/write; NULL: as it is */
+	/*
+	 * Called once the head is read, and after each chunk, with the bytes written so far: what the caller does
+	 * early in a core's dump while the process still has its memory (the stacks of a core that may be cut short,
+	 * flow/stacks.c). Where raw (the file holds the stream as it came: not compressed), it may read the output file
+	 * (out) as far as written; it writes nothing to it.
+	 */
+	void (*progress)(void *ctx, int out, uint64_t written, bool raw, const void *head, size_t head_bytes);
+	void *progress_ctx;
 };
 
 struct engine_stats {
@@ -68,8 +76,9 @@ struct engine_stats {
 	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
 	bool compressed;          /* the file is a zstd frame (compress, or compress_short chose it) */
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
-	uint64_t expected;        /* the core's size as its headers say (compress_short), 0 when not read */
+	uint64_t expected;        /* the core's size as its headers say (its extent), 0 when not known */
 	bool truncated;           /* the input had more than was stored */
+	bool cut_short;           /* the input ended before expected: the kernel stopped the dump */
 	enum limit limit;         /* what stopped it, when truncated by a limit */
 	bool fell_back;           /* splice was refused and read/write took over */
 	int fallback_error;       /* the -errno that caused it */

@@ -13,6 +13,7 @@ enum limit {
 	LIMIT_MAX_USE,     /* the stored cores would exceed MaxUse */
 	LIMIT_MAX_CORE,    /* this core would exceed MaxCoreSize */
 	LIMIT_RLIMIT,      /* this core would exceed the process's RLIMIT_CORE */
+	LIMIT_CUT_SHORT,   /* not a limit of coresink's: the kernel stopped the dump (the process was killed) */
 	_LIMIT_MAX
 };
 

@@ -1,0 +1,217 @@
+/*
+ * stacks.c: EarlyStacks=, every thread's stack for a core that may be cut short. Once the core's headers and notes
+ * have passed (the engine's progress hook), the pieces a minimal core keeps (each thread's stack from its stack
+ * pointer up, what finds the modules) are read from the crashed process's memory (rescue.c), while it still has it:
+ * the kernel waits meanwhile, and a process killed while it dumps loses its memory with the rest of its dump. They
+ * wait in a memfd; a whole core drops them. A core the kernel stopped before the extent its headers announce gets
+ * them after the bytes that arrived, within the room above KeepFree and under MaxUse; a core a limit cut gets them
+ * in place of its last bytes, so that the file stays within the limit. Both with program headers that say what the
+ * file holds. Both modes: the pipe helper is root, socket mode's process for the crash reads through the
+ * pidfd-checked /proc, as Core=minimal does.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture-internal.h"
+
+/* A core's headers and notes larger than this are not read for it: 1000 threads' notes take about 4 MiB. */
+#define HEAD_MAX (64u << 20)
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The core's headers and notes (need bytes) into a copy of its own: from the head, or read back from the file. */
+static int take_head(struct early_stacks *es, int out, const void *head, size_t head_bytes, uint64_t need)
+{
+	es->head = malloc(need);
+	if (!es->head)
+		return -ENOMEM;
+	es->head_len = need;
+	if (need <= head_bytes) {
+		memcpy(es->head, head, need);
+		return 0;
+	}
+	return io_pread_full(out, es->head, need, 0) == (ssize_t)need ? 0 : -EIO;
+}
+
+/* The pieces, planned and read from the process's memory into a memfd of their own. 0 or -errno. */
+static int read_stacks(struct crash *cr)
+{
+	struct early_stacks *es = &cr->es;
+	const struct procinfo_id id = crash_process_id(cr);
+	int store, r;
+
+	if (cr->memfd < 0)
+		cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
+	if (cr->memfd < 0)
+		return cr->memfd;
+	r = rescue_plan(es->head, es->head_len, cr->memfd, cr->c.minimal_stack_max, &es->r);
+	if (r < 0)
+		return r;
+	store = memfd_create("coresink-stacks", MFD_CLOEXEC);
+	if (store < 0)
+		return -errno;
+	r = rescue_read(&es->r, cr->memfd, store);
+	if (r < 0)
+		(void) close(store);
+	return r;
+}
+
+/* The engine's progress hook: the stacks read once the notes have passed; until then, nothing. */
+static void progress(void *ctx, int out, uint64_t written, bool raw, const void *head, size_t head_bytes)
+{
+	struct crash *cr = ctx;
+	struct early_stacks *es = &cr->es;
+	struct rescue_stats *rs = &cr->o.stacks;
+	uint64_t need = 0, t0;
+	int r;
+
+	if (es->state != ES_WAITING)
+		return;
+	r = rescue_need(head, head_bytes, &need);
+	if (r == 1 && raw && written < need)
+		return;
+	if (r == 0 || (r == 1 && raw && need <= HEAD_MAX))
+		r = 0;
+	else
+		r = r < 0 ? r : -EFBIG;
+	t0 = now_us();
+	if (r == 0)
+		r = take_head(es, out, head, head_bytes, need);
+	if (r == 0)
+		r = read_stacks(cr);
+	rs->us = now_us() - t0;
+	es->state = r == 0 ? ES_READ : ES_NONE;
+	rs->read = r == 0;
+	rs->threads = es->r.threads;
+	rs->stacks_cut = es->r.stacks_cut;
+	rs->stack_each = es->r.stack_each;
+	rs->bytes = es->r.read;
+	if (r < 0)
+		rs->why = r == -EFBIG ? "its headers and notes are larger than 64 MiB" :
+			  r == -ESRCH ? "the process was not proven to be the one that crashed" :
+			  r == -EPROTONOSUPPORT || r == -EBADMSG ? "not a core this machine's plan reads" :
+			  "the process's memory could not be read";
+}
+
+/* Sets the engine up to read the stacks early, where they may be needed: a full core, EarlyStacks=yes. */
+void crash_stacks_hook(struct crash *cr, struct engine_opts *eo)
+{
+	if (!cr->c.early_stacks || cr->c.core != CORE_FULL)
+		return;
+	cr->es.state = ES_WAITING;
+	cr->o.stacks.tried = true;
+	cr->es.r.store = -1;
+	eo->progress = progress;
+	eo->progress_ctx = cr;
+}
+
+/* What giving the stacks adds on disk, for the room checks under the ledger's lock (session_spend()). */
+struct give {
+	struct crash *cr;
+	uint64_t want;
+};
+
+/* The room for what is given: above KeepFree, under MaxUse with this core counted. 0 or -ENOSPC. */
+static int give_within(void *ctx, uint64_t used)
+{
+	const struct give *g = ctx;
+	struct config_limits l;
+
+	if (config_limits(&g->cr->c, g->cr->dirfd, &l) < 0)
+		return -EIO;
+	return space_room(l.max_use, used + g->cr->o.st.allocated, l.avail, l.keep_free) >= g->want ? 0 : -ENOSPC;
+}
+
+/* The bytes of holes in fd between from and to: what writing there takes on disk that the file does not yet. */
+static uint64_t holes_between(int fd, uint64_t from, uint64_t to)
+{
+	uint64_t holes = 0;
+	off_t at = (off_t)from;
+
+	while ((uint64_t)at < to) {
+		off_t hole = lseek(fd, at, SEEK_HOLE), data;
+
+		if (hole < 0 || (uint64_t)hole >= to)
+			break;
+		data = lseek(fd, hole, SEEK_DATA);
+		if (data < 0 || (uint64_t)data > to)
+			data = (off_t)to;
+		holes += (uint64_t)(data - hole);
+		at = data;
+	}
+	return holes;
+}
+
+/*
+ * Where the stacks go: after the bytes that arrived, for a core the kernel stopped (nothing more was to come, and
+ * every byte of it counts); in place of the last bytes, for a core a limit cut (the file stays within the limit).
+ * *cut: the core's bytes kept before them; *want: what that adds on disk. 0 or -errno.
+ */
+static int place(struct crash *cr, int fd, uint64_t *cut, uint64_t *want)
+{
+	const struct early_stacks *es = &cr->es;
+	int r;
+
+	if (cr->o.st.limit == LIMIT_CUT_SHORT) {
+		*cut = cr->o.st.bytes;
+		*want = es->r.read + PAGE_BYTES * (es->r.n + 1) + (uint64_t)(es->r.n + 512) * 56;
+		return 0;
+	}
+	r = rescue_fit(cr->o.st.bytes, es->head, es->head_len, &es->r, cut);
+	*want = r == 0 ? holes_between(fd, *cut, cr->o.st.bytes) : 0;
+	return r;
+}
+
+/*
+ * A core the kernel stopped, or one a limit cut: every thread's stack and what finds the modules (rescue.c) where
+ * place() says, with program headers that say what the file holds, within the room above KeepFree and under MaxUse.
+ */
+void crash_stacks_give(struct crash *cr, int fd)
+{
+	struct rescue_stats *rs = &cr->o.stacks;
+	struct give g = { cr, 0 };
+	uint64_t size = 0, cut = 0;
+	int r;
+
+	if (cr->es.state != ES_READ)
+		return;
+	/* A zstd frame takes nothing after its end that zstd would read as part of the core. */
+	if (cr->o.st.compressed) {
+		rs->why = "the core is compressed as it came (a zstd frame takes nothing after its end)";
+		return;
+	}
+	if (place(cr, fd, &cut, &g.want) < 0) {
+		rs->why = "the limit leaves no room for them after the core's headers and notes";
+		return;
+	}
+	r = cr->have_session ? session_spend(&cr->q, give_within, &g) : give_within(&g, 0);
+	if (r == 0)
+		r = rescue_apply(fd, cut, cr->es.head, cr->es.head_len, &cr->es.r, &size);
+	if (r == 0 && size < cr->o.st.bytes && ftruncate(fd, (off_t)size) < 0)
+		r = -errno;
+	if (r == 0 && io_fdatasync(fd) < 0)
+		r = -EIO;
+	if (r == 0) {
+		rs->kept = cut;
+		rs->added = size - cut;
+	} else {
+		rs->why = r == -ENOSPC ? "no room for them above KeepFree or under MaxUse" : "they could not be written";
+	}
+}
+
+void crash_stacks_free(struct crash *cr)
+{
+	rescue_free(&cr->es.r);
+	free(cr->es.head);
+	cr->es.head = NULL;
+}
