@@ -33,8 +33,9 @@ sleep 1
 sent=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" | grep -c '^Process ')
 check "the journal holds the forged entries beside the real one ($sent entries)" test "$sent" -ge $((2 + userns))
 
-# On a journal that has lived (run.sh's seed.sh, other tests' crashes): what this test wrote, since its start.
-out=$("$CORESINK" --summary --json --since "$TEST_SINCE") || fail "coresink --summary --json"
+# On a journal that has lived (run.sh's seed.sh, the crashes of the test before, a second ago): what this test
+# wrote, since its crash.
+out=$("$CORESINK" --summary --json --since "$CRASH_SINCE") || fail "coresink --summary --json"
 check "summary: the real crash counted once: $(jq -c "[.signatures[] | select(.signature == \"$real\") | .crashes]" <<< "$out")" \
 	test "$(jq "[.signatures[] | select(.signature == \"$real\") | .crashes] | add" <<< "$out")" = 1
 check "summary: sshd's forged crash is not counted" fails has "$out" deadbeefdeadbeef
@@ -42,4 +43,4 @@ check "summary: no crash of sshd's: $(jq -c '[.signatures[].executable]' <<< "$o
 	test -z "$(jq -r '.signatures[] | select(.executable == "/usr/sbin/sshd") | .signature' <<< "$out")"
 check "summary: it says how many it skipped: $(jq .skipped_not_coresinks <<< "$out")" \
 	test "$(jq .skipped_not_coresinks <<< "$out")" -ge $((1 + userns))
-check "summary's table says so too" has "$("$CORESINK" --summary --since "$TEST_SINCE")" "skipped: coresink did not write them"
+check "summary's table says so too" has "$("$CORESINK" --summary --since "$CRASH_SINCE")" "skipped: coresink did not write them"

@@ -23,7 +23,7 @@ bool crash_entry_out(pid_t handler, pid_t pid, const char *entry);
 int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, struct named_core *nc);
 void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsigned n, char *said, size_t len);
 void crash_stacks_hook(struct crash *cr, struct engine_opts *eo);
-void crash_stacks_give(struct crash *cr, int fd);
+int crash_stacks_give(struct crash *cr, int fd);
 void crash_stacks_free(struct crash *cr);
 
 #endif

@@ -288,8 +288,11 @@ int crash_copy(struct crash *cr, struct store_file *f)
 		return crash_fail(cr, cr->o.st.failed_at ? cr->o.st.failed_at : "copying", r < 0 ? r : -ENODATA);
 	}
 	cr->o.result = verdict(cr);
-	if (cr->o.result == RESULT_TRUNCATED)
-		crash_stacks_give(cr, f->fd);
+	r = cr->o.result == RESULT_TRUNCATED ? crash_stacks_give(cr, f->fd) : 0;
+	if (r < 0) {
+		store_discard(f);
+		return crash_fail(cr, "keeping the threads' stacks (the file could not be cut back)", r);
+	}
 	if (cr->o.result == RESULT_DISCARDED) {
 		crash_release(cr);
 		store_discard(f);

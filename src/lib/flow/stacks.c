@@ -175,8 +175,11 @@ static int place(struct crash *cr, int fd, uint64_t *cut, uint64_t *want)
 /*
  * A core the kernel stopped, or one a limit cut: every thread's stack and what finds the modules (rescue.c) where
  * place() says, with program headers that say what the file holds, within the room above KeepFree and under MaxUse.
+ * The ELF header is written last: until then the file's own headers stand, and a failure cuts the file back to
+ * what they describe truly (its first cut bytes), a cut core as before. 0, or -errno where even that failed: the
+ * file then holds bytes its headers misname, and is not a core.
  */
-void crash_stacks_give(struct crash *cr, int fd)
+int crash_stacks_give(struct crash *cr, int fd)
 {
 	struct rescue_stats *rs = &cr->o.stacks;
 	struct give g = { cr, 0 };
@@ -184,29 +187,39 @@ void crash_stacks_give(struct crash *cr, int fd)
 	int r;
 
 	if (cr->es.state != ES_READ)
-		return;
+		return 0;
 	/* A zstd frame takes nothing after its end that zstd would read as part of the core. */
 	if (cr->o.st.compressed) {
 		rs->why = "the core is compressed as it came (a zstd frame takes nothing after its end)";
-		return;
+		return 0;
 	}
 	if (place(cr, fd, &cut, &g.want) < 0) {
 		rs->why = "the limit leaves no room for them after the core's headers and notes";
-		return;
+		return 0;
 	}
 	r = cr->have_session ? session_spend(&cr->q, give_within, &g) : give_within(&g, 0);
-	if (r == 0)
-		r = rescue_apply(fd, cut, cr->es.head, cr->es.head_len, &cr->es.r, &size);
+	if (r < 0) {
+		rs->why = r == -ENOSPC ? "no room for them above KeepFree or under MaxUse" : "the room could not be known";
+		return 0;
+	}
+	r = rescue_apply(fd, cut, cr->es.head, cr->es.head_len, &cr->es.r, &size);
 	if (r == 0 && size < cr->o.st.bytes && ftruncate(fd, (off_t)size) < 0)
 		r = -errno;
-	if (r == 0 && io_fdatasync(fd) < 0)
-		r = -EIO;
-	if (r == 0) {
-		rs->kept = cut;
-		rs->added = size - cut;
-	} else {
-		rs->why = r == -ENOSPC ? "no room for them above KeepFree or under MaxUse" : "they could not be written";
+	if (r == 0)
+		r = io_fdatasync(fd);
+	if (r < 0) {
+		rs->why = "they could not be written: the core is cut where they would have begun";
+		if (ftruncate(fd, (off_t)cut) < 0 || io_fdatasync(fd) < 0)
+			return -EIO;
+		cr->o.st.bytes = cut;
+		return 0;
 	}
+	/* The file's size from here on, what the entry, the journal's copy and the analysis take as the core's. */
+	rs->kept = cut;
+	rs->replaced = cr->o.st.bytes - cut;
+	rs->added = size - cut;
+	cr->o.st.bytes = size;
+	return 0;
 }
 
 void crash_stacks_free(struct crash *cr)

@@ -244,6 +244,9 @@ static int put_headers(int out, uint64_t cut, const unsigned char *ph, unsigned 
 			continue;
 		if (p.p_type == PT_LOAD && p.p_filesz > 0 && p.p_offset + p.p_filesz > cut)
 			p.p_filesz = p.p_memsz = cut - p.p_offset;
+		/* A segment with no bytes in the file (text the kernel left out) points nowhere past its end. */
+		if (p.p_type == PT_LOAD && p.p_filesz == 0 && p.p_offset > cut)
+			p.p_offset = cut;
 		e = put_phdr(out, at, &p);
 		*n += e == 0;
 	}

@@ -33,7 +33,8 @@ struct rescue_stats {
 	uint64_t bytes;       /* read */
 	uint64_t us;          /* what reading took, while the kernel waited */
 	uint64_t kept;        /* of the core's bytes, those kept before them */
-	uint64_t added;       /* bytes given to a cut core after those (0: none) */
+	uint64_t replaced;    /* of the core's bytes that were stored, those that gave way to them (a limit's cut) */
+	uint64_t added;       /* bytes given to a cut core after those kept (0: none) */
 	const char *why;      /* why none were read, or none given: NULL where nothing was amiss */
 };
 

@@ -118,9 +118,9 @@ static void add_stacks_field(struct fields *f, const struct outcome *o)
 		(void) snprintf(bound, sizeof(bound), "; %u longer than %llu bytes kept to that, from the stack pointer "
 				"(MinimalStackSizeMax=, less for many threads)", s->stacks_cut,
 				(unsigned long long)s->stack_each);
-	if (s->added && s->kept < o->st.bytes)
+	if (s->added && s->replaced)
 		(void) snprintf(fate, sizeof(fate), "kept in place of the core's last %llu bytes, with program headers "
-				"that say so", (unsigned long long)(o->st.bytes - s->kept));
+				"that say so", (unsigned long long)s->replaced);
 	else if (s->added)
 		(void) snprintf(fate, sizeof(fate), "added after the cut: %llu bytes, with program headers that say so",
 				(unsigned long long)s->added);
@@ -292,9 +292,9 @@ static void limit_reason(const struct kargs *k, const struct outcome *o, char *b
 				(unsigned long long)o->st.expected, o->stacks.added ? "; every thread's stack kept" : "");
 	else
 		(void) snprintf(buf, len, "%s reached", limit_to_string(o->st.limit));
-	if (o->stacks.added && o->st.limit != LIMIT_CUT_SHORT && o->stacks.kept < o->st.bytes)
-		(void) snprintf(buf + strlen(buf), len - strlen(buf), "; its last %llu bytes give way to every thread's "
-				"stack", (unsigned long long)(o->st.bytes - o->stacks.kept));
+	if (o->stacks.added && o->stacks.replaced)
+		(void) snprintf(buf + strlen(buf), len - strlen(buf), "; its last %llu bytes gave way to every thread's "
+				"stack", (unsigned long long)o->stacks.replaced);
 }
 
 /* What came of the core, after "dumped core (SIG)": one clause per result. */
