@@ -45,7 +45,9 @@ file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-
 cmd:rclone rclone rclone (t-upload, the fleet recipe)
 cmd:piuparts piuparts piuparts (t-package)
 cmd:debuginfod debuginfod the elfutils debuginfod server (t-debuginfod)
-cmd:eu-stack elfutils eu-stack (t-keepmodules: elfutils over the kept modules)'
+cmd:eu-stack elfutils eu-stack (t-keepmodules: elfutils over the kept modules)
+cmd:scan-build clang-tools scan-build (make analyze: the clang static analyzer)
+cmd:cppcheck cppcheck cppcheck (make analyze)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='

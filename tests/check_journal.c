@@ -155,14 +155,16 @@ static bool native_field(const char *buf, size_t len, const char *name, const ch
  */
 START_TEST(test_send_as_user)
 {
-	char sock[512], *buf = malloc(16 << 20), *big = malloc(6 << 20);
+	char sock[512], *buf, *big;
 	struct fields f;
-	struct ucred uc;
+	struct ucred uc = { 0 };
 	size_t n;
 	int fd;
 
 	if (geteuid() != 0)
 		return;   /* naming another uid takes CAP_SETUID */
+	buf = malloc(16 << 20);
+	big = malloc(6 << 20);
 	snprintf(sock, sizeof(sock), "%s/journal.socket", dir);
 	fd = listener(sock);
 	journal_test_redirect(sock, kmsg);

@@ -56,7 +56,7 @@ static bool kept(const char *id)
 
 START_TEST(test_once_per_build_id)
 {
-	uint64_t added, freed;
+	uint64_t added = 0, freed = 0;
 
 	core("core.a.1.20261126T000000Z");
 	core("core.a.2.20261126T000001Z");
@@ -83,7 +83,7 @@ END_TEST
 /* Past the room: not copied. */
 START_TEST(test_room)
 {
-	uint64_t added;
+	uint64_t added = 0;
 
 	core("core.b.1.20261126T000000Z");
 	ck_assert_int_eq(modstore_keep(dirfd_, "core.b.1.20261126T000000Z", ID_B, NULL, mod, 8192, &(uint64_t){ 4096 }, 0, &added), -EFBIG);
@@ -94,7 +94,7 @@ END_TEST
 /* A core removed by systemd-tmpfiles or rm: its links are dropped when the total is next counted. */
 START_TEST(test_orphans_dropped)
 {
-	uint64_t added;
+	uint64_t added = 0;
 
 	core("core.c.1.20261126T000000Z");
 	ck_assert_int_eq(modstore_keep(dirfd_, "core.c.1.20261126T000000Z", ID_B, NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), 0);
@@ -107,7 +107,7 @@ END_TEST
 /* Names that are no build-id, or no core's name, never make a path. */
 START_TEST(test_names_refused)
 {
-	uint64_t added;
+	uint64_t added = 0;
 
 	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "../../etc", NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), -EINVAL);
 	ck_assert_int_eq(modstore_keep(dirfd_, "core.d", "AB12CD", NULL, mod, 8192, &(uint64_t){ 1 << 20 }, 0, &added), -EINVAL);
@@ -119,7 +119,7 @@ END_TEST
 /* A link planted in the tree's place is not followed. */
 START_TEST(test_no_link_followed)
 {
-	uint64_t added;
+	uint64_t added = 0;
 
 	if (geteuid() != 0)
 		return;
@@ -139,7 +139,7 @@ START_TEST(test_paths)
 	static const char *const unfit[] = { "/a/../etc/shadow (deleted)", "relative/lib.so", "/a//b", "/a/./b",
 					     "/a/b\\012c", "/a/b/..", "/" };
 	char seen[300];
-	uint64_t added;
+	uint64_t added = 0;
 
 	core("core.g.1.20261126T000000Z");
 	ck_assert_int_eq(modstore_keep(dirfd_, "core.g.1.20261126T000000Z", ID_A, "/opt/app/lib/libx.so (deleted)",
@@ -170,7 +170,7 @@ static void count_kept(void *ctx, const char *file, const char *path)
 START_TEST(test_other_bytes_refused)
 {
 	char buf[8192];
-	uint64_t added;
+	uint64_t added = 0;
 	unsigned n = 0;
 	int other = memfd_create("other", 0), shorter = memfd_create("shorter", 0);
 
@@ -197,7 +197,7 @@ END_TEST
 START_TEST(test_holes_kept)
 {
 	char a[4096], b[4096], back[4096], path[512];
-	uint64_t added;
+	uint64_t added = 0;
 	struct stat st;
 	int sparse = openat(dirfd_, "sparse", O_CREAT | O_RDWR, 0600), fd;
 
@@ -240,7 +240,7 @@ END_TEST
 START_TEST(test_impostor_cost)
 {
 	char a[65536];
-	uint64_t added, budget;
+	uint64_t added = 0, budget;
 	const uint64_t size = 1ULL << 30;
 	int sparse = openat(dirfd_, "sparse", O_CREAT | O_RDWR, 0600), dense = openat(dirfd_, "dense", O_CREAT | O_RDWR,
 										      0600);

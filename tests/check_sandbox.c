@@ -42,6 +42,9 @@ static int sleep_forever(int fd, int out, void *arg)
 	return 0;
 }
 
+/* Where hog() keeps what it takes: it never frees, that is the point (and no analyser need call it a leak). */
+static char *volatile hogged;
+
 /* Allocates and touches memory until refused, then fails: RLIMIT_DATA stops it. */
 static int hog(int fd, int out, void *arg)
 {
@@ -52,6 +55,7 @@ static int hog(int fd, int out, void *arg)
 		if (!p)
 			return 1;
 		memset(p, 1, 16 << 20);
+		hogged = p;
 	}
 }
 

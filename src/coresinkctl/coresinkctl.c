@@ -298,7 +298,7 @@ static int debug_wait(pid_t pid, const sigset_t *set, int *status)
  */
 static int debug(const struct opts *o, const char *directory, int dirfd, const struct record *c)
 {
-	const char *dbg = o->debugger ? o->debugger : getenv("SYSTEMD_DEBUGGER") ? getenv("SYSTEMD_DEBUGGER") : "gdb";
+	const char *env = getenv("SYSTEMD_DEBUGGER"), *dbg = o->debugger ? o->debugger : env ? env : "gdb";
 	const char *base = strrchr(dbg, '/') ? strrchr(dbg, '/') + 1 : dbg, *exe;
 	char core[NAME_MAX_LEN], set[128], iex[] = "-iex", dashes[] = "--", corepath[64];
 	struct sysroot root = { .dir = "" };
@@ -544,8 +544,10 @@ int main(int argc, char **argv)
 
 	diag_program("coresinkctl");
 	r = parse(argc, argv, &o);
-	if (r != 0)
+	if (r != 0) {
+		free((void *)o.sel.files);
 		return r;
+	}
 	rest = argv + optind;
 	n_rest = argc - optind;
 	for (size_t i = 0; n_rest > 0 && i < ELEMENTSOF(verbs); i++)

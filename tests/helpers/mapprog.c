@@ -26,6 +26,7 @@ __attribute__((noinline)) int padding(int x)
 
 __attribute__((noinline)) void crash_here(void)
 {
+	/* cppcheck-suppress nullPointer ; the crash this program exists for */
 	*(volatile int *)0 = VARIANT;
 }
 

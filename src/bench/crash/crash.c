@@ -279,8 +279,9 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	if (h->kind == HANDLER_DIRECT)
 		return direct_run(p, o->size, s);
 	r = sysctl_core_pattern(h->pattern);
-	if (r == 0)
-		r = victim_start(&v, o->workload, o->size);
+	if (r < 0)
+		return r;
+	r = victim_start(&v, o->workload, o->size);
 	if (r < 0)
 		return r;
 	pid = v.pid;

@@ -100,7 +100,8 @@ static void ratio(char *buf, size_t len, double t, double ceiling)
 
 void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sample *s, int ns)
 {
-	struct crash_summary sum[HANDLERS_MAX];
+	/* The first nh are set below; all zeroed so that no analyser has to know that. */
+	struct crash_summary sum[HANDLERS_MAX] = { 0 };
 	int w = 16;
 
 	for (int i = 0; i < nh; i++) {

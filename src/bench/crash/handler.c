@@ -273,9 +273,12 @@ static pid_t spawn_server(const char *const argv[], bool (*ready)(const char *),
 		size_t n = 0;
 
 		/* exec takes writable strings; the child's copies are its own. */
-		for (; argv[n] && n < ELEMENTSOF(args) - 1; n++)
-			args[n] = strdup(argv[n]);
+		for (; n < ELEMENTSOF(args) - 1 && argv[n]; n++)
+			if (!(args[n] = strdup(argv[n])))
+				_exit(EXIT_SYSTEM);
 		args[n] = NULL;
+		if (n == 0)
+			_exit(EXIT_SYSTEM);
 
 		(void) dup2(null, STDOUT_FILENO);
 		(void) dup2(null, STDERR_FILENO);

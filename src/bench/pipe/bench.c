@@ -190,7 +190,8 @@ static int checksum_zstd(int fd, uint64_t *sum, uint64_t *size)
 /* Checks the output: the right size, and for a file the right checksum (of its content, when compressed). */
 static bool verify(int out, const struct variant *v, const struct engine_stats *st, uint64_t size, uint64_t expect)
 {
-	uint64_t sum, got;
+	/* Set by the checksum whenever it returns 0 (clang's analyzer takes -errno after a failed lseek for 0). */
+	uint64_t sum = 0, got = 0;
 
 	if (st->input != size || st->truncated)
 		return false;

@@ -153,7 +153,7 @@ int retrace_main(const char *config, bool named, const struct selection *base, i
 	if (dirfd >= 0)
 		(void) close(dirfd);
 	entries_free(&f);
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; matches && i < argc; i++)
 		free(matches[i]);
 	free(matches);
 	config_free(&cfg);

@@ -396,7 +396,9 @@ static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 			t->g[n++] = t->g[i];
 	t->n = n;
 	r = join(t);
-	qsort(t->g, t->n, sizeof(*t->g), by_count);
+	/* No group: no table (qsort's array may not be NULL, even for none). */
+	if (t->n > 1)
+		qsort(t->g, t->n, sizeof(*t->g), by_count);
 	return r;
 }
 

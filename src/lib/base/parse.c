@@ -56,11 +56,11 @@ static int suffix_shift(const char *suffix)
 /* Parses bytes with an optional binary unit (K, M, G, T: powers of 1024). 0 or -EINVAL/-ERANGE. */
 int parse_bytes(const char *s, uint64_t *ret)
 {
-	size_t n = strspn(s ? s : "", "0123456789");
+	size_t n = s ? strspn(s, "0123456789") : 0;
 	uint64_t v;
 	int shift, r;
 
-	if (n == 0 || n >= 32)
+	if (!s || n == 0 || n >= 32)
 		return n == 0 ? -EINVAL : -ERANGE;
 	shift = suffix_shift(s + n);
 	if (shift < 0)
@@ -97,11 +97,11 @@ static uint64_t unit_usec(const char *u)
  */
 int parse_duration(const char *s, uint64_t bare_usec, uint64_t *usec)
 {
-	size_t n = strspn(s ? s : "", "0123456789");
+	size_t n = s ? strspn(s, "0123456789") : 0;
 	uint64_t v, unit;
 	int r;
 
-	if (n == 0)
+	if (!s || n == 0)
 		return -EINVAL;
 	unit = s[n] ? unit_usec(s + n) : bare_usec;
 	if (unit == 0)
@@ -118,11 +118,11 @@ int parse_duration(const char *s, uint64_t bare_usec, uint64_t *usec)
 /* Parses "SECONDS[.FRACTION]" (a time since the epoch, as "@..." gives it) into microseconds. 0 or -EINVAL/-ERANGE. */
 int parse_epoch_usec(const char *s, uint64_t *usec)
 {
-	size_t n = strspn(s ? s : "", "0123456789"), f = 0;
+	size_t n = s ? strspn(s, "0123456789") : 0, f = 0;
 	uint64_t sec, frac = 0;
 	int r;
 
-	if (n == 0)
+	if (!s || n == 0)
 		return -EINVAL;
 	if (s[n] == '.') {
 		f = strspn(s + n + 1, "0123456789");

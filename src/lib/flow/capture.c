@@ -40,7 +40,7 @@ static void entry_id(char *buf, size_t len)
 void crash_init(struct crash *cr, int in, const char *config, bool named)
 {
 	*cr = (struct crash) { .in = in, .config = config, .dirfd = -1, .corefd = -1, .memfd = -1,
-			       .q = { .statefd = -1 }, .mc = { .devnull = -1 } };
+			       .q = { .statefd = -1 }, .mc = { .devnull = -1 }, .es = { .r = { .store = -1 } } };
 	entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
 	config_read(&cr->c, config, named, &cr->cd);
 }

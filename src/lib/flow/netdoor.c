@@ -174,7 +174,8 @@ int netdoor_upload(const char *path, const char *name, const struct fields *f, u
 /* Reads a request from conn: its kind, and its items (and their lengths) into new arrays. 0 or -errno. */
 int netdoor_read(int conn, char *kind, char ***items, uint32_t **lens, unsigned *n)
 {
-	uint32_t count;
+	/* Read before it is used: cppcheck does not follow r through get_exact(). */
+	uint32_t count = 0;
 	size_t left = REQUEST_MAX;
 	int r = get_exact(conn, kind, 1);
 

@@ -222,8 +222,11 @@ int crash_stacks_give(struct crash *cr, int fd)
 	return 0;
 }
 
+/* What EarlyStacks= holds: nothing unless crash_stacks_hook() set it up (its store is -1 until then). */
 void crash_stacks_free(struct crash *cr)
 {
+	if (cr->es.state == ES_OFF)
+		return;
 	rescue_free(&cr->es.r);
 	free(cr->es.head);
 	cr->es.head = NULL;

@@ -263,7 +263,8 @@ int mapped_open(const struct procinfo_id *id, const char *maps, const char *exe,
 
 void mapped_free(struct mapped *m)
 {
-	for (unsigned i = 0; i < m->n; i++) {
+	/* files NULL has n 0 (said for clang's analyzer, which loses that through procinfo_verify()). */
+	for (unsigned i = 0; m->files && i < m->n; i++) {
 		(void) close(m->files[i].fd);
 		free(m->files[i].path);
 	}

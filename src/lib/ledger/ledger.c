@@ -26,7 +26,7 @@ static void comm_to_hex(const char *comm, char *hex)
 {
 	size_t n = 0;
 
-	for (; comm[n] && n < LEDGER_COMM_MAX; n++)
+	for (; n < LEDGER_COMM_MAX && comm[n]; n++)
 		(void) snprintf(hex + 2 * n, 3, "%02x", (unsigned char)comm[n]);
 	if (n == 0)
 		(void) snprintf(hex, 2, "-");

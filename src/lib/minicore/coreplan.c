@@ -395,20 +395,22 @@ static size_t find_run(const struct span64 *v, size_t n, uint64_t a)
 /* What becomes of the memory at a, up to at most end: kept, masked or dropped, and where that run ends. */
 static enum piece_kind classify(const struct build *b, uint64_t a, uint64_t end, uint64_t *run_end)
 {
-	size_t f = find_run(b->full, b->n_full, a), m = find_run(b->maskp, b->n_maskp, a);
-	uint64_t next_full = f < b->n_full ? b->full[f].start : end;
+	/* A table is NULL while empty, its count 0 (said again for clang's analyzer, which does not tie the two). */
+	const size_t n_full = b->full ? b->n_full : 0, n_maskp = b->maskp ? b->n_maskp : 0;
+	size_t f = find_run(b->full, n_full, a), m = find_run(b->maskp, n_maskp, a);
+	uint64_t next_full = f < n_full ? b->full[f].start : end;
 
-	if (f < b->n_full && b->full[f].start <= a) {
+	if (f < n_full && b->full[f].start <= a) {
 		*run_end = b->full[f].end < end ? b->full[f].end : end;
 		return PIECE_KEEP;
 	}
 	if (next_full > end)
 		next_full = end;
-	if (m < b->n_maskp && b->maskp[m].start <= a) {
+	if (m < n_maskp && b->maskp[m].start <= a) {
 		*run_end = b->maskp[m].end < next_full ? b->maskp[m].end : next_full;
 		return PIECE_MASK;
 	}
-	*run_end = m < b->n_maskp && b->maskp[m].start < next_full ? b->maskp[m].start : next_full;
+	*run_end = m < n_maskp && b->maskp[m].start < next_full ? b->maskp[m].start : next_full;
 	return PIECE_DROP;
 }
 

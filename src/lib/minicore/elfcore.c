@@ -201,7 +201,8 @@ int elfcore_thread(const void *head, size_t len, pid_t pid, pid_t *tid)
 {
 	const unsigned char *h = head;
 	uint64_t status, info;
-	uint32_t status_size, info_size;
+	/* Set by find_note() whenever it returns 0 (clang's analyzer does not follow find_notes() that far). */
+	uint32_t status_size = 0, info_size = 0;
 	int32_t thread, process;
 	int r;
 

@@ -193,7 +193,6 @@ static ssize_t take_piece(struct minicore *m, unsigned char *buf, size_t n, bool
 		got = drop(m, left);
 		if (got >= 0 && (uint64_t)got < left)
 			*eof = true;
-		want = 0;
 	} else {
 		got = io_read_full(m->in, buf, want, calls);
 		if (got >= 0 && (size_t)got < want)

@@ -12,6 +12,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,22 +54,29 @@ static uint64_t stack_bound(unsigned threads, uint64_t stack_max)
 	return each < stack_max ? each : stack_max;
 }
 
+static bool kept(const struct mc_piece *x)
+{
+	return x->kind != PIECE_DROP && x->len > 0;
+}
+
 /* The kept pieces of plan p into r. 0 or -ENOMEM. */
 static int take_pieces(const struct coreplan *p, struct rescue *r)
 {
-	size_t k = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < p->n_pieces; i++)
-		r->n += p->pieces[i].kind != PIECE_DROP && p->pieces[i].len > 0;
-	r->pieces = r->n ? calloc(r->n, sizeof(*r->pieces)) : NULL;
-	if (r->n && !r->pieces)
+		n += kept(&p->pieces[i]);
+	if (n == 0)
+		return 0;
+	r->pieces = calloc(n, sizeof(*r->pieces));
+	if (!r->pieces)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->n_pieces; i++) {
+	for (size_t i = 0; i < p->n_pieces && r->n < n; i++) {
 		const struct mc_piece *x = &p->pieces[i];
 
-		if (x->kind == PIECE_DROP || x->len == 0)
+		if (!kept(x))
 			continue;
-		r->pieces[k++] = (struct rescue_piece) { .in_off = x->in_off, .len = x->len, .vaddr = x->vaddr };
+		r->pieces[r->n++] = (struct rescue_piece) { .in_off = x->in_off, .len = x->len, .vaddr = x->vaddr };
 		r->bytes += x->len;
 	}
 	return 0;

@@ -88,6 +88,10 @@ int upload_argv(const char *command, const struct upload_names *n, char *buf, si
 	char *p = buf, *end = buf + len;
 	int argc = 0, r;
 
+	if (len == 0)
+		return -E2BIG;
+	/* What argv[0] is checked by below, should no word come (clang's analyzer does not see word() write it). */
+	buf[0] = '\0';
 	for (;;) {
 		while (*s == ' ' || *s == '\t')
 			s++;

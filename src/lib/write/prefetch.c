@@ -133,8 +133,8 @@ ssize_t prefetch_take(struct prefetch *p, const char **data, size_t n)
 		*data = p->mem + (size_t)p->head * p->size + p->off;
 		r = (ssize_t)(s->len - p->off < n ? s->len - p->off : n);
 	} else {
-		/* An empty last buffer: the end, or the error, once every byte before it is taken. */
-		r = s->err;
+		/* An empty last buffer: the end, or the error (-errno), once every byte before it is taken. */
+		r = s->err < 0 ? s->err : 0;
 		p->finished = true;
 	}
 	pthread_mutex_unlock(&p->lock);
