@@ -111,6 +111,11 @@ int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t ti
 	/* Failing, it leaves the file published, as the entry will say; only a power cut could still take it. */
 	if (r == 0)
 		(void) fsync(f->dirfd);
+#ifdef CORESINK_TEST_PLANT_LINK_BEFORE_SYNC
+	/* The planted bug (make check-powercut's test build): the data synced only after its name. */
+	if (r == 0)
+		(void) fdatasync(f->fd);
+#endif
 	store_discard(f);
 	return r;
 }

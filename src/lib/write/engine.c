@@ -31,7 +31,12 @@ void engine_defaults(struct engine_opts *o)
 		.max_use = { .value = UINT64_MAX, .cap = UINT64_MAX },
 		.max_core = UINT64_MAX,
 		.rlimit = UINT64_MAX,
+#ifdef CORESINK_TEST_PLANT_LINK_BEFORE_SYNC
+		/* The planted bug's build writes as a naive handler does: no writeback of its own before the name. */
+		.hygiene = false,
+#else
 		.hygiene = true,
+#endif
 		.sparse = true,
 		.min_hole = PAGE_BYTES,
 		.check_space = true,
@@ -416,8 +421,16 @@ static int copy_finish(struct copy *c)
 		r = -errno;
 	if (r < 0)
 		c->st->failed_at = "trimming the file";
-	/* A failed sync leaves bytes that may never reach the disk: not a core to keep, whatever its size. */
+	/*
+	 * A failed sync leaves bytes that may never reach the disk: not a core to keep, whatever its size. (A test
+	 * build plants the bug the power-cut test must catch: the sync after the name, store_publish(), with no
+	 * writeback before it.)
+	 */
+#ifdef CORESINK_TEST_PLANT_LINK_BEFORE_SYNC
+	f = 0;
+#else
 	f = io_fdatasync(c->out);
+#endif
 	if (f < 0 && r == 0) {
 		r = f;
 		c->st->failed_at = "syncing the file to disk";
