@@ -201,9 +201,12 @@ door_checks() {
 		journalctl -b -q -o cat --output-fields="$1" MESSAGE_ID=37d0a70e75c44cf88f269bffb484bb14 \
 			"COREDUMP_FILENAME=/var/lib/coresink/$name" | head -n 1
 	}
+	# Wait for the entry itself, then read its other field: two reads taken while the entry
+	# arrives could see it in the second only.
+	u=
 	for _ in $(seq 120); do
-		u="$(upload_field CORESINK_UPLOAD) $(upload_field CORESINK_UPLOAD_ATTEMPT) "
-		[ "$u" != "  " ] && break
+		r=$(upload_field CORESINK_UPLOAD)
+		[ -n "$r" ] && { u="$r $(upload_field CORESINK_UPLOAD_ATTEMPT) "; break; }
 		sleep 0.5
 	done
 	check "ExecUpload= sent it at the crash (attempt 1): $u" test "$u" = "sent 1 "
