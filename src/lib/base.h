@@ -10,6 +10,7 @@
 #include "base/diag.h"
 #include "base/escape.h"
 #include "base/io.h"
+#include "base/jsonread.h"
 #include "base/oldest.h"
 #include "base/parse.h"
 

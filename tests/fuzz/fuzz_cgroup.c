@@ -23,7 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cgroup_units(path ? path : text, &u);
 	cgroup_container(path ? path : text, &c);
 	if (strnlen(u.unit, sizeof(u.unit)) >= sizeof(u.unit) || strnlen(c.machine, sizeof(c.machine)) >= sizeof(c.machine) ||
-	    strnlen(c.runtime, sizeof(c.runtime)) >= sizeof(c.runtime) || strnlen(c.id, sizeof(c.id)) >= sizeof(c.id))
+	    strnlen(c.runtime, sizeof(c.runtime)) >= sizeof(c.runtime) || strnlen(c.id, sizeof(c.id)) >= sizeof(c.id) ||
+	    strnlen(c.pod, sizeof(c.pod)) >= sizeof(c.pod) || strnlen(c.ns, sizeof(c.ns)) >= sizeof(c.ns) ||
+	    strchr(c.id, '/') || (c.ns[0] && (!c.id[0] || c.ns[0] == '.' || c.id[0] == '.')))
 		abort();
 	free(text);
 	return 0;

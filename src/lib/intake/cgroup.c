@@ -113,48 +113,144 @@ static bool hex_id(const char *s, size_t n)
 	return true;
 }
 
-/* The runtimes' cgroup names: PREFIXID.scope (systemd's cgroup driver) or a directory PARENT/ID (cgroupfs). */
-static const struct {
-	const char *prefix, *parent, *runtime;
-} runtimes[] = {
-	{ "docker-", "docker", "docker" },
-	{ "libpod-", "libpod_parent", "podman" },
-	{ "cri-containerd-", NULL, "containerd" },
-	{ "crio-", NULL, "cri-o" },
+/* A Kubernetes pod's UID in s[0..n): 32 to 36 hex digits and dashes, or underscores as systemd's slices write them. */
+static bool pod_uid(const char *s, size_t n, char *out, size_t len)
+{
+	if (n < 32 || n > 36 || n >= len)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') || s[i] == '-' || s[i] == '_'))
+			return false;
+		out[i] = s[i] == '_' ? '-' : s[i];
+	}
+	out[n] = '\0';
+	return true;
+}
+
+/*
+ * A containerd namespace or container id, as containerd's identifiers package allows them: letters, digits, . _ -,
+ * a letter or digit first (so never "." or ".."), at most 76 bytes; n < max too.
+ */
+static bool identifier(const char *s, size_t n, size_t max)
+{
+	if (n == 0 || n > 76 || n >= max || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+					       (s[0] >= '0' && s[0] <= '9')))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+		      s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static bool has_prefix(const char *s, size_t n, const char *prefix)
+{
+	size_t p = strlen(prefix);
+
+	return n > p && memcmp(s, prefix, p) == 0;
+}
+
+/* PREFIX<hex id>SUFFIX: the id into c with its runtime. */
+static bool runtime_name(const char *s, size_t n, const char *prefix, const char *suffix, const char *runtime,
+			 struct container *c)
+{
+	size_t p = strlen(prefix), k = strlen(suffix);
+
+	if (n <= p + k || memcmp(s, prefix, p) != 0 || (k && !ends_with(s, n, suffix)) || !hex_id(s + p, n - p - k))
+		return false;
+	(void) snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
+	(void) snprintf(c->id, sizeof(c->id), "%.*s", (int)(n - p - k), s + p);
+	return true;
+}
+
+/* The place on the path so far: what the components before this one were. */
+struct walk {
+	const char *parent;
+	size_t pn;
+	unsigned depth;       /* components before this one */
+	const char *first;    /* the first component, and its length */
+	size_t fn;
+	bool kubepods;        /* under a kubepods cgroup (cgroupfs: /kubepods/...; systemd: kubepods.slice) */
 };
 
-/* One component s[0..n) after parent (the one before it): a machine or a runtime's container, into c. */
-static void container_in(const char *parent, size_t pn, const char *s, size_t n, struct container *c)
+static bool is(const char *s, size_t n, const char *name)
+{
+	return n == strlen(name) && memcmp(s, name, n) == 0;
+}
+
+/*
+ * One component s[0..n) of the path: a pod's (into c, false: go on), or a machine's or a container's (true: stop,
+ * for all beneath is the container's own: a delegated cgroup it may make any names in).
+ */
+static bool container_in(const struct walk *w, const char *s, size_t n, struct container *c)
 {
 	if (n > 14 && memcmp(s, "machine-", 8) == 0 && ends_with(s, n, ".scope")) {
 		unescape(c->machine, sizeof(c->machine), s + 8, n - 8 - 6);
-		return;
+		return true;
 	}
-	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
-		size_t p = strlen(runtimes[i].prefix), q = runtimes[i].parent ? strlen(runtimes[i].parent) : 0;
-		bool scope = n > p + 6 && memcmp(s, runtimes[i].prefix, p) == 0 && ends_with(s, n, ".scope") &&
-			     hex_id(s + p, n - p - 6);
-		bool dir = q && pn == q && memcmp(parent, runtimes[i].parent, q) == 0 && hex_id(s, n);
+	/* Pods: systemd's slices, podman's and the kubelet's cgroupfs directories. */
+	if (has_prefix(s, n, "machine-libpod_pod_") && ends_with(s, n, ".slice") && hex_id(s + 19, n - 19 - 6)) {
+		(void) snprintf(c->pod, sizeof(c->pod), "%.*s", (int)(n - 19 - 6), s + 19);
+		return false;
+	}
+	if (w->pn && is(w->parent, w->pn, "libpod_parent") && hex_id(s, n)) {
+		(void) snprintf(c->pod, sizeof(c->pod), "%.*s", (int)n, s);
+		return false;
+	}
+	if (w->kubepods && has_prefix(s, n, "kubepods") && ends_with(s, n, ".slice") && n > 6 + 3 + 32) {
+		const char *pod = NULL;
 
-		if (scope || dir) {
-			(void) snprintf(c->runtime, sizeof(c->runtime), "%s", runtimes[i].runtime);
-			(void) snprintf(c->id, sizeof(c->id), "%.*s", (int)(scope ? n - p - 6 : n), scope ? s + p : s);
-		}
+		for (const char *q = s; q + 4 <= s + n - 6; q++)
+			if (memcmp(q, "-pod", 4) == 0)
+				pod = q + 4;
+		if (pod && pod_uid(pod, (size_t)(s + n - 6 - pod), c->pod, sizeof(c->pod)))
+			c->kube = true;
+		return false;
 	}
+	if (w->kubepods && has_prefix(s, n, "pod") && pod_uid(s + 3, n - 3, c->pod, sizeof(c->pod))) {
+		c->kube = true;
+		return false;
+	}
+	/* Containers, by systemd's cgroup driver (a scope) or cgroupfs (a directory). */
+	if (runtime_name(s, n, "docker-", ".scope", "docker", c) || runtime_name(s, n, "libpod-", ".scope", "podman", c) ||
+	    runtime_name(s, n, "cri-containerd-", ".scope", "containerd", c) ||
+	    runtime_name(s, n, "crio-", ".scope", "cri-o", c))
+		return true;
+	if ((w->pn && is(w->parent, w->pn, "docker") && runtime_name(s, n, "", "", "docker", c)) ||
+	    ((is(w->first, w->fn, "libpod_parent") && runtime_name(s, n, "libpod-", "", "podman", c))))
+		return true;
+	if (w->kubepods && c->kube && (runtime_name(s, n, "crio-", "", "cri-o", c) || runtime_name(s, n, "", "", "", c)))
+		return true;
+	/* Plain containerd (ctr): /NAMESPACE/ID, any identifier; whether it is one, the runtime's files decide. */
+	if (w->depth == 1 && !w->kubepods && identifier(w->first, w->fn, sizeof(c->ns)) &&
+	    identifier(s, n, sizeof(c->id))) {
+		(void) snprintf(c->ns, sizeof(c->ns), "%.*s", (int)w->fn, w->first);
+		(void) snprintf(c->id, sizeof(c->id), "%.*s", (int)n, s);
+		return true;
+	}
+	return false;
 }
 
-/* Reads the container path names into c: the last machine scope and runtime container on it. */
+/* Reads the container path names into c: the first machine or container from the root, and the pod above it. */
 void cgroup_container(const char *path, struct container *c)
 {
-	const char *parent = "", *s;
-	size_t pn = 0, n;
+	struct walk w = { .parent = "", .first = "" };
+	const char *s;
+	size_t n;
 
 	memset(c, 0, sizeof(*c));
 	while ((s = component(&path, &n))) {
-		container_in(parent, pn, s, n, c);
-		parent = s;
-		pn = n;
+		if (w.depth == 0 && (is(s, n, "kubepods") || is(s, n, "kubepods.slice")))
+			w.kubepods = true;
+		if (container_in(&w, s, n, c))
+			return;
+		if (w.depth++ == 0)
+			w.first = s, w.fn = n;
+		w.parent = s;
+		w.pn = n;
 	}
+	/* A pod without a container of its own on the path (its infra process, a cgroup of its own): no container. */
+	c->id[0] = c->runtime[0] = '\0';
 }
 
 static const char *line_with(const char *text, const char *prefix)

@@ -14,11 +14,21 @@ struct units {
 	uid_t owner_uid;                /* from user-UID.slice or user@UID.service; (uid_t)-1 when none */
 };
 
-/* The container a cgroup path names: a systemd machine (systemd-nspawn, machinectl), or a runtime's container. */
+/*
+ * The container a cgroup path names: a systemd machine (systemd-nspawn, machinectl), or a runtime's container and
+ * the pod it is in; then what the runtime's own files say of it (runtime_read(): intake/runtime.c).
+ */
 struct container {
 	char machine[UNIT_NAME_MAX];    /* from machine-NAME.scope, unescaped */
-	char runtime[16];               /* docker, podman, containerd, cri-o; "" when none */
-	char id[80];                    /* the runtime's container id (hex) */
+	char runtime[16];               /* docker, podman, containerd, cri-o; "" when none or not known */
+	char id[80];                    /* the runtime's container id (hex; plain containerd's: any identifier) */
+	char pod[80];                   /* the pod the path names: a Kubernetes pod's UID, or a podman pod's id */
+	bool kube;                      /* pod is a Kubernetes pod's UID (a kubepods cgroup) */
+	char ns[64];                    /* plain containerd's namespace, from a cgroupfs path /NS/ID */
+	/* From the runtime's state files, "" where they say nothing: */
+	char name[UNIT_NAME_MAX], image[UNIT_NAME_MAX];
+	char pod_name[UNIT_NAME_MAX], pod_namespace[UNIT_NAME_MAX];
+	char state[64];                 /* which file said it, or why none did */
 };
 
 void cgroup_units(const char *path, struct units *u);

@@ -25,6 +25,7 @@
 #include "creds.h"
 #include "procfs.h"
 #include "procinfo.h"
+#include "runtime.h"
 
 #define FDS_MAX (64 * 1024)
 #define ANCESTORS_MAX 64
@@ -233,6 +234,9 @@ static void read_brief(int dirfd, struct procinfo *pi)
 		memmove(pi->cgroup, path, strcspn(path, "\n"));
 		pi->cgroup[strcspn(path, "\n")] = '\0';
 		cgroup_units(pi->cgroup, &pi->units);
+		/* Now: the runtime may remove its files as soon as the process is gone. */
+		cgroup_container(pi->cgroup, &pi->ct);
+		runtime_read(&pi->ct, "");
 	}
 	pi->status = proc_read(dirfd, "status", NULL);
 	read_creds(dirfd, pi);

@@ -24,6 +24,7 @@ struct procinfo {
 	char *cmdline;           /* arguments joined by spaces */
 	char *cgroup;            /* the cgroup path systemd tracks units by */
 	struct units units;
+	struct container ct;     /* the container and pod its cgroup names, and what their runtime's files say */
 	char *status, *maps, *limits, *fds, *environ;
 	char exe[PATH_MAX], cwd[PATH_MAX], root[PATH_MAX];
 	bool creds_unchanged;    /* real = effective uid and gid, AT_SECURE 0: it may read its own core */

@@ -210,17 +210,23 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	add_footprint(f);
 }
 
-/* The container its cgroup names: a systemd machine's name, a runtime's container id. */
-static void add_container_fields(struct fields *f, const char *cgroup)
+/*
+ * The container its cgroup names (a systemd machine's name, a runtime's container id, the pod above it) and what
+ * the runtime's own files said of them, read before the release.
+ */
+static void add_container_fields(struct fields *f, const struct container *c)
 {
-	struct container c;
-
-	cgroup_container(cgroup, &c);
-	report_add_line(f, "CORESINK_MACHINE", c.machine);
-	if (c.runtime[0]) {
-		report_add_line(f, "CORESINK_CONTAINER_RUNTIME", c.runtime);
-		report_add_line(f, "CORESINK_CONTAINER_ID", c.id);
-	}
+	report_add_line(f, "CORESINK_MACHINE", c->machine);
+	if (!c->id[0])
+		return;
+	report_add_line(f, "CORESINK_CONTAINER_RUNTIME", c->runtime);
+	report_add_line(f, "CORESINK_CONTAINER_ID", c->id);
+	report_add_line(f, "CORESINK_CONTAINER_NAME", c->name);
+	report_add_line(f, "CORESINK_CONTAINER_IMAGE", c->image);
+	report_add_line(f, c->kube || c->pod_namespace[0] ? "CORESINK_POD_UID" : "CORESINK_POD_ID", c->pod);
+	report_add_line(f, "CORESINK_POD_NAME", c->pod_name);
+	report_add_line(f, "CORESINK_POD_NAMESPACE", c->pod_namespace);
+	report_add_line(f, "CORESINK_CONTAINER_FROM", c->state);
 }
 
 /* What the analysis found of packages (systemd-coredump's fields), how long it took, and why not more. */
@@ -414,7 +420,7 @@ static void add_proc_fields(struct fields *f, const struct procinfo *pi)
 	/* The pid its own tools (ps, its journal) know it by, inside its pid namespace. */
 	if (pi->container && pi->inner_pid > 0)
 		fields_add(f, "CORESINK_CONTAINER_PID=%d", (int)pi->inner_pid);
-	add_container_fields(f, pi->cgroup);
+	add_container_fields(f, &pi->ct);
 }
 
 /*

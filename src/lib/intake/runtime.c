@@ -1,0 +1,186 @@
+/*
+ * runtime.c: the names a container's runtime gave it, read before the release (a container's files go with it):
+ * Docker's config.v2.json, an OCI bundle's config.json (containerd's CRI plugin and CRI-O write the pod's name,
+ * namespace and UID into its annotations, as the kubelet gave them), and containers/storage's containers.json
+ * (podman's and CRI-O's names and images). Only the host's files, at the runtimes' fixed places, found by the id
+ * the cgroup gave (checked hex, so it cannot name another path): nothing the crashing process can write, neither
+ * its own files nor its environment. A runtime installed elsewhere (another graph root) says nothing; c->state
+ * says which file spoke, or that none did.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "runtime.h"
+
+#define STATE_MAX (1u << 20)            /* a bundle's config.json, Docker's config.v2.json: tens of KiB */
+#define STORAGE_MAX (16u << 20)         /* containers.json: about 600 bytes per container of the host */
+
+#define DOCKER_DIR "/var/lib/docker/containers"
+#define CONTAINERD_DIR "/run/containerd/io.containerd.runtime.v2.task"
+#define STORAGE_RUN "/run/containers/storage/overlay-containers"
+#define STORAGE_LIB "/var/lib/containers/storage/overlay-containers"
+
+/* The whole regular file root+path, at most max bytes, as one checked JSON value: a malloc'd text or NULL. */
+static char *read_json(const char *root, const char *path, size_t max, struct json_span *doc)
+{
+	char full[PATH_MAX];
+	struct stat st;
+	char *text = NULL;
+	ssize_t n;
+	int fd;
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
+		return NULL;
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max &&
+	    (text = malloc((size_t)st.st_size + 1))) {
+		n = io_read_full(fd, text, (size_t)st.st_size, NULL);
+		if (n < 0 || json_whole(text, (size_t)n, doc) < 0) {
+			free(text);
+			text = NULL;
+		}
+	}
+	(void) close(fd);
+	return text;
+}
+
+/* The string at obj.key, or at obj.key.sub, into out (left as it was when absent or not a name). */
+static void take(struct json_span obj, const char *key, const char *sub, char *out, size_t len)
+{
+	struct json_span v;
+	char s[UNIT_NAME_MAX];
+
+	if (json_member(obj, key, &v) < 0 || (sub && json_member(v, sub, &v) < 0))
+		return;
+	if (json_text(v, s, sizeof(s)) == 0 && s[0])
+		(void) snprintf(out, len, "%s", s);
+}
+
+static void said(struct container *c, const char *runtime, const char *file)
+{
+	if (runtime[0])
+		(void) snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
+	(void) snprintf(c->state, sizeof(c->state), "%s", file);
+}
+
+/* Docker's own record: its name ("/web"), its image as asked for, and cri-dockerd's labels for a pod's. */
+static bool docker(struct container *c, const char *root)
+{
+	char path[PATH_MAX], name[UNIT_NAME_MAX] = "";
+	struct json_span doc, cfg;
+	char *text;
+
+	(void) snprintf(path, sizeof(path), DOCKER_DIR "/%s/config.v2.json", c->id);
+	text = read_json(root, path, STATE_MAX, &doc);
+	if (!text)
+		return false;
+	take(doc, "Name", NULL, name, sizeof(name));
+	(void) snprintf(c->name, sizeof(c->name), "%s", name + (name[0] == '/'));
+	if (json_member(doc, "Config", &cfg) == 0) {
+		take(cfg, "Image", NULL, c->image, sizeof(c->image));
+		take(cfg, "Labels", "io.kubernetes.container.name", c->name, sizeof(c->name));
+		take(cfg, "Labels", "io.kubernetes.pod.name", c->pod_name, sizeof(c->pod_name));
+		take(cfg, "Labels", "io.kubernetes.pod.namespace", c->pod_namespace, sizeof(c->pod_namespace));
+	}
+	free(text);
+	said(c, "docker", "config.v2.json");
+	return true;
+}
+
+/* An OCI bundle's annotations, as containerd's CRI plugin (io.kubernetes.cri.*) or CRI-O (io.kubernetes.*) wrote. */
+static bool bundle(struct container *c, const char *root, const char *path, const char *runtime)
+{
+	struct json_span doc, a;
+	char *text = read_json(root, path, STATE_MAX, &doc);
+
+	if (!text)
+		return false;
+	if (json_member(doc, "annotations", &a) == 0) {
+		take(a, "io.kubernetes.cri.container-name", NULL, c->name, sizeof(c->name));
+		take(a, "io.kubernetes.cri.image-name", NULL, c->image, sizeof(c->image));
+		take(a, "io.kubernetes.cri.sandbox-name", NULL, c->pod_name, sizeof(c->pod_name));
+		take(a, "io.kubernetes.cri.sandbox-namespace", NULL, c->pod_namespace, sizeof(c->pod_namespace));
+		take(a, "io.kubernetes.container.name", NULL, c->name, sizeof(c->name));
+		take(a, "io.kubernetes.cri-o.ImageName", NULL, c->image, sizeof(c->image));
+		take(a, "io.kubernetes.pod.name", NULL, c->pod_name, sizeof(c->pod_name));
+		take(a, "io.kubernetes.pod.namespace", NULL, c->pod_namespace, sizeof(c->pod_namespace));
+		if (!c->kube)
+			take(a, "io.kubernetes.cri.sandbox-uid", NULL, c->pod, sizeof(c->pod));
+	}
+	free(text);
+	said(c, runtime, "config.json");
+	return true;
+}
+
+/* containers/storage's record of the container (podman, CRI-O): its name, and the image and pod its metadata name. */
+static bool storage(struct container *c, const char *root, const char *runtime)
+{
+	struct json_span doc, e, v, meta;
+	char id[80], metadata[8192];
+	size_t pos = 0;
+	char *text = read_json(root, STORAGE_LIB "/containers.json", STORAGE_MAX, &doc);
+	bool found = false;
+
+	if (!text)
+		return false;
+	while (!found && json_element(doc, &pos, &e) > 0)
+		found = json_member(e, "id", &v) == 0 && json_text(v, id, sizeof(id)) == 0 && strcmp(id, c->id) == 0;
+	if (found) {
+		size_t at = 0;
+
+		if (json_member(e, "names", &v) == 0 && json_element(v, &at, &v) > 0)
+			(void) json_text(v, c->name, sizeof(c->name));
+		/* Its metadata is JSON in a string. */
+		if (json_member(e, "metadata", &v) == 0 && json_text(v, metadata, sizeof(metadata)) == 0 &&
+		    json_whole(metadata, strlen(metadata), &meta) == 0) {
+			take(meta, "image-name", NULL, c->image, sizeof(c->image));
+			take(meta, "pod-name", NULL, c->pod_name, sizeof(c->pod_name));
+		}
+		said(c, runtime, "containers.json");
+	}
+	free(text);
+	return found;
+}
+
+/* Reads into c what the runtime its cgroup names (or, where the cgroup does not say, the one that has it) wrote. */
+void runtime_read(struct container *c, const char *root)
+{
+	const char *rt = c->runtime;
+	char path[PATH_MAX];
+	bool any = !rt[0] && !c->ns[0], found = false;
+
+	if (!c->id[0])
+		return;
+	/* /NAMESPACE/ID is containerd's layout alone. */
+	if (c->ns[0])
+		rt = "containerd";
+	if (!found && (any || strcmp(rt, "containerd") == 0)) {
+		(void) snprintf(path, sizeof(path), CONTAINERD_DIR "/%s/%s/config.json", c->ns[0] ? c->ns : "k8s.io",
+				c->id);
+		found = bundle(c, root, path, "containerd");
+	}
+	if (!found && (any || strcmp(rt, "cri-o") == 0)) {
+		(void) snprintf(path, sizeof(path), STORAGE_RUN "/%s/userdata/config.json", c->id);
+		found = bundle(c, root, path, "cri-o");
+		(void) storage(c, root, "cri-o");
+	}
+	if (!found && (any || strcmp(rt, "podman") == 0))
+		found = storage(c, root, "podman");
+	if (!found && (any || strcmp(rt, "docker") == 0))
+		found = docker(c, root);
+	if (found)
+		return;
+	(void) snprintf(c->state, sizeof(c->state), "none: no file of its runtime names it");
+	/* A path /NS/ID that no containerd task has is no container at all. */
+	if (c->ns[0])
+		c->id[0] = c->ns[0] = c->state[0] = '\0';
+}

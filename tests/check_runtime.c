@@ -1,0 +1,266 @@
+/*
+ * check_runtime.c: the JSON reader (base/jsonread.c) against what RFC 8259 allows and what a hostile pod author could
+ * write, and runtime_read() against the files each runtime writes, laid out under a directory of the test's.
+ */
+#include <limits.h>
+
+#include "base.h"
+#include "intake.h"
+#include "unit.h"
+
+#define ID64 "4f1c6e0b3a2d9e8f7c6b5a4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f"
+#define ID3 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define ID2 "72cd1a14bf8249aa8e1e0a2c1f3b5d7e9f0a1b2c3d4e5f60718293a4b5c6d7e8"
+
+static int whole(const char *text, struct json_span *v)
+{
+	return json_whole(text, strlen(text), v);
+}
+
+/* The string at the path of keys a.b (b may be NULL) in text: 0 and out, or the first error. */
+static int at(const char *text, const char *a, const char *b, char *out, size_t len)
+{
+	struct json_span v;
+	int r = whole(text, &v);
+
+	out[0] = '\0';
+	if (r == 0)
+		r = json_member(v, a, &v);
+	if (r == 0 && b)
+		r = json_member(v, b, &v);
+	return r < 0 ? r : json_text(v, out, len);
+}
+
+START_TEST(test_valid)
+{
+	char s[64];
+
+	ck_assert_int_eq(at("{\"a\":\"x\"}", "a", NULL, s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "x");
+	ck_assert_int_eq(at(" {\"n\": -1.5e+3, \"t\": [true, false, null, {}], \"a\" : { \"b\" : \"y\" } } \n", "a", "b",
+			    s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "y");
+	/* Escapes: the two-byte, a surrogate pair, the slash. */
+	ck_assert_int_eq(at("{\"a\":\"caf\\u00e9 \\ud83d\\ude00 a\\/b \\\"q\\\" \\\\\"}", "a", NULL, s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "caf\xc3\xa9 \xf0\x9f\x98\x80 a/b \"q\" \\");
+	/* Raw UTF-8 passes as it is. */
+	ck_assert_int_eq(at("{\"a\":\"\xc3\xa9t\xc3\xa9\"}", "a", NULL, s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "\xc3\xa9t\xc3\xa9");
+	/* The last of two members of one name, as most readers take it; a key escaped is the same key. */
+	ck_assert_int_eq(at("{\"a\":\"1\",\"b\":2,\"\\u0061\":\"2\"}", "a", NULL, s, sizeof(s)), 0);
+	ck_assert_str_eq(s, "2");
+	ck_assert_int_eq(at("{\"a\":\"1\"}", "b", NULL, s, sizeof(s)), -ENOENT);
+	/* Not a string, not an object. */
+	ck_assert_int_eq(at("{\"a\":1}", "a", NULL, s, sizeof(s)), -EINVAL);
+	ck_assert_int_eq(at("{\"a\":\"1\"}", "a", "b", s, sizeof(s)), -EINVAL);
+}
+END_TEST
+
+/* What no name may hold, and what is not JSON: each refused whole, never half read. */
+static const char *const refused_strings[] = {
+	"{\"a\":\"x\\ny\"}", "{\"a\":\"x\\u0000y\"}", "{\"a\":\"x\\u001by\"}", "{\"a\":\"x\\u0085y\"}",
+	"{\"a\":\"x\xc2\x9b" "y\"}", "{\"a\":\"x\\u007fy\"}", "{\"a\":\"x\x7fy\"}",
+};
+
+static const char *const not_json[] = {
+	"", "{", "{\"a\":\"x\"", "{\"a\":\"x\"}}", "{\"a\":\"x\"} x", "{\"a\" \"x\"}", "{\"a\":\"x\",}", "[1,]", "[01]",
+	"[1.]", "[.5]", "[1e]", "[-]", "[tru]", "[nul]", "{a:1}", "{'a':1}", "[\"\\x41\"]", "[\"\\u12\"]",
+	"[\"\\ud83d\"]", "[\"\\ude00\"]", "[\"\\ud83d\\u0041\"]", "[\"\xc0\xaf\"]", "[\"\xed\xa0\x80\"]",
+	"[\"\xf5\x80\x80\x80\"]", "[\"\xe2\x82\"]", "[\"\x01\"]", "[\"\t\"]", "\"x", "[NaN]", "[1 2]",
+};
+
+START_TEST(test_refused)
+{
+	char s[64];
+	struct json_span v;
+
+	for (size_t i = 0; i < ELEMENTSOF(refused_strings); i++) {
+		/* Either the document is refused, or the string is: no value comes out. */
+		int r = at(refused_strings[i], "a", NULL, s, sizeof(s));
+
+		ck_assert_msg(r == -EINVAL, "%zu: %d", i, r);
+		ck_assert_str_eq(s, "");
+	}
+	for (size_t i = 0; i < ELEMENTSOF(not_json); i++)
+		ck_assert_msg(whole(not_json[i], &v) == -EINVAL, "taken: %s", not_json[i]);
+}
+END_TEST
+
+START_TEST(test_bounds)
+{
+	char deep[256], s[8];
+	struct json_span v;
+	size_t pos = 0;
+	int n = 0;
+
+	/* Nesting: 64 levels read, 65 refused, so that no document runs the stack down. */
+	memset(deep, '[', 64), memset(deep + 64, ']', 64), deep[128] = '\0';
+	ck_assert_int_eq(whole(deep, &v), 0);
+	memset(deep, '[', 65), memset(deep + 65, ']', 65), deep[130] = '\0';
+	ck_assert_int_eq(whole(deep, &v), -EINVAL);
+	/* A name that does not fit is no name: nothing of it is given. */
+	ck_assert_int_eq(at("{\"a\":\"12345678\"}", "a", NULL, s, sizeof(s)), -ENAMETOOLONG);
+	ck_assert_str_eq(s, "");
+	ck_assert_int_eq(at("{\"a\":\"1234567\"}", "a", NULL, s, sizeof(s)), 0);
+	ck_assert_int_eq(at("{\"a\":\"\\u00e9\\u00e9\\u00e9\\u00e9\"}", "a", NULL, s, sizeof(s)), -ENAMETOOLONG);
+	/* A document's length is its own: bytes past n are not read. */
+	ck_assert_int_eq(json_whole("[1] garbage", 3, &v), 0);
+	/* Arrays, element by element. */
+	ck_assert_int_eq(whole(" [ \"a\" , {\"b\":[1,2]}, 3 ] ", &v), 0);
+	while (json_element(v, &pos, &(struct json_span) { 0 }) > 0)
+		n++;
+	ck_assert_int_eq(n, 3);
+	pos = 0;
+	ck_assert_int_eq(whole("[]", &v), 0);
+	ck_assert_int_eq(json_element(v, &pos, &v), 0);
+}
+END_TEST
+
+/* Writes text to root/path, making its directories. */
+static void put(const char *root, const char *path, const char *text)
+{
+	char full[PATH_MAX];
+	FILE *f;
+
+	(void) snprintf(full, sizeof(full), "%s%s", root, path);
+	for (char *p = full + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		(void) mkdir(full, 0755);
+		*p = '/';
+	}
+	f = fopen(full, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void read_path(const char *root, const char *path, struct container *c)
+{
+	cgroup_container(path, c);
+	runtime_read(c, root);
+}
+
+START_TEST(test_runtimes)
+{
+	char root[256];
+	struct container c;
+
+	unit_tmpdir(root, sizeof(root));
+	/* Docker: its own record, with cri-dockerd's labels where a kubelet made it. */
+	put(root, "/var/lib/docker/containers/" ID64 "/config.v2.json",
+	    "{\"ID\":\"" ID64 "\",\"Name\":\"/web\",\"Config\":{\"Image\":\"nginx:1.27\",\"Env\":[\"A=1\"],"
+	    "\"Labels\":{\"io.kubernetes.pod.name\":\"web-7\",\"io.kubernetes.pod.namespace\":\"shop\"}}}");
+	read_path(root, "/system.slice/docker-" ID64 ".scope", &c);
+	ck_assert_str_eq(c.runtime, "docker");
+	ck_assert_str_eq(c.name, "web");
+	ck_assert_str_eq(c.image, "nginx:1.27");
+	ck_assert_str_eq(c.pod_name, "web-7");
+	ck_assert_str_eq(c.pod_namespace, "shop");
+	ck_assert_str_eq(c.state, "config.v2.json");
+
+	/* containerd's CRI plugin: the bundle's annotations, found though the cgroupfs path does not name it. */
+	put(root, "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID2 "/config.json",
+	    "{\"ociVersion\":\"1.1.0\",\"annotations\":{\"io.kubernetes.cri.container-type\":\"container\","
+	    "\"io.kubernetes.cri.container-name\":\"worker\",\"io.kubernetes.cri.image-name\":\"shop/worker:2\","
+	    "\"io.kubernetes.cri.sandbox-name\":\"web-7\",\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
+	    "\"io.kubernetes.cri.sandbox-uid\":\"3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b\"}}");
+	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
+	ck_assert_str_eq(c.runtime, "containerd");
+	ck_assert_str_eq(c.name, "worker");
+	ck_assert_str_eq(c.image, "shop/worker:2");
+	ck_assert_str_eq(c.pod_name, "web-7");
+	ck_assert_str_eq(c.pod_namespace, "shop");
+	ck_assert_str_eq(c.pod, "3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b");
+
+	/* Plain containerd: /NAMESPACE/ID is one only where containerd has that task. */
+	put(root, "/run/containerd/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.runtime, "containerd");
+	ck_assert_str_eq(c.id, ID3);
+	put(root, "/run/containerd/io.containerd.runtime.v2.task/default/web-1/config.json", "{}");
+	read_path(root, "/default/web-1", &c);
+	ck_assert_str_eq(c.id, "web-1");
+	ck_assert_str_eq(c.runtime, "containerd");
+	read_path(root, "/other/" ID3, &c);
+	ck_assert_str_eq(c.id, "");
+	ck_assert_str_eq(c.runtime, "");
+
+	/* CRI-O: its bundle's io.kubernetes.* annotations. */
+	put(root, "/run/containers/storage/overlay-containers/" ID64 "/userdata/config.json",
+	    "{\"annotations\":{\"io.kubernetes.container.name\":\"api\",\"io.kubernetes.cri-o.ImageName\":"
+	    "\"quay.io/shop/api:3\",\"io.kubernetes.pod.name\":\"api-0\",\"io.kubernetes.pod.namespace\":\"billing\"}}");
+	read_path(root, "/kubepods.slice/kubepods-pod3c1f5e9a_2b4d_4e6f_8a0b_1c2d3e4f5a6b.slice/crio-" ID64 ".scope", &c);
+	ck_assert_str_eq(c.runtime, "cri-o");
+	ck_assert_str_eq(c.name, "api");
+	ck_assert_str_eq(c.image, "quay.io/shop/api:3");
+	ck_assert_str_eq(c.pod_namespace, "billing");
+
+	/* Podman: containers/storage's record, its metadata JSON in a string. */
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID64 "\",\"names\":[\"other\"]},{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"],"
+	    "\"metadata\":\"{\\\"image-name\\\":\\\"localhost/app:1\\\",\\\"name\\\":\\\"web-7-worker\\\"}\"}]");
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	ck_assert_str_eq(c.runtime, "podman");
+	ck_assert_str_eq(c.name, "web-7-worker");
+	ck_assert_str_eq(c.image, "localhost/app:1");
+	ck_assert_str_eq(c.pod, ID64);
+	ck_assert_str_eq(c.state, "containers.json");
+	unit_rmtree(root);
+}
+END_TEST
+
+/* What is not the runtime's record says nothing: a link in its place, a file too large, a name with a control. */
+START_TEST(test_runtime_refuses)
+{
+	char root[256], target[PATH_MAX], link[PATH_MAX];
+	struct container c;
+	FILE *f;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/elsewhere.json", "{\"Name\":\"/evil\",\"Config\":{\"Image\":\"evil\"}}");
+	put(root, "/var/lib/docker/containers/" ID64 "/x", "");
+	(void) snprintf(target, sizeof(target), "%s/elsewhere.json", root);
+	(void) snprintf(link, sizeof(link), "%s/var/lib/docker/containers/" ID64 "/config.v2.json", root);
+	ck_assert_int_eq(symlink(target, link), 0);
+	read_path(root, "/docker/" ID64, &c);
+	ck_assert_str_eq(c.name, "");
+	ck_assert_str_eq(c.runtime, "docker");
+	ck_assert_str_eq(c.state, "none: no file of its runtime names it");
+
+	put(root, "/var/lib/docker/containers/" ID2 "/config.v2.json",
+	    "{\"Name\":\"/a\\u001b]0;x\\u0007\",\"Config\":{\"Image\":\"ok:1\"}}");
+	read_path(root, "/docker/" ID2, &c);
+	ck_assert_str_eq(c.name, "");
+	ck_assert_str_eq(c.image, "ok:1");
+
+	(void) snprintf(link, sizeof(link), "%s/run/containers/storage/overlay-containers/" ID2 "/userdata/config.json",
+			root);
+	put(root, "/run/containers/storage/overlay-containers/" ID2 "/userdata/config.json", "");
+	f = fopen(link, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"annotations\":{\"io.kubernetes.pod.name\":\"big\"},\"pad\":\"", f);
+	for (int i = 0; i < (1 << 20); i++)
+		fputc('x', f);
+	fputs("\"}", f);
+	ck_assert_int_eq(fclose(f), 0);
+	read_path(root, "/kubepods.slice/crio-" ID2 ".scope", &c);
+	ck_assert_str_eq(c.pod_name, "");
+	unit_rmtree(root);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("runtime");
+	TCase *tc = tcase_create("runtime");
+
+	tcase_add_test(tc, test_valid);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_bounds);
+	tcase_add_test(tc, test_runtimes);
+	tcase_add_test(tc, test_runtime_refuses);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(suite)
