@@ -47,7 +47,13 @@ cmd:piuparts piuparts piuparts (t-package)
 cmd:debuginfod debuginfod the elfutils debuginfod server (t-debuginfod)
 cmd:eu-stack elfutils eu-stack (t-keepmodules: elfutils over the kept modules)
 cmd:scan-build clang-tools scan-build (make analyze: the clang static analyzer)
-cmd:cppcheck cppcheck cppcheck (make analyze)'
+cmd:cppcheck cppcheck cppcheck (make analyze)
+cmd:podman podman podman (t-pods: a pod from podman kube play)
+cmd:runc runc runc (t-pods: the runtime podman is given, as crun refuses hybrid cgroups)
+file:/usr/libexec/podman/catatonit catatonit catatonit (t-pods: the pause process of a podman pod)
+file:/usr/bin/docker docker.io Docker (t-pods)
+cmd:dockerd docker.io dockerd (t-pods)
+cmd:ctr containerd ctr (t-pods: a plain containerd task)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='

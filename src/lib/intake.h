@@ -15,6 +15,7 @@
 #include "intake/peer.h"
 #include "intake/procfs.h"
 #include "intake/procinfo.h"
+#include "intake/runtime.h"
 #include "intake/sockcap.h"
 #include "intake/sockproto.h"
 

@@ -133,7 +133,8 @@ static void crash_free(struct record *c)
 	char **strings[] = { &c->cursor, &c->exe, &c->comm, &c->cmdline, &c->cgroup, &c->unit, &c->user_unit,
 			     &c->slice, &c->owner_uid, &c->hostname, &c->boot_id, &c->machine_id, &c->filename,
 			     &c->timestamp, &c->message, &c->result, &c->entry_id, &c->signature, &c->truncated,
-			     &c->size, &c->package_name, &c->package_version };
+			     &c->size, &c->package_name, &c->package_version, &c->runtime, &c->container_id,
+			     &c->container_name, &c->image, &c->pod_name, &c->pod_namespace };
 
 	for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
 		free(*strings[i]);
@@ -166,6 +167,12 @@ int record_read(struct record *c, origin_get_fn fn, void *ctx)
 		{ "CORESINK_SIZE", offsetof(struct record, size) },
 		{ "COREDUMP_PACKAGE_NAME", offsetof(struct record, package_name) },
 		{ "COREDUMP_PACKAGE_VERSION", offsetof(struct record, package_version) },
+		{ "CORESINK_CONTAINER_RUNTIME", offsetof(struct record, runtime) },
+		{ "CORESINK_CONTAINER_ID", offsetof(struct record, container_id) },
+		{ "CORESINK_CONTAINER_NAME", offsetof(struct record, container_name) },
+		{ "CORESINK_CONTAINER_IMAGE", offsetof(struct record, image) },
+		{ "CORESINK_POD_NAME", offsetof(struct record, pod_name) },
+		{ "CORESINK_POD_NAMESPACE", offsetof(struct record, pod_namespace) },
 	};
 	char *pid = get(fn, ctx, "COREDUMP_PID"), *uid = get(fn, ctx, "COREDUMP_UID"), *gid = get(fn, ctx, "COREDUMP_GID"),
 	     *sig = get(fn, ctx, "COREDUMP_SIGNAL");

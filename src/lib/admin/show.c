@@ -213,6 +213,17 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 	line(f, "Boot ID", c->boot_id);
 	line(f, "Machine ID", c->machine_id);
 	line(f, "Hostname", c->hostname);
+	if (c->container_id[0]) {
+		(void) snprintf(v, sizeof(v), "%s (%s %.12s)", c->container_name[0] ? c->container_name : "-",
+				c->runtime[0] ? c->runtime : "?", c->container_id);
+		line(f, "Container", v);
+		line(f, "Image", c->image);
+	}
+	if (c->pod_name[0] || c->pod_namespace[0]) {
+		(void) snprintf(v, sizeof(v), "%s/%s", c->pod_namespace[0] ? c->pod_namespace : "-",
+				c->pod_name[0] ? c->pod_name : "-");
+		line(f, "Pod", v);
+	}
 	if (c->package_name[0]) {
 		(void) snprintf(v, sizeof(v), "%s/%s", c->package_name, c->package_version[0] ? c->package_version : "n/a");
 		line(f, "Package", v);
@@ -242,6 +253,11 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		{ "Hostname", offsetof(struct record, hostname) }, { "Storage", offsetof(struct record, filename) },
 		{ "Result", offsetof(struct record, result) }, { "Signature", offsetof(struct record, signature) },
 		{ "Message", offsetof(struct record, message) },
+		{ "ContainerRuntime", offsetof(struct record, runtime) },
+		{ "ContainerID", offsetof(struct record, container_id) },
+		{ "ContainerName", offsetof(struct record, container_name) },
+		{ "ContainerImage", offsetof(struct record, image) }, { "PodName", offsetof(struct record, pod_name) },
+		{ "PodNamespace", offsetof(struct record, pod_namespace) },
 	};
 	uint64_t bytes, stamp;
 	enum core_state st = corefile_state(dirfd, c, &bytes);

@@ -17,6 +17,8 @@ static const char *const match_names[] = {
 	[MATCH_EXECUTABLE] = "MatchExecutable", [MATCH_COMM] = "MatchComm", [MATCH_UNIT] = "MatchUnit",
 	[MATCH_USER_UNIT] = "MatchUserUnit", [MATCH_SLICE] = "MatchSlice", [MATCH_USER] = "MatchUser",
 	[MATCH_SIGNAL] = "MatchSignal", [MATCH_CONTAINER] = "MatchContainer", [MATCH_HOSTNAME] = "MatchHostname",
+	[MATCH_CONTAINER_NAME] = "MatchContainerName", [MATCH_IMAGE] = "MatchImage",
+	[MATCH_POD_NAMESPACE] = "MatchPodNamespace", [MATCH_POD_NAME] = "MatchPodName",
 };
 
 /* The Match key called name: its enum rule_match, or -ENOENT. */
@@ -133,6 +135,10 @@ static bool match_one(const struct rule *r, enum rule_match m, const struct rule
 	case MATCH_SIGNAL:     return f->signal > 0 && f->signal < 64 && (r->signals & (1ULL << f->signal));
 	case MATCH_CONTAINER:  return container_matches(list, f);
 	case MATCH_HOSTNAME:   return any_word(list, f->hostname, false, 0);
+	case MATCH_CONTAINER_NAME: return any_word(list, f->container_name, false, 0);
+	case MATCH_IMAGE:      return any_word(list, f->image, false, 0);
+	case MATCH_POD_NAMESPACE: return any_word(list, f->pod_namespace, false, 0);
+	case MATCH_POD_NAME:   return any_word(list, f->pod_name, false, 0);
 	default:               return false;
 	}
 }

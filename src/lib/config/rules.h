@@ -26,6 +26,10 @@ enum rule_match {
 	MATCH_SIGNAL,       /* signal names (SEGV, SIGSEGV) or numbers */
 	MATCH_CONTAINER,    /* yes, no, or globs on the machine name or the container id */
 	MATCH_HOSTNAME,     /* globs on %h */
+	MATCH_CONTAINER_NAME, /* globs on the container's name, as its runtime's files give it */
+	MATCH_IMAGE,        /* globs on the container's image, as its runtime was asked for it */
+	MATCH_POD_NAMESPACE, /* globs on the Kubernetes namespace of its pod */
+	MATCH_POD_NAME,     /* globs on its pod's name */
 	_MATCH_MAX
 };
 
@@ -36,6 +40,7 @@ struct rule_facts {
 	int signal;             /* 0 when not known yet (socket mode, before the dump) */
 	bool container;         /* in a container: another pid namespace, or a cgroup that names one */
 	const char *machine, *container_id;
+	const char *container_name, *image, *pod_name, *pod_namespace;   /* from its runtime's files */
 };
 
 struct rule_setting {

@@ -93,14 +93,15 @@ static bool rate_limited(struct crash *cr)
 }
 
 /* What the rules match a crash on: the kernel's facts, and /proc's where it proved to be the crashed process. */
-static void rule_facts(const struct crash *cr, struct container *ct, struct rule_facts *f)
+static void rule_facts(const struct crash *cr, struct rule_facts *f)
 {
-	cgroup_container(cr->pi.cgroup ? cr->pi.cgroup : "", ct);
+	const struct container *ct = &cr->pi.ct;
+
 	*f = (struct rule_facts) {
 		.exe = cr->pi.exe, .comm = cr->k.comm, .unit = cr->pi.units.unit, .user_unit = cr->pi.units.user_unit,
 		.slice = cr->pi.units.slice, .hostname = cr->k.hostname, .uid = cr->k.uid, .signal = cr->k.signal,
-		.container = cr->pi.container || ct->machine[0] || ct->runtime[0], .machine = ct->machine,
-		.container_id = ct->id,
+		.container = cr->pi.container || ct->machine[0] || ct->id[0], .machine = ct->machine,
+		.container_id = ct->id, .container_name = ct->name, .image = ct->image, .pod_name = ct->pod_name, .pod_namespace = ct->pod_namespace,
 	};
 }
 
@@ -110,11 +111,10 @@ static void rule_facts(const struct crash *cr, struct container *ct, struct rule
  */
 static void apply_rule(struct crash *cr)
 {
-	struct container ct;
 	struct rule_facts f;
 	int i;
 
-	rule_facts(cr, &ct, &f);
+	rule_facts(cr, &f);
 	i = rules_pick(cr->c.rules, cr->c.n_rules, &f);
 	if (i >= 0) {
 		config_apply_rule(&cr->c, &cr->c.rules[i]);

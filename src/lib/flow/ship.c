@@ -25,6 +25,22 @@
 #include "store.h"
 
 #define RULE_XATTR "user.coresink.rule"   /* the rule the crash got, for its retries */
+#define POD_NS_XATTR "user.coresink.pod_namespace"   /* its pod's, for %N in a retry */
+#define POD_NAME_XATTR "user.coresink.pod_name"      /* and for %O */
+
+/* The pod's namespace and name noted on a core (upload_stored()), for a retry's or the door's specifiers. */
+struct pod_names {
+	char ns[UNIT_NAME_MAX], name[UNIT_NAME_MAX];
+};
+
+static void pod_names_read(int fd, struct pod_names *p)
+{
+	ssize_t n = fgetxattr(fd, POD_NS_XATTR, p->ns, sizeof(p->ns) - 1);
+
+	p->ns[n > 0 ? n : 0] = '\0';
+	n = fgetxattr(fd, POD_NAME_XATTR, p->name, sizeof(p->name) - 1);
+	p->name[n > 0 ? n : 0] = '\0';
+}
 
 /* UploadUser='s ids; never root. 0 or -errno. */
 static int upload_ids(const char *user, uid_t *uid, gid_t *gid)
@@ -162,8 +178,10 @@ static void upload_stored(struct crash *cr)
 {
 	char host[NAME_COMM_MAX + 1];
 	const char *name = strrchr(cr->o.path, '/') + 1;
+	const struct container *ct = &cr->pi.ct;
 	const struct upload_names n = { .file = name, .dir = cr->c.directory, .comm = cr->k.comm, .host = host,
-					.pid = cr->k.pid, .uid = cr->k.uid, .time = cr->k.time };
+					.pid = cr->k.pid, .uid = cr->k.uid, .time = cr->k.time,
+					.pod_namespace = ct->pod_namespace, .pod_name = ct->pod_name };
 	struct fields f;
 	int fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -171,6 +189,10 @@ static void upload_stored(struct crash *cr)
 		return;
 	if (cr->o.rule[0])
 		(void) fsetxattr(fd, RULE_XATTR, cr->o.rule, strlen(cr->o.rule), 0);
+	if (ct->pod_namespace[0])
+		(void) fsetxattr(fd, POD_NS_XATTR, ct->pod_namespace, strlen(ct->pod_namespace), 0);
+	if (ct->pod_name[0])
+		(void) fsetxattr(fd, POD_NAME_XATTR, ct->pod_name, strlen(ct->pod_name), 0);
 	host_name(host, sizeof(host));
 	report_fields(&cr->k, &cr->o, &cr->pi, &cr->a, &f);
 	if (cr->netdoor)
@@ -217,7 +239,8 @@ static void pending_fields(int fd, const char *path, struct fields *f)
 		{ "user.coredump.gid", "COREDUMP_GID" }, { "user.coredump.signal", "COREDUMP_SIGNAL" },
 		{ "user.coredump.timestamp", "COREDUMP_TIMESTAMP" }, { "user.coredump.comm", "COREDUMP_COMM" },
 		{ "user.coredump.exe", "COREDUMP_EXE" }, { "user.coredump.hostname", "COREDUMP_HOSTNAME" },
-		{ RULE_XATTR, "CORESINK_RULE" },
+		{ RULE_XATTR, "CORESINK_RULE" }, { POD_NS_XATTR, "CORESINK_POD_NAMESPACE" },
+		{ POD_NAME_XATTR, "CORESINK_POD_NAME" },
 	};
 
 	fields_init(f, LOG_INFO);
@@ -260,8 +283,12 @@ static int retry_one(const struct config *base, int dirfd, const char *name, boo
 	r = upload_pending(fd, &attempts, &next);
 	pending_config(base, fd, &c);
 	if (r == 1 && (all || next <= (uint64_t)time(NULL)) && c.exec_upload[0]) {
+		struct pod_names pod;
 		const struct upload_names n = { .file = name, .dir = c.directory, .comm = np.comm, .host = host,
-						.pid = np.pid, .time = np.time };
+						.pid = np.pid, .time = np.time, .pod_namespace = pod.ns,
+						.pod_name = pod.name };
+
+		pod_names_read(fd, &pod);
 
 		host_name(host, sizeof(host));
 		(void) snprintf(path, sizeof(path), "%s/%s", c.directory, name);
@@ -312,9 +339,12 @@ int ship_named(const char *config, bool named, const char *name, const struct fi
 	if (r == 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0))
 		r = -EINVAL;
 	if (r == 0) {
+		struct pod_names pod;
 		const struct upload_names n = { .file = name, .dir = base.directory, .comm = np.comm, .host = host,
 						.pid = np.pid, .uid = (uid_t)xattr_number(fd, "user.coredump.uid"),
-						.time = np.time };
+						.time = np.time, .pod_namespace = pod.ns, .pod_name = pod.name };
+
+		pod_names_read(fd, &pod);
 
 		pending_config(&base, fd, &c);
 		host_name(host, sizeof(host));

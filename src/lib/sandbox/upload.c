@@ -37,6 +37,9 @@ static int expand(char c, const struct upload_names *n, char **p, const char *en
 	case 'P': (void) snprintf(num, sizeof(num), "%d", (int)n->pid); break;
 	case 'u': (void) snprintf(num, sizeof(num), "%u", (unsigned)n->uid); break;
 	case 't': (void) snprintf(num, sizeof(num), "%" PRIu64, n->time); break;
+	/* Outside a pod, "unknown": a word that still names a place (cores/unknown/), never an empty one. */
+	case 'N': name_sanitize(n->pod_namespace ? n->pod_namespace : "", safe, sizeof(safe)); v = safe; break;
+	case 'O': name_sanitize(n->pod_name ? n->pod_name : "", safe, sizeof(safe)); v = safe; break;
 	case '%': v = "%"; break;
 	default: return -EINVAL;
 	}

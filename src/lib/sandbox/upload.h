@@ -27,6 +27,8 @@ struct upload_names {
 	pid_t pid;              /* %P */
 	uid_t uid;              /* %u */
 	uint64_t time;          /* %t: the crash, seconds since the epoch */
+	const char *pod_namespace; /* %N: its pod's Kubernetes namespace, "" when none */
+	const char *pod_name;   /* %O: its pod's name, "" when none */
 };
 
 struct upload_job {

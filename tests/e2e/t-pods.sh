@@ -1,0 +1,231 @@
+#!/bin/bash
+# Containers named as their runtimes name them, on real crashes: a pod from podman kube play (runc, cgroupfs), a
+# docker container with the labels a kubelet's cri-dockerd gives, one run with --rm (its files are gone before the
+# analysis), and a plain containerd task (ctr). Each entry names the container's own id (not its pod's), its name
+# and image, and the pod; a [Rule] chooses by pod namespace and by image; ExecUpload='s %N and %O name the pod.
+# The crashing process lies where it can: a privileged container is moved (as it may move itself) into a cgroup
+# beneath its own named after another container, and writes that container's files in its own root; the entry
+# still names it truly.
+# tier: all (make check-all only)
+. "$(dirname "$0")/lib.sh"
+need_root "it sets kernel.core_pattern and starts containers"
+for c in podman runc /usr/bin/docker dockerd containerd ctr cc; do
+	command -v "$c" > /dev/null || skip "no $c (make check-all installs it)"
+done
+grep -q '^coresink-upload:' /etc/passwd || skip "no coresink-upload user (tests/e2e/run.sh makes it)"
+scratch
+start_journald
+UPLOAD_ID=37d0a70e75c44cf88f269bffb484bb14
+TAG=coresink-e2e-$$
+# The unified hierarchy: /sys/fs/cgroup on a v2 host, /sys/fs/cgroup/unified on a hybrid one.
+CGROOT=/sys/fs/cgroup
+[ -d /sys/fs/cgroup/unified ] && CGROOT=/sys/fs/cgroup/unified
+# The daemon that runs here, if one does; else the test's own (below).
+DOCKER=(/usr/bin/docker -H unix:///run/docker.sock)
+"${DOCKER[@]}" info > /dev/null 2>&1 || DOCKER=(/usr/bin/docker -H "unix://$T/docker.sock")
+
+# The program: pauses until SIGUSR1, then crashes in its handler; "forge DIR" first writes a docker record at DIR
+# in its own root.
+mkdir -p "$T/rootfs" "$T/src"
+cat > "$T/src/podcrash.c" <<'EOF'
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static void crash(int sig) { (void)sig; *(volatile int *)0 = 1; }
+int main(int argc, char **argv)
+{
+	char path[4096];
+	FILE *f;
+
+	if (argc > 2 && strcmp(argv[1], "forge") == 0) {
+		snprintf(path, sizeof(path), "%s/config.v2.json", argv[2]);
+		mkdir("/var", 0755), mkdir("/var/lib", 0755), mkdir("/var/lib/docker", 0755);
+		mkdir("/var/lib/docker/containers", 0755), mkdir(argv[2], 0755);
+		if (!(f = fopen(path, "w")))
+			return 3;
+		fputs("{\"Name\":\"/forged\",\"Config\":{\"Image\":\"forged:1\"}}", f);
+		fclose(f);
+	}
+	signal(SIGUSR1, crash);
+	for (;;)
+		pause();
+}
+EOF
+cc -static -O2 -o "$T/rootfs/podcrash" "$T/src/podcrash.c" || fail "cc -static (libc6-dev's libc.a)"
+tar -C "$T/rootfs" -cf "$T/image.tar" .
+
+write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
+	"StackTrace=no" "ExecUpload=/bin/echo ns=%N pod=%O"
+printf '\n[Rule]\nName=shop-small\nMatchPodNamespace=shop\nMaxCoreSize=64K\n' >> "$T/c.conf"
+printf '\n[Rule]\nName=by-image\nMatchImage=*%s-dock*\nFileMode=0600\n' "$TAG" >> "$T/c.conf"
+use_handler "$T/c.conf"
+
+CTL() { "$B/coresinkctl" "$@"; }
+
+# crash_pid PID: sends the paused program its signal; its entry in E, its upload's in U (as t-upload reads it:
+# JSON, a newline as \n).
+crash_pid() {
+	CRASH_PID=$1 CRASH_SINCE=$TEST_SINCE
+	kill -USR1 "$1" || fail "kill -USR1 $1"
+	E=$(journal_entry "$1") || fail "no entry for pid $1"
+	U=
+	for _ in $(seq 100); do
+		U=$(jctl -r -n 1 -o json "MESSAGE_ID=$UPLOAD_ID" "COREDUMP_PID=$1" 2>/dev/null |
+			jq -r 'to_entries[] | "\(.key)=\(.value | tostring | gsub("\n"; "\\n"))"')
+		[ -n "$U" ] && break
+		sleep 0.1
+	done
+}
+
+# A process's pid on the host, once its container runs it.
+wait_pid() {
+	local p
+	for _ in $(seq 100); do
+		p=$("$@" 2>/dev/null) && [ -n "$p" ] && [ "$p" != 0 ] && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# --- podman: a pod from kube play. crun refuses this kind of host's hybrid cgroups: runc, by containers.conf.
+export CONTAINERS_CONF=$T/containers.conf
+cat > "$CONTAINERS_CONF" <<'EOF'
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1024:1024", "core=-1:-1"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+EOF
+podman import -q "$T/image.tar" "localhost/$TAG-pod:1" > /dev/null || fail "podman import"
+at_exit "podman rmi -f localhost/$TAG-pod:1 > /dev/null 2>&1"
+cat > "$T/pod.yaml" <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-$$
+  namespace: shop
+  labels:
+    app: web
+spec:
+  hostNetwork: true
+  restartPolicy: Never
+  containers:
+  - name: worker
+    image: localhost/$TAG-pod:1
+    command: ["/podcrash"]
+EOF
+podman kube play "$T/pod.yaml" > "$T/play.log" 2>&1 || { cat "$T/play.log"; fail "podman kube play"; }
+at_exit "podman pod rm -f web-$$ > /dev/null 2>&1"
+ctr_id=$(podman inspect -f '{{.Id}}' "web-$$-worker")
+pod_id=$(podman pod inspect -f '{{.Id}}' "web-$$")
+pid=$(wait_pid podman inspect -f '{{.State.Pid}}' "web-$$-worker") || fail "the pod's container did not start"
+crash_pid "$pid"
+check "podman pod: the container's own id, not the pod's: $(field "$E" CORESINK_CONTAINER_ID | cut -c1-12)" \
+	test "$(field "$E" CORESINK_CONTAINER_ID)" = "$ctr_id"
+check "podman pod: and the pod's id beside it" test "$(field "$E" CORESINK_POD_ID)" = "$pod_id"
+check "podman pod: runtime, name and image: $(field "$E" CORESINK_CONTAINER_NAME) $(field "$E" CORESINK_CONTAINER_IMAGE)" \
+	all_of "$E" "CORESINK_CONTAINER_RUNTIME=podman" "CORESINK_CONTAINER_NAME=web-$$-worker" \
+	"CORESINK_CONTAINER_IMAGE=localhost/$TAG-pod:1" "CORESINK_CONTAINER_FROM=containers.json"
+# podman keeps a pod's name only in its database, and a Kubernetes namespace nowhere: none is made up.
+check "podman pod: no pod name or namespace made up" none_of "$E" "CORESINK_POD_NAME=" "CORESINK_POD_NAMESPACE="
+check "podman pod: no namespace, no shop rule" lacks "$E" "CORESINK_RULE=shop-small"
+check "podman pod: %N and %O outside a Kubernetes pod: unknown" has "$U" "CORESINK_UPLOAD_OUTPUT=ns=unknown pod=unknown"
+
+# --- docker: our own daemon unless one runs; a container as cri-dockerd makes them, labels and all.
+if ! "${DOCKER[@]}" info > /dev/null 2>&1; then
+	# Its core limit is its containers': a daemon started with 0 would give them 0.
+	( ulimit -c unlimited; exec dockerd --iptables=false --ip-masq=false --bridge=none --host "unix://$T/docker.sock" \
+		--pidfile "$T/docker.pid" ) > "$T/dockerd.log" 2>&1 &
+	DOCKERD_PID=$!
+	at_exit "stop_started DOCKERD_PID"
+	for _ in $(seq 200); do "${DOCKER[@]}" info > /dev/null 2>&1 && break; sleep 0.1; done
+	"${DOCKER[@]}" info > /dev/null 2>&1 || { tail -n 20 "$T/dockerd.log"; fail "dockerd did not start"; }
+fi
+"${DOCKER[@]}" import -q "$T/image.tar" "$TAG-dock:1" > /dev/null || fail "docker import"
+at_exit "${DOCKER[*]} rmi -f $TAG-dock:1 > /dev/null 2>&1"
+at_exit "${DOCKER[*]} rm -f $TAG-web $TAG-evil > /dev/null 2>&1"
+"${DOCKER[@]}" run -d --name "$TAG-web" --network none --ulimit core=-1 \
+	--label io.kubernetes.pod.name=api-0 --label io.kubernetes.pod.namespace=shop \
+	--label io.kubernetes.container.name=api "$TAG-dock:1" /podcrash > /dev/null || fail "docker run"
+dock_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-web")
+pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-web") || fail "the docker container did not start"
+crash_pid "$pid"
+check "docker: its id: $(field "$E" CORESINK_CONTAINER_ID | cut -c1-12)" test "$(field "$E" CORESINK_CONTAINER_ID)" = "$dock_id"
+check "docker: the kubelet's names for it, its image, from config.v2.json" all_of "$E" \
+	"CORESINK_CONTAINER_RUNTIME=docker" "CORESINK_CONTAINER_NAME=api" "CORESINK_CONTAINER_IMAGE=$TAG-dock:1" \
+	"CORESINK_POD_NAME=api-0" "CORESINK_POD_NAMESPACE=shop" "CORESINK_CONTAINER_FROM=config.v2.json"
+check "docker: [Rule] MatchPodNamespace=shop chose it (the first that matches)" has_line "$E" "CORESINK_RULE=shop-small"
+check "docker: and the rule's MaxCoreSize=64K cut it" test "$(field "$E" CORESINK_RESULT)" = truncated
+check "docker: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" has_line "$U" 'CORESINK_UPLOAD_OUTPUT=ns=shop pod=api-0\n'
+out=$(CTL info "$pid" 2>&1)
+check "coresinkctl info shows the container and the pod" all_of_re "$out" \
+	"^ *Container: api \\(docker ${dock_id:0:12}\\)$" "^ *Image: $TAG-dock:1$" "^ *Pod: shop/api-0$"
+check "coresinkctl list matches on a pod's namespace" \
+	matches "$(CTL list CORESINK_POD_NAMESPACE=shop --since "$TEST_SINCE" 2>&1)" " $pid "
+
+# --rm: docker removes the container, its files with it, as soon as its process has gone; the names were read
+# before the release.
+"${DOCKER[@]}" run -d --rm --name "$TAG-gone" --network none --ulimit core=-1 "$TAG-dock:1" /podcrash > /dev/null ||
+	fail "docker run --rm"
+gone_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-gone")
+pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-gone") || fail "the --rm container did not start"
+crash_pid "$pid"
+for _ in $(seq 100); do [ -e "/var/lib/docker/containers/$gone_id" ] || break; sleep 0.1; done
+check "--rm: its files are gone now" test ! -e "/var/lib/docker/containers/$gone_id"
+check "--rm: and the entry named it: $(field "$E" CORESINK_CONTAINER_NAME)" all_of "$E" \
+	"CORESINK_CONTAINER_ID=$gone_id" "CORESINK_CONTAINER_NAME=$TAG-gone" "CORESINK_CONTAINER_IMAGE=$TAG-dock:1"
+check "--rm: MatchImage= chose its rule" has_line "$E" "CORESINK_RULE=by-image"
+
+# The liar: privileged, it moves itself into a cgroup beneath its own named after the first container, and writes
+# a record for it in its own root. The cgroup path the kernel gives ends in the other's id.
+"${DOCKER[@]}" run -d --privileged --name "$TAG-evil" --network none --ulimit core=-1 "$TAG-dock:1" \
+	/podcrash forge "/var/lib/docker/containers/$dock_id" > /dev/null || fail "docker run (the forger)"
+evil_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-evil")
+pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-evil") || fail "the forger did not start"
+# What a privileged process may do from inside (its cgroup is delegated to it), done for it from outside: a child
+# of its unified cgroup named docker/ID, and itself moved there.
+cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+moved=$CGROOT$cg/docker/$dock_id
+mkdir -p "$moved" && echo "$pid" > "$moved/cgroup.procs" || fail "moving the forger into $moved"
+at_exit "rmdir '$moved' '$(dirname "$moved")' 2>/dev/null"
+check "the forger's cgroup now names the other container" matches "$(cat "/proc/$pid/cgroup")" "docker/$dock_id\$"
+crash_pid "$pid"
+check "the forger's entry names the forger, not whom it named: $(field "$E" CORESINK_CONTAINER_ID | cut -c1-12)" \
+	test "$(field "$E" CORESINK_CONTAINER_ID)" = "$evil_id"
+check "and its own record, not the one it wrote in its root" all_of "$E" "CORESINK_CONTAINER_NAME=$TAG-evil" \
+	"CORESINK_CONTAINER_IMAGE=$TAG-dock:1"
+check "and no pod of the other's" none_of "$E" "CORESINK_POD_NAME=" "CORESINK_POD_NAMESPACE="
+
+# --- plain containerd (ctr): its own daemon, on its own socket; the task's bundle confirms /NAMESPACE/ID.
+if [ ! -S /run/containerd/containerd.sock ]; then
+	mkdir -p "$T/containerd"
+	( ulimit -c unlimited; exec containerd --address "$T/containerd.sock" --root "$T/containerd/root" ) \
+		> "$T/containerd.log" 2>&1 &
+	CONTAINERD_PID=$!
+	at_exit "stop_started CONTAINERD_PID"
+	CTR=(ctr --address "$T/containerd.sock" -n "$TAG")
+	for _ in $(seq 100); do "${CTR[@]}" version > /dev/null 2>&1 && break; sleep 0.1; done
+else
+	CTR=(ctr -n "$TAG")
+fi
+"${DOCKER[@]}" save "$TAG-dock:1" > "$T/saved.tar" || fail "docker save"
+"${CTR[@]}" image import "$T/saved.tar" > /dev/null 2>&1 || { tail "$T/containerd.log"; fail "ctr image import"; }
+at_exit "${CTR[*]} image rm docker.io/library/$TAG-dock:1 > /dev/null 2>&1"
+"${CTR[@]}" run -d --runtime io.containerd.runc.v2 "docker.io/library/$TAG-dock:1" "task-$$" /podcrash > /dev/null ||
+	fail "ctr run"
+at_exit "${CTR[*]} task kill -s KILL task-$$ > /dev/null 2>&1; ${CTR[*]} container rm task-$$ > /dev/null 2>&1"
+pid=$(wait_pid sh -c "${CTR[*]} task ls | awk '\$1 == \"task-$$\" { print \$2 }'") || fail "the ctr task did not start"
+crash_pid "$pid"
+check "plain containerd: /$TAG/task-$$, confirmed by its bundle" all_of "$E" "CORESINK_CONTAINER_RUNTIME=containerd" \
+	"CORESINK_CONTAINER_ID=task-$$" "CORESINK_CONTAINER_FROM=config.json"
+# A cgroup of the same shape that no task has names no container.
+mkdir -p "$CGROOT/coresink-e2e-ns/not-a-task"
+at_exit "rmdir '$CGROOT/coresink-e2e-ns/not-a-task' '$CGROOT/coresink-e2e-ns' 2>/dev/null"
+( echo "$BASHPID" > "$CGROOT/coresink-e2e-ns/not-a-task/cgroup.procs"; ulimit -c unlimited
+  exec "$CRASHER" 1 ) 2>/dev/null & p=$!
+wait $p
+CRASH_PID=$p
+E=$(journal_entry "$p") || fail "no entry for the crash in /coresink-e2e-ns/not-a-task"
+check "a /NS/ID cgroup no runtime has: no container" none_of "$E" "CORESINK_CONTAINER_ID=" "CORESINK_CONTAINER_RUNTIME="
