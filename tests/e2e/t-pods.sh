@@ -57,7 +57,7 @@ cc -static -O2 -o "$T/rootfs/podcrash" "$T/src/podcrash.c" || fail "cc -static (
 tar -C "$T/rootfs" -cf "$T/image.tar" .
 
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
-	"StackTrace=no" "ExecUpload=/bin/echo ns=%N pod=%O"
+	"ExecUpload=/bin/echo ns=%N pod=%O"
 printf '\n[Rule]\nName=shop-small\nMatchPodNamespace=shop\nMaxCoreSize=64K\n' >> "$T/c.conf"
 printf '\n[Rule]\nName=by-image\nMatchImage=*%s-dock*\nFileMode=0600\n' "$TAG" >> "$T/c.conf"
 use_handler "$T/c.conf"
@@ -229,3 +229,8 @@ wait $p
 CRASH_PID=$p
 E=$(journal_entry "$p") || fail "no entry for the crash in /coresink-e2e-ns/not-a-task"
 check "a /NS/ID cgroup no runtime has: no container" none_of "$E" "CORESINK_CONTAINER_ID=" "CORESINK_CONTAINER_RUNTIME="
+
+# --summary: the same bug in every container above, one group; the pods' namespaces it crashed in, counted.
+out=$("$CORESINK" --config "$T/c.conf" --summary --since "$TEST_SINCE" 2>&1)
+check "--summary: the namespaces of the pods it crashed in: $(grep -o 'in pods of namespaces:.*' <<< "$out")" \
+	matches "$out" "in pods of namespaces: shop 1$"

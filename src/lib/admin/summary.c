@@ -25,6 +25,7 @@
 #define HOSTS_MAX 32        /* distinct hosts named per signature; more are counted as "32+" */
 #define KEYS_MAX 8          /* distinct keys kept per signature (builds of it): more are not joined by */
 #define ALSO_MAX 8          /* other signatures named per group; more are joined, not named */
+#define SPACES_MAX 16       /* distinct Kubernetes namespaces counted per signature; more are "others" */
 #define FIELD_MAX 512
 
 struct group {
@@ -38,6 +39,8 @@ struct group {
 	uint64_t keys[KEYS_MAX];
 	unsigned n_keys;
 	char also[ALSO_MAX][17];   /* the other signatures joined into it (sigjoin.c) */
+	char *spaces[SPACES_MAX];  /* the pods' namespaces its crashes were in (CORESINK_POD_NAMESPACE) */
+	uint64_t space_count[SPACES_MAX], other_spaces;
 	unsigned n_also;
 };
 
@@ -121,11 +124,31 @@ static void add_host(struct group *g, const char *host)
 		g->n_hosts++;
 }
 
+/* Counts a crash in a pod of namespace ns for g. */
+static void add_space(struct group *g, const char *ns, uint64_t n)
+{
+	unsigned i;
+
+	for (i = 0; i < SPACES_MAX && g->spaces[i]; i++)
+		if (strcmp(g->spaces[i], ns) == 0)
+			break;
+	if (i < SPACES_MAX && !g->spaces[i])
+		g->spaces[i] = strdup(ns);
+	if (i < SPACES_MAX && g->spaces[i])
+		g->space_count[i] += n;
+	else
+		g->other_spaces += n;
+}
+
 static void group_free(struct group *g)
 {
 	for (unsigned h = 0; h < g->n_hosts; h++)
 		free(g->hosts[h]);
 	g->n_hosts = 0;
+	for (unsigned i = 0; i < SPACES_MAX; i++) {
+		free(g->spaces[i]);
+		g->spaces[i] = NULL;
+	}
 }
 
 static void add_keys(struct group *g, const char *hex)
@@ -159,6 +182,9 @@ static void merge(struct group *to, struct group *from)
 	for (unsigned h = 0; h < from->n_hosts; h++)
 		add_host(to, from->hosts[h]);
 	to->more_hosts |= from->more_hosts;
+	for (unsigned i = 0; i < SPACES_MAX && from->spaces[i]; i++)
+		add_space(to, from->spaces[i], from->space_count[i]);
+	to->other_spaces += from->other_spaces;
 	group_free(from);
 	for (unsigned i = 0; i < from->n_also; i++)
 		add_also(to, from->also[i]);
@@ -273,6 +299,9 @@ static void take(sd_journal *j, struct seals *seals, struct table *t, bool retra
 		g->first = at;
 	get(j, "_HOSTNAME", host, sizeof(host));
 	add_host(g, host[0] ? host : "-");
+	get(j, "CORESINK_POD_NAMESPACE", field, sizeof(field));
+	if (field[0])
+		add_space(g, field, 1);
 	take_newest(j, g, at);
 }
 
@@ -316,6 +345,16 @@ static void print_table(const struct table *t, FILE *f)
 			strncmp(g->from, "trace", 5) == 0 ? "" : " (weaker: no frame)");
 		if (g->core[0])
 			fprintf(f, "%-16s newest core: %s\n", "", core);
+		if (g->spaces[0]) {
+			fprintf(f, "%-16s in pods of namespaces:", "");
+			for (unsigned n = 0; n < SPACES_MAX && g->spaces[n]; n++) {
+				(void) escape_text(ex, sizeof(ex), g->spaces[n], ESCAPE_BACKSLASH);
+				fprintf(f, " %s %" PRIu64, ex, g->space_count[n]);
+			}
+			if (g->other_spaces)
+				fprintf(f, " others %" PRIu64, g->other_spaces);
+			fputc('\n', f);
+		}
 		for (unsigned a = 0; a < g->n_also; a++)
 			fprintf(f, "%-16s same bug as %s (its frames named with other debug info)\n", "", g->also[a]);
 	}
@@ -346,6 +385,13 @@ static void print_json(const struct table *t, FILE *f)
 		json_string(f, g->top, strlen(g->top));
 		fputs(",\"newest_core\":", f);
 		json_string(f, g->core, strlen(g->core));
+		fputs(",\"namespaces\":{", f);
+		for (unsigned n = 0; n < SPACES_MAX && g->spaces[n]; n++) {
+			fputs(n ? "," : "", f);
+			json_string(f, g->spaces[n], strlen(g->spaces[n]));
+			fprintf(f, ":%" PRIu64, g->space_count[n]);
+		}
+		fprintf(f, "},\"other_namespaces\":%" PRIu64, g->other_spaces);
 		fputs(",\"joined\":[", f);
 		for (unsigned a = 0; a < g->n_also; a++)
 			fprintf(f, "%s\"%s\"", a ? "," : "", g->also[a]);
