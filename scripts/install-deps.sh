@@ -53,7 +53,9 @@ cmd:runc runc runc (t-pods: the runtime podman is given, as crun refuses hybrid 
 file:/usr/libexec/podman/catatonit catatonit catatonit (t-pods: the pause process of a podman pod)
 file:/usr/bin/docker docker.io Docker (t-pods)
 cmd:dockerd docker.io dockerd (t-pods)
-cmd:ctr containerd ctr (t-pods: a plain containerd task)'
+cmd:ctr containerd ctr (t-pods: a plain containerd task)
+py:grpc python3-grpcio Python gRPC (t-pods: a CRI client, as the kubelet)
+py:grpc_tools python3-grpc-tools Python protoc (t-pods: the CRI client from tests/helpers/cri.proto)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='
@@ -82,6 +84,8 @@ present() {
 	file:*) [ -e "${1#file:}" ] ;;
 	# libFuzzer's runtime is a file of clang's own, not a package clang always pulls in.
 	fuzzer:*) command -v clang >/dev/null 2>&1 && [ -e "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a)" ] ;;
+	# Debian's Python modules, for Debian's python3 (not one earlier in PATH).
+	py:*) /usr/bin/python3 -c "import ${1#py:}" >/dev/null 2>&1 ;;
 	esac
 }
 

@@ -166,7 +166,9 @@ docker_part() {
 		for _ in $(seq 200); do "${DOCKER[@]}" info > /dev/null 2>&1 && break; sleep 0.1; done
 		"${DOCKER[@]}" info > /dev/null 2>&1 || part_skip "dockerd did not start: $(tail -n 3 "$T/dockerd.log")" || return 0
 	fi
-	"${DOCKER[@]}" import "$T/image.tar" "$TAG-dock:1" > /dev/null || part_skip "docker import failed" || return 0
+	# Its command given, so that it can be a CRI pod's sandbox too (below).
+	"${DOCKER[@]}" import --change 'CMD ["/podcrash"]' "$T/image.tar" "$TAG-dock:1" > /dev/null ||
+		part_skip "docker import failed" || return 0
 	at_exit "${DOCKER[*]} rmi -f $TAG-dock:1 > /dev/null 2>&1"
 	at_exit "${DOCKER[*]} rm -f $TAG-web $TAG-evil $TAG-gone > /dev/null 2>&1"
 	"${DOCKER[@]}" run -d --name "$TAG-web" --network none --ulimit core=-1 \
@@ -230,10 +232,24 @@ containerd_part() {
 	# The namespace's cgroups and run directories, left when its last task has gone.
 	at_exit "rmdir /sys/fs/cgroup/*/$TAG /sys/fs/cgroup/$TAG 2>/dev/null; rm -rf /run/containerd/io.containerd.runtime.v2.task/$TAG /run/containerd/runc/$TAG"
 	if [ ! -S /run/containerd/containerd.sock ]; then
-		# Its state is where a system containerd's is: the handler reads there (removed at exit, above).
-		mkdir -p "$T/containerd"
-		( ulimit -c unlimited; exec containerd --address "$T/containerd.sock" --root "$T/containerd/root" ) \
-			> "$T/containerd.log" 2>&1 &
+		# Its state is where a system containerd's is: the handler reads there (removed at exit, above). Its CRI
+		# plugin as a node's, less the network: the pods below use the host's; the sandbox is our image; a
+		# container's oom_score_adj no lower than the daemon's (this machine refuses the kubelet's -998).
+		mkdir -p "$T/containerd" "$T/cni/bin" "$T/cni/conf"
+		cat > "$T/containerd.toml" <<-EOF
+			version = 2
+			root = "$T/containerd/root"
+			[grpc]
+			  address = "$T/containerd.sock"
+			[plugins."io.containerd.grpc.v1.cri"]
+			  sandbox_image = "docker.io/library/$TAG-dock:1"
+			  restrict_oom_score_adj = true
+			  [plugins."io.containerd.grpc.v1.cri".cni]
+			    bin_dir = "$T/cni/bin"
+			    conf_dir = "$T/cni/conf"
+		EOF
+		CRI_SOCK=$T/containerd.sock
+		( ulimit -c unlimited; exec containerd --config "$T/containerd.toml" ) > "$T/containerd.log" 2>&1 &
 		CONTAINERD_PID=$!
 		at_exit "stop_started CONTAINERD_PID"
 		CTR=(ctr --address "$T/containerd.sock" -n "$TAG")
@@ -256,6 +272,43 @@ containerd_part() {
 }
 containerd_part
 
+# --- containerd's CRI plugin, driven as the kubelet drives it (tests/helpers/cri-client.py: RunPodSandbox,
+# CreateContainer, StartContainer over the CRI's gRPC), in the kubelet's cgroupfs layout. Only with the test's own
+# containerd: a system one's CRI plugin has a node's config.
+cri_part() {
+	local uid cg ids sandbox_id cid
+	[ -n "${CRI_SOCK:-}" ] || part_skip "containerd CRI: a containerd runs here already" || return 0
+	/usr/bin/python3 -m grpc_tools.protoc -I"$TOP/tests/helpers" --python_out="$T" --grpc_python_out="$T" \
+		"$TOP/tests/helpers/cri.proto" || part_skip "containerd CRI: no grpc_tools (python3-grpc-tools)" || return 0
+	ctr --address "$CRI_SOCK" -n k8s.io image import "$T/saved.tar" > /dev/null 2>&1 ||
+		part_skip "containerd CRI: ctr image import" || return 0
+	uid=$(cat /proc/sys/kernel/random/uuid)
+	cg=/kubepods/besteffort/pod$uid
+	# The kubelet's cgroups: made here, removed at exit (all of kubepods if this made it).
+	if [ -d "$CGROOT/kubepods" ]; then
+		at_exit "rmdir /sys/fs/cgroup/*$cg /sys/fs/cgroup$cg 2>/dev/null"
+	else
+		at_exit "find /sys/fs/cgroup -depth -type d -path '*/kubepods*' -exec rmdir {} + 2>/dev/null"
+	fi
+	ids=$(/usr/bin/python3 "$TOP/tests/helpers/cri-client.py" "$T" "$CRI_SOCK" pod "web-cri-$$" billing "$uid" "$cg" \
+		worker "docker.io/library/$TAG-dock:1" /podcrash app=web 2> "$T/cri.log") ||
+		part_skip "containerd CRI: $(tail -n 2 "$T/cri.log")" || return 0
+	sandbox_id=$(sed -n 1p <<< "$ids") cid=$(sed -n 2p <<< "$ids")
+	at_exit "/usr/bin/python3 '$TOP/tests/helpers/cri-client.py' '$T' '$CRI_SOCK' remove $sandbox_id > /dev/null 2>&1"
+	pid=$(wait_pid sh -c "ctr --address '$CRI_SOCK' -n k8s.io task ls | awk '\$1 == \"$cid\" { print \$2 }'") ||
+		part_skip "containerd CRI: the container did not start" || return 0
+	RAN=$((RAN + 1)) CRI_RAN=1
+	crash_pid "$pid"
+	check "containerd CRI: the container's id, in the kubelet's layout: $(field "$E" CORESINK_CONTAINER_ID | cut -c1-12)" \
+		all_of "$E" "CORESINK_CONTAINER_ID=$cid" "CORESINK_CONTAINER_RUNTIME=containerd" "CORESINK_POD_UID=$uid"
+	check "containerd CRI: the pod and container as the kubelet named them, from the bundle's annotations" all_of "$E" \
+		"CORESINK_CONTAINER_NAME=worker" "CORESINK_CONTAINER_IMAGE=docker.io/library/$TAG-dock:1" \
+		"CORESINK_POD_NAME=web-cri-$$" "CORESINK_POD_NAMESPACE=billing" "CORESINK_CONTAINER_FROM=config.json"
+	check "containerd CRI: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
+		has_line "$U" "CORESINK_UPLOAD_OUTPUT=ns=billing pod=web-cri-$$\n"
+}
+cri_part
+
 # A cgroup of the same shape that no task has names no container.
 mkdir -p "$CGROOT/coresink-e2e-ns/not-a-task"
 at_exit "rmdir '$CGROOT/coresink-e2e-ns/not-a-task' '$CGROOT/coresink-e2e-ns' 2>/dev/null"
@@ -272,4 +325,4 @@ check "a /NS/ID cgroup no runtime has: no container" none_of "$E" "CORESINK_CONT
 [ -n "${dock_id:-}" ] || exit 0
 out=$("$CORESINK" --config "$T/c.conf" --summary --since "$TEST_SINCE" 2>&1)
 check "--summary: the namespaces of the pods it crashed in: $(grep -o 'in pods of namespaces:.*' <<< "$out")" \
-	matches "$out" "in pods of namespaces: shop 1$"
+	all_of_re "$out" "in pods of namespaces:.* shop 1( |$)" "${CRI_RAN:+in pods of namespaces:.* billing 1( |$)}"
