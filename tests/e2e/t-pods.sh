@@ -224,6 +224,27 @@ docker_part() {
 	check "and its own record, not the one it wrote in its root" all_of "$E" "CORESINK_CONTAINER_NAME=$TAG-evil" \
 		"CORESINK_CONTAINER_IMAGE=$TAG-dock:1"
 	check "and no pod of the other's" none_of "$E" "CORESINK_POD_NAME=" "CORESINK_POD_NAMESPACE="
+
+	# Socket mode: the server, not a handler the kernel starts, reads the cgroup and the runtime's files, before it
+	# lets the process go; then the pipe pattern is back for the parts below.
+	if have_socket_mode; then
+		write_config "$T/k.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
+			"Socket=$T/sock/kernel.socket"
+		start_server "$T/k.conf"
+		use_socket "$T/k.conf"
+		"${DOCKER[@]}" run -d --name "$TAG-sock" --network none --ulimit core=-1 \
+			--label io.kubernetes.pod.name=api-1 --label io.kubernetes.pod.namespace=shop "$TAG-dock:1" \
+			/podcrash > /dev/null || fail "docker run (socket mode)"
+		at_exit "${DOCKER[*]} rm -f $TAG-sock > /dev/null 2>&1"
+		sock_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-sock")
+		pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-sock") || fail "no container (socket mode)"
+		crash_pid "$pid"
+		check "socket mode: the server names it as the handler does" all_of "$E" "CORESINK_MODE=socket" \
+			"CORESINK_CONTAINER_ID=$sock_id" "CORESINK_CONTAINER_NAME=$TAG-sock" "CORESINK_POD_NAME=api-1" \
+			"CORESINK_POD_NAMESPACE=shop" "CORESINK_CONTAINER_IMAGE=$TAG-dock:1"
+		stop_server
+		use_handler "$T/c.conf"
+	fi
 }
 docker_part
 
