@@ -3,6 +3,9 @@
  * write, and runtime_read() against the files each runtime writes, laid out under a directory of the test's.
  */
 #include <limits.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 
 #include "base.h"
 #include "intake.h"
@@ -249,6 +252,101 @@ START_TEST(test_runtime_refuses)
 }
 END_TEST
 
+/*
+ * A podman API at root's podman.sock, in a child: answers one request with answer (NULL: accepts and never answers).
+ * Its pid; the socket is made before this returns.
+ */
+static pid_t fake_api(const char *root, const char *answer)
+{
+	char path[PATH_MAX];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+	pid_t pid;
+
+	put(root, "/run/podman/x", "");
+	(void) snprintf(path, sizeof(path), "%s/run/podman/podman.sock", root);
+	(void) unlink(path);
+	ck_assert_uint_lt(strlen(path), sizeof(sa.sun_path));
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 4), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char req[1024];
+		int c = accept(fd, NULL, NULL);
+
+		if (c >= 0 && read(c, req, sizeof(req)) > 0 && answer)
+			(void) !write(c, answer, strlen(answer));
+		if (!answer)
+			pause();
+		_exit(0);
+	}
+	(void) close(fd);
+	return pid;
+}
+
+static long long ms_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A podman pod's name, which only podman's database and its API know: asked, within a bound, and checked. */
+START_TEST(test_podman_api)
+{
+	char root[256];
+	struct container c;
+	long long t0;
+	pid_t pid;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"]}]");
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"Id\":\"" ID64 "\",\"Name\":\"web-7\"}");
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	ck_assert_int_eq(unit_reap(pid), 0);
+	ck_assert_str_eq(c.pod_name, "web-7");
+	ck_assert_str_eq(c.name, "web-7-worker");
+	/* Not found, or a name with a control character: no name. */
+	pid = fake_api(root, "HTTP/1.1 404 Not Found\r\n\r\n{\"Name\":\"web-7\"}");
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	(void) unit_reap(pid);
+	ck_assert_str_eq(c.pod_name, "");
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"a\\u001b[2Jb\"}");
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	(void) unit_reap(pid);
+	ck_assert_str_eq(c.pod_name, "");
+	/* One that never answers costs the bound, then nothing. */
+	pid = fake_api(root, NULL);
+	t0 = ms_now();
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	ck_assert_int_lt(ms_now() - t0, 2000);
+	ck_assert_str_eq(c.pod_name, "");
+	ck_assert_str_eq(c.name, "web-7-worker");
+	(void) kill(pid, SIGKILL);
+	(void) unit_reap(pid);
+	/* A container outside a pod is not asked (the server is never called); without the API, the files only. */
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"nopod\"}");
+	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	(void) kill(pid, SIGKILL);
+	(void) unit_reap(pid);
+	unit_rmtree(root);
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"]}]");
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	ck_assert_str_eq(c.name, "web-7-worker");
+	unit_rmtree(root);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("runtime");
@@ -259,6 +357,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_runtimes);
 	tcase_add_test(tc, test_runtime_refuses);
+	tcase_add_test(tc, test_podman_api);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -122,6 +122,40 @@ int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *cal
 	return 0;
 }
 
+/*
+ * Reads from fd until end of file, len bytes, or timeout_ms from now: the count read (a short one at end of file or
+ * when len is reached), or -errno (-ETIMEDOUT: the time ran out first; what came is in buf, and lost to the caller).
+ * For an answer a peer may never finish: a server asked while a crashed process waits.
+ */
+ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec t0, t;
+	size_t got = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+		int left;
+
+		if (n == 0)
+			break;
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (errno == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
+			return -errno;
+	}
+	return (ssize_t)got;
+}
+
 /* Blocks until fd has data or hangs up: 0 or -errno. */
 int io_wait_readable(int fd)
 {

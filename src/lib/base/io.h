@@ -13,6 +13,7 @@ int io_write_full(int fd, const void *buf, size_t len);
 ssize_t io_splice(int in, int out, size_t len, unsigned int flags);
 int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *calls);
 int io_wait_readable(int fd);
+ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms);
 int io_pipe_is_full(int wfd);
 int io_set_pipe_size(int fd, size_t want, size_t floor);
 int io_vmsplice_full(int wfd, const void *buf, size_t len);

@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -26,6 +29,9 @@
 #define CONTAINERD_DIR "/run/containerd/io.containerd.runtime.v2.task"
 #define STORAGE_RUN "/run/containers/storage/overlay-containers"
 #define STORAGE_LIB "/var/lib/containers/storage/overlay-containers"
+#define PODMAN_API "/run/podman/podman.sock"     /* podman.socket's, root's */
+#define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
+#define API_ANSWER_MAX (64u << 10)
 
 /* The whole regular file root+path, at most max bytes, as one checked JSON value: a malloc'd text or NULL. */
 static char *read_json(const char *root, const char *path, size_t max, struct json_span *doc)
@@ -151,6 +157,42 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 	return found;
 }
 
+/*
+ * podman keeps a pod's name only in its database (BoltDB, SQLite), a format of its own; where its API listens
+ * (podman.socket, root's), the pod is asked for, once: the request sent and the answer read within PODMAN_API_MS
+ * each, while the crashed process waits. A service that socket activation has still to start, or a slow one, costs
+ * that and gives no name.
+ */
+static void podman_pod_name(struct container *c, const char *root)
+{
+	char path[PATH_MAX], req[256], *answer, *body;
+	struct sockaddr_un sa;
+	struct json_span doc;
+	ssize_t n;
+	int fd;
+
+	if (!c->pod[0] || (size_t)snprintf(path, sizeof(path), "%s" PODMAN_API, root) >= sizeof(path))
+		return;
+	fd = io_unix_socket(path, SOCK_STREAM | SOCK_NONBLOCK, &sa);
+	if (fd < 0)
+		return;
+	/* HTTP/1.0: one answer, not chunked, and the end of the stream is its end. */
+	n = snprintf(req, sizeof(req), "GET /v4.0.0/libpod/pods/%s/json HTTP/1.0\r\nHost: podman\r\n\r\n", c->pod);
+	answer = malloc(API_ANSWER_MAX + 1);
+	if (answer && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    io_send_within(fd, &(struct msghdr) { .msg_iov = &(struct iovec) { req, (size_t)n }, .msg_iovlen = 1 },
+			   PODMAN_API_MS) == 0 &&
+	    (n = io_read_within(fd, answer, API_ANSWER_MAX, PODMAN_API_MS)) > 0) {
+		answer[n] = '\0';
+		body = strstr(answer, "\r\n\r\n");
+		if (strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 200 ", 5) == 0 && body &&
+		    json_whole(body + 4, (size_t)(answer + n - body - 4), &doc) == 0)
+			take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
+	}
+	free(answer);
+	(void) close(fd);
+}
+
 /* Reads into c what the runtime its cgroup names (or, where the cgroup does not say, the one that has it) wrote. */
 void runtime_read(struct container *c, const char *root)
 {
@@ -173,8 +215,11 @@ void runtime_read(struct container *c, const char *root)
 		found = bundle(c, root, path, "cri-o");
 		(void) storage(c, root, "cri-o");
 	}
-	if (!found && (any || strcmp(rt, "podman") == 0))
+	if (!found && (any || strcmp(rt, "podman") == 0)) {
 		found = storage(c, root, "podman");
+		if (found && !c->kube)
+			podman_pod_name(c, root);
+	}
 	if (!found && (any || strcmp(rt, "docker") == 0))
 		found = docker(c, root);
 	if (found)
