@@ -213,7 +213,11 @@ void runtime_read(struct container *c, const char *root)
 	if (!found && (any || strcmp(rt, "cri-o") == 0)) {
 		(void) snprintf(path, sizeof(path), STORAGE_RUN "/%s/userdata/config.json", c->id);
 		found = bundle(c, root, path, "cri-o");
-		(void) storage(c, root, "cri-o");
+		/* Its storage record adds what the annotations lack; the bundle is what says it is CRI-O's. */
+		if (found) {
+			(void) storage(c, root, "cri-o");
+			said(c, "cri-o", "config.json");
+		}
 	}
 	if (!found && (any || strcmp(rt, "podman") == 0)) {
 		found = storage(c, root, "podman");
