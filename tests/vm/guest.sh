@@ -146,7 +146,7 @@ fetch_unconfined_checks() {
 	mkdir -p /etc/coresink.conf.d
 	printf '[Coresink]\nDebuginfodURLs=http://127.0.0.1:9\nDebuginfodTimeoutSec=5s\n' \
 		> /etc/coresink.conf.d/50-vmtest-fetch.conf
-	cp /usr/bin/sleep /usr/local/bin/fetch-dump
+	cp /src/build/vm/payload/fetch-dump /usr/local/bin/fetch-dump || fail "the payload (tests/vm/run.sh builds it)"
 	sysctl -q -w user.max_user_namespaces=0
 	dump root fetch-dump SIGSEGV
 	wait_entry fetch-dump

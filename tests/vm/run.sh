@@ -211,6 +211,11 @@ payload() {
 	for f in door-dump libdoor.so; do
 		objcopy --only-keep-debug "$p/$f" "$p/served/$f.debug" && strip --strip-all "$p/$f" || fail "stripping $f"
 	done
+	# fetch_unconfined_checks' program: it waits, and the signal it is sent makes it fault in its own code, stripped,
+	# whose debug info no one serves: the fetch step is needed whatever the release's libc and unwinder make of a
+	# copy of sleep (on unstable, whose trace of one stops in libc, none was).
+	printf '#include <signal.h>\n#include <unistd.h>\nstatic void crash(int sig) { signal(sig, SIG_DFL); *(volatile int *)0 = 1; }\nint main(void) { signal(SIGSEGV, crash); for (;;) pause(); }\n' > "$T/wait.c"
+	cc -O1 -o "$p/fetch-dump" "$T/wait.c" && strip --strip-all "$p/fetch-dump" || fail "building fetch-dump"
 }
 # powercut (make check-powercut): one boot of unstable records each file system and mode through dm-log-writes
 # (guest.sh's stagepowercut); here each log is replayed onto an image (replaylog), and at every flush, FUA and mark
