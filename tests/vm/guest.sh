@@ -153,8 +153,10 @@ fetch_unconfined_checks() {
 	sysctl -q -w user.max_user_namespaces="$old"
 	rm -f /etc/coresink.conf.d/50-vmtest-fetch.conf
 	said=$(entry fetch-dump CORESINK_DEBUGINFO)
+	# In socket mode the analysis itself needs a user namespace (the process's root is not the server's): then the
+	# pass that names the modules does not run either, and the entry says that.
 	check "user.max_user_namespaces=0: the fetch step does not run unconfined: $said" \
-		matches "$said" "not fetched: the step could not be confined"
+		matches "$said" "not fetched: (the step could not be confined|the pass that names the modules did not run: .*user namespaces)"
 	check "user.max_user_namespaces is back: $(cat /proc/sys/user/max_user_namespaces)" \
 		test "$(cat /proc/sys/user/max_user_namespaces)" = "$old"
 	stored fetch-dump

@@ -118,7 +118,7 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 	uint64_t t0 = now_us();
 	uid_t fu;
 	gid_t fg;
-	int cachefd, n;
+	int cachefd, n, r;
 
 	if (!cr->c.debuginfod_urls[0])
 		return;
@@ -128,9 +128,19 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 		return;
 	}
 	ao->needs_only = true;
-	n = analysis_run(cr->corefd, ao, &first) == 0 && first.needs ? fetch_parse_needs(first.needs, needs,
-											 FETCH_NEEDS_MAX) : 0;
+	r = analysis_run(cr->corefd, ao, &first);
 	ao->needs_only = false;
+	/* A pass that could not run named nothing: that is not "none needed". */
+	if (r < 0 || first.confined == 0) {
+		(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo),
+				"not fetched: the pass that names the modules did not run: %s",
+				r < 0 ? strerror(-r) : first.why[0] ? first.why : "it never started");
+		analysis_free(&first);
+		(void) close(cachefd);
+		cr->a.debuginfo_us = now_us() - t0;
+		return;
+	}
+	n = first.needs ? fetch_parse_needs(first.needs, needs, FETCH_NEEDS_MAX) : 0;
 	analysis_free(&first);
 	fetch_missing(cr, cachefd, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
 	if (fetch_open(cachefd, needs, n, ff) > 0)
