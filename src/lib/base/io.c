@@ -122,6 +122,15 @@ int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *cal
 	return 0;
 }
 
+/* What is left of timeout_ms since t0 (CLOCK_MONOTONIC), in ms: the one deadline of the bounded calls below. */
+static int ms_left(const struct timespec *t0, int timeout_ms)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return timeout_ms - (int)((t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000);
+}
+
 /*
  * Reads from fd until end of file, len bytes, or timeout_ms from now: the count read (a short one at end of file or
  * when len is reached), or -errno (-ETIMEDOUT: the time ran out first; what came is in buf, and lost to the caller).
@@ -130,7 +139,7 @@ int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *cal
 ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct timespec t0, t;
+	struct timespec t0;
 	size_t got = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -146,8 +155,7 @@ ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms)
 		}
 		if (errno != EINTR && errno != EAGAIN)
 			return -errno;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		left = ms_left(&t0, timeout_ms);
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (errno == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
@@ -248,7 +256,7 @@ int io_waitpid(pid_t pid, int *status)
  */
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
 {
-	struct timespec t0, t;
+	struct timespec t0;
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -260,8 +268,7 @@ int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
 		e = errno;
 		if (e != EINTR && e != EAGAIN)
 			return -e;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		left = timeout_ms - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		left = ms_left(&t0, timeout_ms);
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (e == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
