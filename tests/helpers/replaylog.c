@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,24 +43,12 @@ struct entry {
 	uint64_t sector, nr_sectors, flags, data_len;
 };
 
-static int full_pread(int fd, void *buf, size_t len, off_t off)
+/* All len bytes at off, read (or written with write): pread(2) and pwrite(2) may do part. 0, or -1. */
+static int whole(int fd, void *buf, size_t len, off_t off, bool write)
 {
 	for (size_t done = 0; done < len;) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int full_pwrite(int fd, const void *buf, size_t len, off_t off)
-{
-	for (size_t done = 0; done < len;) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, off + (off_t)done);
+		char *p = (char *)buf + done;
+		ssize_t n = write ? pwrite(fd, p, len - done, off + (off_t)done) : pread(fd, p, len - done, off + (off_t)done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -99,7 +88,7 @@ static int copy_data(int log, off_t off, int img, off_t to, uint64_t len)
 	while (len > 0) {
 		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
 
-		if (full_pread(log, buf, n, off) < 0 || full_pwrite(img, buf, n, to) < 0)
+		if (whole(log, buf, n, off, false) < 0 || whole(img, buf, n, to, true) < 0)
 			return -1;
 		off += (off_t)n, to += (off_t)n, len -= n;
 	}
@@ -134,7 +123,7 @@ int main(int argc, char **argv)
 		img = open(argv[i + 1], O_RDWR | O_CLOEXEC);
 	if (log < 0 || (!list && img < 0))
 		return perror("replaylog: open"), 1;
-	if (full_pread(log, &sb, sizeof(sb), 0) < 0 || le64toh(sb.magic) != LOG_MAGIC ||
+	if (whole(log, &sb, sizeof(sb), 0, false) < 0 || le64toh(sb.magic) != LOG_MAGIC ||
 	    le64toh(sb.version) != LOG_VERSION || le32toh(sb.sectorsize) < 512 || le32toh(sb.sectorsize) > 65536)
 		return fprintf(stderr, "replaylog: %s is not a dm-log-writes log\n", argv[i]), 1;
 	sb.sectorsize = le32toh(sb.sectorsize);
@@ -146,7 +135,7 @@ int main(int argc, char **argv)
 		struct entry e;
 		const char *kind = NULL;
 
-		if (full_pread(log, sector, sb.sectorsize, off) < 0)
+		if (whole(log, sector, sb.sectorsize, off, false) < 0)
 			return fprintf(stderr, "replaylog: entry %" PRIu64 ": cut short\n", n), 1;
 		memcpy(&e, sector, sizeof(e));
 		e.sector = le64toh(e.sector), e.nr_sectors = le64toh(e.nr_sectors);
