@@ -179,25 +179,23 @@ static bool is(const char *s, size_t n, const char *name)
 }
 
 /*
- * One component s[0..n) of the path: a pod's (into c, false: go on), or a machine's or a container's (true: stop,
- * for all beneath is the container's own: a delegated cgroup it may make any names in).
+ * One component s[0..n) of the path that names a pod (systemd's slices, podman's and the kubelet's cgroupfs
+ * directories): its id or UID into c. Whether it did.
  */
-static bool container_in(const struct walk *w, const char *s, size_t n, struct container *c)
+static bool pod_in(const struct walk *w, const char *s, size_t n, struct container *c)
 {
-	if (n > 14 && memcmp(s, "machine-", 8) == 0 && ends_with(s, n, ".scope")) {
-		unescape(c->machine, sizeof(c->machine), s + 8, n - 8 - 6);
-		return true;
-	}
-	/* Pods: systemd's slices, podman's and the kubelet's cgroupfs directories. */
 	if (has_prefix(s, n, "machine-libpod_pod_") && ends_with(s, n, ".slice") && hex_id(s + 19, n - 19 - 6)) {
 		(void) snprintf(c->pod, sizeof(c->pod), "%.*s", (int)(n - 19 - 6), s + 19);
-		return false;
+		return true;
 	}
 	if (w->pn && is(w->parent, w->pn, "libpod_parent") && hex_id(s, n)) {
 		(void) snprintf(c->pod, sizeof(c->pod), "%.*s", (int)n, s);
-		return false;
+		return true;
 	}
-	if (w->kubepods && has_prefix(s, n, "kubepods") && ends_with(s, n, ".slice") && n > 6 + 3 + 32) {
+	if (!w->kubepods)
+		return false;
+	/* kubepods-QOS-pod<UID>.slice (underscores for dashes), or cgroupfs's pod<UID>. */
+	if (has_prefix(s, n, "kubepods") && ends_with(s, n, ".slice") && n > 6 + 3 + 32) {
 		const char *pod = NULL;
 
 		for (const char *q = s; q + 4 <= s + n - 6; q++)
@@ -205,19 +203,30 @@ static bool container_in(const struct walk *w, const char *s, size_t n, struct c
 				pod = q + 4;
 		if (pod && pod_uid(pod, (size_t)(s + n - 6 - pod), c->pod, sizeof(c->pod)))
 			c->kube = true;
-		return false;
+		return true;
 	}
-	if (w->kubepods && has_prefix(s, n, "pod") && pod_uid(s + 3, n - 3, c->pod, sizeof(c->pod))) {
-		c->kube = true;
+	if (!has_prefix(s, n, "pod") || !pod_uid(s + 3, n - 3, c->pod, sizeof(c->pod)))
 		return false;
+	c->kube = true;
+	return true;
+}
+
+/*
+ * One component s[0..n) of the path that names a machine or a container, by systemd's cgroup driver (a scope) or
+ * cgroupfs (a directory): into c. Whether it did.
+ */
+static bool container_in(const struct walk *w, const char *s, size_t n, struct container *c)
+{
+	if (n > 14 && memcmp(s, "machine-", 8) == 0 && ends_with(s, n, ".scope")) {
+		unescape(c->machine, sizeof(c->machine), s + 8, n - 8 - 6);
+		return true;
 	}
-	/* Containers, by systemd's cgroup driver (a scope) or cgroupfs (a directory). */
 	if (runtime_name(s, n, "docker-", ".scope", "docker", c) || runtime_name(s, n, "libpod-", ".scope", "podman", c) ||
 	    runtime_name(s, n, "cri-containerd-", ".scope", "containerd", c) ||
 	    runtime_name(s, n, "crio-", ".scope", "cri-o", c))
 		return true;
 	if ((w->pn && is(w->parent, w->pn, "docker") && runtime_name(s, n, "", "", "docker", c)) ||
-	    ((is(w->first, w->fn, "libpod_parent") && runtime_name(s, n, "libpod-", "", "podman", c))))
+	    (is(w->first, w->fn, "libpod_parent") && runtime_name(s, n, "libpod-", "", "podman", c)))
 		return true;
 	if (w->kubepods && c->kube && (runtime_name(s, n, "crio-", "", "cri-o", c) || runtime_name(s, n, "", "", "", c)))
 		return true;
@@ -242,7 +251,8 @@ void cgroup_container(const char *path, struct container *c)
 	while ((s = component(&path, &n))) {
 		if (w.depth == 0 && (is(s, n, "kubepods") || is(s, n, "kubepods.slice")))
 			w.kubepods = true;
-		if (container_in(&w, s, n, c))
+		/* A machine or a container stops the walk: all beneath is its own, a delegated cgroup it may name. */
+		if (!pod_in(&w, s, n, c) && container_in(&w, s, n, c))
 			return;
 		if (w.depth++ == 0)
 			w.first = s, w.fn = n;
