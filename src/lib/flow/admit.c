@@ -101,7 +101,8 @@ static void rule_facts(const struct crash *cr, struct rule_facts *f)
 		.exe = cr->pi.exe, .comm = cr->k.comm, .unit = cr->pi.units.unit, .user_unit = cr->pi.units.user_unit,
 		.slice = cr->pi.units.slice, .hostname = cr->k.hostname, .uid = cr->k.uid, .signal = cr->k.signal,
 		.container = cr->pi.container || ct->machine[0] || ct->id[0], .machine = ct->machine,
-		.container_id = ct->id, .container_name = ct->name, .image = ct->image, .pod_name = ct->pod_name, .pod_namespace = ct->pod_namespace,
+		.container_id = ct->id, .container_name = ct->name, .image = ct->image, .pod_name = ct->pod_name,
+		.pod_namespace = ct->pod_namespace,
 	};
 }
 

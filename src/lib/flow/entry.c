@@ -135,16 +135,13 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 		(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo),
 				"not fetched: the pass that names the modules did not run: %s",
 				r < 0 ? strerror(-r) : first.why[0] ? first.why : "it never started");
-		analysis_free(&first);
-		(void) close(cachefd);
-		cr->a.debuginfo_us = now_us() - t0;
-		return;
+	} else {
+		n = first.needs ? fetch_parse_needs(first.needs, needs, FETCH_NEEDS_MAX) : 0;
+		fetch_missing(cr, cachefd, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
+		if (fetch_open(cachefd, needs, n, ff) > 0)
+			ao->fetched = ff;
 	}
-	n = first.needs ? fetch_parse_needs(first.needs, needs, FETCH_NEEDS_MAX) : 0;
 	analysis_free(&first);
-	fetch_missing(cr, cachefd, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
-	if (fetch_open(cachefd, needs, n, ff) > 0)
-		ao->fetched = ff;
 	(void) close(cachefd);
 	cr->a.debuginfo_us = now_us() - t0;
 }

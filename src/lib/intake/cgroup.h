@@ -23,7 +23,7 @@ struct container {
 	char runtime[16];               /* docker, podman, containerd, cri-o; "" when none or not known */
 	char id[80];                    /* the runtime's container id (hex; plain containerd's: any identifier) */
 	char pod[80];                   /* the pod the path names: a Kubernetes pod's UID, or a podman pod's id */
-	bool kube;                      /* pod is a Kubernetes pod's UID (a kubepods cgroup) */
+	bool kube;                      /* pod is a Kubernetes pod's UID (a kubepods cgroup, a CRI bundle) */
 	char ns[64];                    /* plain containerd's namespace, from a cgroupfs path /NS/ID */
 	/* From the runtime's state files, "" where they say nothing: */
 	char name[UNIT_NAME_MAX], image[UNIT_NAME_MAX];

@@ -119,8 +119,11 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 		take(a, "io.kubernetes.cri-o.ImageName", NULL, c->image, sizeof(c->image));
 		take(a, "io.kubernetes.pod.name", NULL, c->pod_name, sizeof(c->pod_name));
 		take(a, "io.kubernetes.pod.namespace", NULL, c->pod_namespace, sizeof(c->pod_namespace));
-		if (!c->kube)
+		/* A Kubernetes pod's UID, where the cgroup did not give it (systemd's driver without kubepods). */
+		if (!c->kube) {
 			take(a, "io.kubernetes.cri.sandbox-uid", NULL, c->pod, sizeof(c->pod));
+			c->kube = c->pod[0] != '\0';
+		}
 	}
 	free(text);
 	said(c, runtime, "config.json");
