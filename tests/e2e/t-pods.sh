@@ -69,6 +69,10 @@ CTL() { "$B/coresinkctl" "$@"; }
 for d in /run/containerd /run/docker /var/lib/docker /var/lib/containers /run/containers /run/libpod; do
 	[ -e "$d" ] || at_exit "rm -rf '$d'"
 done
+# podman's own cleanup (conmon runs "podman container cleanup" when a container ends) may still be writing there:
+# waited for, where podman had not been used before (so every conmon and podman is this test's), up to 10 s.
+[ -e /var/lib/containers ] ||
+	at_exit 'for _ in $(seq 100); do pidof conmon podman > /dev/null || break; sleep 0.1; done'
 
 # A runtime that cannot run a container here (not coresink's doing) skips its part, said; the test fails on what
 # coresink does, and skips only when no runtime ran at all.
@@ -163,6 +167,17 @@ podman_part() {
 }
 podman_part
 
+# dock NAME ARG...: a container run from the image as the test's others are (no network, cores unlimited), ARG its
+# docker run options and command; its id in DOCK_ID, its process's host pid in DOCK_PID. Removed at exit. 1 when
+# it did not start (what docker said in $T/run.log).
+dock() {
+	local name=$1; shift
+	"${DOCKER[@]}" run -d --name "$name" --network none --ulimit core=-1 "$@" > "$T/run.log" 2>&1 || return 1
+	at_exit "${DOCKER[*]} rm -f $name > /dev/null 2>&1"
+	DOCK_ID=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$name")
+	DOCK_PID=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$name")
+}
+
 docker_part() {
 	# --- docker: our own daemon unless one runs; a container as cri-dockerd makes them, labels and all.
 	if ! "${DOCKER[@]}" info > /dev/null 2>&1; then
@@ -180,13 +195,10 @@ docker_part() {
 	"${DOCKER[@]}" import --change 'CMD ["/podcrash"]' "$T/image.tar" "$TAG-dock:1" > /dev/null ||
 		part_skip "docker import failed" || return 0
 	at_exit "${DOCKER[*]} rmi -f $TAG-dock:1 > /dev/null 2>&1"
-	at_exit "${DOCKER[*]} rm -f $TAG-web $TAG-evil $TAG-gone > /dev/null 2>&1"
-	"${DOCKER[@]}" run -d --name "$TAG-web" --network none --ulimit core=-1 \
-		--label io.kubernetes.pod.name=api-0 --label io.kubernetes.pod.namespace=shop \
-		--label io.kubernetes.container.name=api "$TAG-dock:1" /podcrash > "$T/run.log" 2>&1 ||
+	dock "$TAG-web" --label io.kubernetes.pod.name=api-0 --label io.kubernetes.pod.namespace=shop \
+		--label io.kubernetes.container.name=api "$TAG-dock:1" /podcrash ||
 		part_skip "docker run: $(tail -n 3 "$T/run.log")" || return 0
-	dock_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-web")
-	pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-web") || part_skip "docker: no container started" || return 0
+	dock_id=$DOCK_ID pid=$DOCK_PID
 	RAN=$((RAN + 1))
 	crash_pid "$pid"
 	check "docker: its id: $(field "$E" CORESINK_CONTAINER_ID | cut -c1-12)" test "$(field "$E" CORESINK_CONTAINER_ID)" = "$dock_id"
@@ -204,10 +216,8 @@ docker_part() {
 
 	# --rm: docker removes the container, its files with it, as soon as its process has gone; the names were read
 	# before the release.
-	"${DOCKER[@]}" run -d --rm --name "$TAG-gone" --network none --ulimit core=-1 "$TAG-dock:1" /podcrash > /dev/null ||
-		fail "docker run --rm"
-	gone_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-gone")
-	pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-gone") || fail "the --rm container did not start"
+	dock "$TAG-gone" --rm "$TAG-dock:1" /podcrash || fail "docker run --rm: $(tail -n 3 "$T/run.log")"
+	gone_id=$DOCK_ID pid=$DOCK_PID
 	crash_pid "$pid"
 	for _ in $(seq 100); do [ -e "/var/lib/docker/containers/$gone_id" ] || break; sleep 0.1; done
 	check "--rm: its files are gone now" test ! -e "/var/lib/docker/containers/$gone_id"
@@ -218,10 +228,9 @@ docker_part() {
 	# The liar: it is moved into a cgroup beneath its own named after the first container (what a container that may
 	# write its cgroup, privileged or given it, can do itself; done from outside here, where this machine refuses a
 	# privileged container its capabilities), and writes a record for it in its own root.
-	"${DOCKER[@]}" run -d --name "$TAG-evil" --network none --ulimit core=-1 "$TAG-dock:1" \
-		/podcrash forge "/var/lib/docker/containers/$dock_id" > /dev/null || fail "docker run (the forger)"
-	evil_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-evil")
-	pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-evil") || fail "the forger did not start"
+	dock "$TAG-evil" "$TAG-dock:1" /podcrash forge "/var/lib/docker/containers/$dock_id" ||
+		fail "docker run (the forger): $(tail -n 3 "$T/run.log")"
+	evil_id=$DOCK_ID pid=$DOCK_PID
 	# A child of its unified cgroup named docker/ID, and the process moved there.
 	cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
 	moved=$CGROOT$cg/docker/$dock_id
@@ -242,12 +251,9 @@ docker_part() {
 			"Socket=$T/sock/kernel.socket"
 		start_server "$T/k.conf"
 		use_socket "$T/k.conf"
-		"${DOCKER[@]}" run -d --name "$TAG-sock" --network none --ulimit core=-1 \
-			--label io.kubernetes.pod.name=api-1 --label io.kubernetes.pod.namespace=shop "$TAG-dock:1" \
-			/podcrash > /dev/null || fail "docker run (socket mode)"
-		at_exit "${DOCKER[*]} rm -f $TAG-sock > /dev/null 2>&1"
-		sock_id=$("${DOCKER[@]}" inspect -f '{{.Id}}' "$TAG-sock")
-		pid=$(wait_pid "${DOCKER[@]}" inspect -f '{{.State.Pid}}' "$TAG-sock") || fail "no container (socket mode)"
+		dock "$TAG-sock" --label io.kubernetes.pod.name=api-1 --label io.kubernetes.pod.namespace=shop "$TAG-dock:1" \
+			/podcrash || fail "docker run (socket mode): $(tail -n 3 "$T/run.log")"
+		sock_id=$DOCK_ID pid=$DOCK_PID
 		crash_pid "$pid"
 		check "socket mode: the server names it as the handler does" all_of "$E" "CORESINK_MODE=socket" \
 			"CORESINK_CONTAINER_ID=$sock_id" "CORESINK_CONTAINER_NAME=$TAG-sock" "CORESINK_POD_NAME=api-1" \
