@@ -55,7 +55,7 @@ BENCH_INC = -Isrc/bench/pipe -Isrc/bench/crash -Isrc/bench/shared
 UNITS = $(sort $(patsubst tests/check_%.c,%,$(wildcard tests/check_*.c)))
 UNIT_BIN = $(UNITS:%=$(B)/check_%)
 HELPERS = $(B)/crasher $(B)/patcheck $(B)/freewatch $(B)/deadsock $(B)/corecraft $(B)/sockpeer $(B)/withpidfd \
-	$(B)/stopuid $(B)/badserver $(B)/fetchprobe $(B)/workers $(B)/replaylog
+	$(B)/stopuid $(B)/badserver $(B)/fetchprobe $(B)/workers $(B)/replaylog $(B)/nosuid
 
 all: $(B)/coresink $(B)/coresinkctl $(B)/coresink-bench $(B)/60-coresink.conf $(B)/coresink.service $(B)/coresink.socket \
 	$(B)/coresink-upload.service $(B)/coresink-net@.service
@@ -153,6 +153,9 @@ $(B)/fetchprobe: tests/helpers/fetchprobe.c $(B)/libcoresink.a
 
 $(B)/badserver: tests/helpers/badserver.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/badserver.c
+
+$(B)/nosuid: tests/helpers/nosuid.c
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/nosuid.c $$(pkg-config --libs libseccomp)
 
 $(B)/stopuid: tests/helpers/stopuid.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/stopuid.c

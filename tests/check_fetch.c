@@ -5,11 +5,16 @@
  * answer could use: no unix socket (journald's, D-Bus's, an abstract one), no System V IPC of the host's, no user
  * namespace, no session or process of its own out of the deadline's kill, no signal to another process. As root,
  * with that user (t-debuginfod runs the real step with user namespaces off). Then the needs of the analysis's first
- * pass as the handler reads them, and the cache's checks.
+ * pass as the handler reads them, and the cache's checks and how its files are opened (beneath it, no link, a regular
+ * file, with openat2() refused as coresink.service's RestrictSUIDSGID= refuses it).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <seccomp.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "intake.h"
@@ -144,6 +149,74 @@ START_TEST(test_have)
 }
 END_TEST
 
+/* mkdir -p of a path beneath dir, one level at a time. */
+static void mkpath(const char *dir, const char *rel)
+{
+	char path[512];
+
+	(void) snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+}
+
+/*
+ * fetch_open(): the cache's files, each opened beneath the cache without following a link, nothing but a regular file
+ * taken, and what the cache has but could not be opened counted; also where openat2() is refused, as systemd's
+ * RestrictSUIDSGID= (coresink.service) refuses it to the whole server: in a child, under that rule.
+ */
+static void open_cases(const char *dir)
+{
+	struct fetch_need n[4] = { { "debuginfo", "aa11", "good" }, { "debuginfo", "bb22", "linked" },
+				   { "debuginfo", "cc33", "fifo" }, { "debuginfo", "dd44", "absent" } };
+	struct fetch_files ff;
+	int cache = open(dir, O_RDONLY | O_DIRECTORY);
+
+	ck_assert_int_eq(fetch_open(cache, n, 4, &ff), 1);
+	ck_assert_str_eq(ff.f[0].id, "aa11");
+	ck_assert(ff.f[0].debug);
+	/* The link and the FIFO are counted; the file that is not there is not. */
+	ck_assert_int_eq(ff.unopened, 2);
+	ck_assert(ff.unopened_error == -ELOOP || ff.unopened_error == -ENOTDIR);
+	fetch_files_close(&ff);
+	close(cache);
+}
+
+START_TEST(test_open)
+{
+	char dir[] = "/tmp/check-fetch.XXXXXX", path[512];
+	scmp_filter_ctx f;
+	int status;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	mkpath(dir, ".build-id");
+	mkpath(dir, ".build-id/aa");
+	mkpath(dir, ".build-id/cc");
+	(void) snprintf(path, sizeof(path), "%s/.build-id/aa/11.debug", dir);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	/* A link for a directory on the way (to aa, where a file of that name would be) and a FIFO at the end. */
+	(void) snprintf(path, sizeof(path), "%s/.build-id/bb", dir);
+	ck_assert_int_eq(symlink("aa", path), 0);
+	(void) snprintf(path, sizeof(path), "%s/.build-id/aa/22.debug", dir);
+	close(open(path, O_WRONLY | O_CREAT, 0600));
+	(void) snprintf(path, sizeof(path), "%s/.build-id/cc/33.debug", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	open_cases(dir);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		f = seccomp_init(SCMP_ACT_ALLOW);
+		if (!f || seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(openat2), 0) || seccomp_load(f))
+			_exit(2);
+		open_cases(dir);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	(void) snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 static Suite *fetch_suite(void)
 {
 	Suite *s = suite_create("fetch");
@@ -153,6 +226,7 @@ static Suite *fetch_suite(void)
 	tcase_add_test(tc, test_confined);
 	tcase_add_test(tc, test_needs);
 	tcase_add_test(tc, test_have);
+	tcase_add_test(tc, test_open);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,12 +1,13 @@
 /*
- * base.h: the base stage, what every stage uses: the one place for EINTR and partial I/O, number and size parsing,
- * escaping, lists of problems, and the small macros.
+ * base.h: the base stage, what every stage uses: the one place for EINTR and partial I/O, opening a path beneath a
+ * directory, number and size parsing, escaping, lists of problems, and the small macros.
  * The one header the other stages include of it; it uses no other stage.
  */
 #ifndef CORESINK_STAGE_BASE_H
 #define CORESINK_STAGE_BASE_H
 
 #include "base/basics.h"
+#include "base/beneath.h"
 #include "base/diag.h"
 #include "base/escape.h"
 #include "base/io.h"

@@ -130,6 +130,19 @@ check "21 crashes: each file fetched once (served before: $served0; after the 1s
 check "and the 21st crash's trace still names them" test "$(frames "$CRASH_PID" | head -n 3 | tr '\n' ' ')" = \
 	"lib_crash lib_func prog_level2 "
 
+# 2b. The crash in a mount namespace of its own, with a cache of its own, fetched at this crash (unshare --mount
+# execs the program: the pid is its own). The analysis runs in the process's own root, as it does for every crash
+# under socket mode's unit, whose server has a mount namespace of its own; the fetched files are used there too.
+if command -v unshare > /dev/null; then
+	setup ownns "DebuginfodURLs=$URL" "DebuginfodTimeoutSec=15s"
+	crash_run unshare --mount "$T/bin/dbgprog"
+	e=$(journal_entry "$CRASH_PID") || fail "no entry of the crash in its own mount namespace"
+	check "own mount namespace: analysed in the process's own root: $(field "$e" CORESINK_TRACE_SANDBOX)" \
+		has "$(field "$e" CORESINK_TRACE_SANDBOX)" "process-root"
+	check "own mount namespace: fetched there, and every function named: $(frames "$CRASH_PID" | head -n 5 | tr '\n' ' ')" \
+		test "$(frames "$CRASH_PID" | head -n 5 | tr '\n' ' ')" = "lib_crash lib_func prog_level2 prog_level1 main "
+fi
+
 # 3. Socket mode, the same.
 if have_socket_mode; then
 	setup socket "DebuginfodURLs=$URL" "Socket=$T/kernel.socket"

@@ -57,10 +57,13 @@ setup() {
 		"ExecUpload=$TOP/scripts/upload-rclone.sh dav:cores --config $T/etc/rclone.conf --retries 1 --low-level-retries 1"
 	DIR=$d CONF=$d.conf
 }
-# serve: the server for CONF, without a network of its own, and the door where DOOR names one.
+# serve: the server for CONF as its unit has it, where it matters to what it reads and hands on: no network of its
+# own (PrivateNetwork=), a mount namespace of its own (every crash is then analysed in the process's own root), and
+# RestrictSUIDSGID='s seccomp filter, which refuses openat2() (nosuid); and the door where DOOR names one.
 serve() {
 	: > "$T/server.log"
-	setsid unshare --net env ${DOOR:+CORESINK_NETDOOR=$DOOR} "$CORESINK" --config "$CONF" --serve >> "$T/server.log" 2>&1 &
+	setsid unshare --net --mount env ${DOOR:+CORESINK_NETDOOR=$DOOR} "$B/nosuid" "$CORESINK" --config "$CONF" --serve \
+		>> "$T/server.log" 2>&1 &
 	SERVER_PID=$!
 	at_exit "stop_server"
 	for _ in $(seq 50); do grep -q 'serving the coredump socket' "$T/server.log" && break; sleep 0.1; done
@@ -109,6 +112,8 @@ e=$(journal_entry "$CRASH_PID") || fail "no entry through the door"
 check "through the door: both fetched: $(field "$e" CORESINK_DEBUGINFO | cut -c1-150)" \
 	matches "$(field "$e" CORESINK_DEBUGINFO)" "fetched 2: "
 check "the trace names every frame: $(frames "$CRASH_PID")" test "$(frames "$CRASH_PID")" = "door_crash door_level main "
+check "analysed in the process's own root, as under the unit: $(field "$e" CORESINK_TRACE_SANDBOX)" \
+	has "$(field "$e" CORESINK_TRACE_SANDBOX)" "process-root"
 u=$(upload_of "$CRASH_PID") || fail "no upload entry through the door"
 core=$(field "$e" COREDUMP_FILENAME)
 check "through the door: sent at the crash: $(cut -c1-150 <<< "$u")" matches "$u" "^sent attempt 1"

@@ -4,9 +4,10 @@
 # by the README's commands. Crashes of real processes, started by that systemd as services of a user, go through the
 # kernel to the socket systemd holds, start coresink.service on demand and are handled under the unit's own sandbox:
 # stored, compressed, traced as the user, readable by the user (ACL), in the user's journal for coredumpctl info and
-# debug; refused before the dump for RLIMIT_CORE 0, KeepFree and the rate limit. A storm across a restart of the
-# service and across a stop and start of the socket loses no crash. The unit's exposure is no worse than
-# systemd-coredump@.service's on the same systemd.
+# debug; a stripped program's frames named by DebuginfodURLs= through the door (coresink-net@.service), the fetched
+# files opened by the server under the unit's seccomp filters; refused before the dump for RLIMIT_CORE 0, KeepFree
+# and the rate limit. A storm across a restart of the service and across a stop and start of the socket loses no
+# crash. The unit's exposure is no worse than systemd-coredump@.service's on the same systemd.
 # What a container cannot show, and why: kernel.core_pattern is the host's, the kernel takes "@@" only from the
 # initial mount namespace and runs a "|" helper in the host's namespaces. So 'make enable' in the container refuses
 # and says why (tested), and this test does the host's part: the container's socket directory is bound at a host
@@ -119,6 +120,46 @@ e=$(entry crash-uts) || fail "no entry for the crash in a UTS namespace"
 check "a crash with a host name of its own: stored" has_line "$e" "CORESINK_RESULT=stored"
 check "and no host name that is not its own, but why: $(field "$e" CORESINK_HOSTNAME)" test -z \
 	"$(field "$e" COREDUMP_HOSTNAME)" -a -n "$(field "$e" CORESINK_HOSTNAME | grep 'needs CAP_SYS_ADMIN')"
+
+# DebuginfodURLs= under the units: a stripped program and its library, their debug files served by elfutils'
+# debuginfod on the loopback the container shares with the host. The fetch goes through the door
+# (coresink-net.socket starts coresink-net@.service, which has the network), and the server, under its own
+# sandbox (RestrictSUIDSGID= refuses it openat2()), opens what was fetched for the analysis: every frame named.
+if command -v debuginfod > /dev/null && command -v objcopy > /dev/null; then
+	mkdir -p "$T/door/served" "$ROOT/usr/local/lib/door"
+	printf '__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$T/door/lib.c"
+	printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$T/door/prog.c"
+	cc -O1 -g -fPIC -shared -o "$T/door/libdoor.so" "$T/door/lib.c" &&
+		cc -O1 -g -o "$T/door/door-dump" "$T/door/prog.c" -L"$T/door" -ldoor -Wl,-rpath,/usr/local/lib/door ||
+		fail "building the stripped program"
+	for f in door-dump libdoor.so; do
+		objcopy --only-keep-debug "$T/door/$f" "$T/door/served/$f.debug" && strip --strip-all "$T/door/$f" ||
+			fail "stripping $f"
+	done
+	cp "$T/door/door-dump" "$ROOT/usr/local/bin/" && cp "$T/door/libdoor.so" "$ROOT/usr/local/lib/door/"
+	PORT=$(( 20000 + ($$ * 7) % 20000 ))
+	debuginfod -F "$T/door/served" -p "$PORT" -d "$T/door/debuginfod.sqlite" > "$T/door/debuginfod.log" 2>&1 &
+	DI=$!
+	at_exit "kill $DI 2>/dev/null; wait $DI 2>/dev/null"
+	for _ in $(seq 100); do
+		rm -rf "$T/door/probe"
+		DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/door/probe debuginfod-find debuginfo \
+			"$T/door/door-dump" > /dev/null 2>&1 && break
+		sleep 0.2
+	done
+	conf "KeepFree=1%" "MaxUse=100%" "Compress=yes" "DebuginfodURLs=http://127.0.0.1:$PORT" "DebuginfodTimeoutSec=30s"
+	inside systemd-run -q --wait --unit=crash-door -p LimitCORE=infinity /usr/local/bin/door-dump > /dev/null 2>&1
+	e=$(entry crash-door) || fail "no entry for the stripped program's crash"
+	check "DebuginfodURLs= under the units: both fetched through the door: $(field "$e" CORESINK_DEBUGINFO | cut -c1-120)" \
+		matches "$(field "$e" CORESINK_DEBUGINFO)" "fetched 2: "
+	check "by coresink-net@.service, a unit of its own: $(jctl -q -o cat -u 'coresink-net@*' | grep -m1 '^Started')" \
+		test -n "$(jctl -q -o cat -u 'coresink-net@*' | grep -m1 '^Started')"
+	frames=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_UNIT=crash-door.service | sed -n '/^Stack trace of thread/,/^$/p' |
+		sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' | head -n 3 | tr '\n' ' ')
+	check "and the trace names every frame from what was fetched: $frames" test "$frames" = "door_crash door_level main "
+	kill $DI 2>/dev/null; wait $DI 2>/dev/null
+	conf "KeepFree=1%" "MaxUse=100%" "Compress=yes"
+fi
 
 # 5. Refused before the dump.
 run_crash crash-rlimit 0

@@ -1,7 +1,7 @@
 /*
  * corefile.c: a crash's core, as coresinkctl list, info, dump, debug, remove and retrace find it. An entry's
  * COREDUMP_FILENAME is only a hint, and an entry may be forged, old, or another host's: the file is looked for in the
- * core directory only, by its base name, opened beneath the directory's fd with no symlink followed (openat2
+ * core directory only, by its base name, opened beneath the directory's fd with no symlink followed (open_beneath():
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), and taken only when it is a regular file of root's whose name says it is
  * this crash's (name_parse(): the pid and the time of the entry) and whose own record says so too: the id of the
  * entry it was stored for (user.coresink.entry, xattr.c), which only root could have set and which is 128 random
@@ -13,12 +13,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
@@ -69,16 +67,6 @@ static int core_name(const struct record *c, char *name, size_t len)
 		return -EINVAL;
 	strcpy(name, slash);
 	return 0;
-}
-
-/* openat2(dirfd, name) for reading, beneath dirfd, no symlink, no magic link. The fd or -errno. */
-static int open_beneath(int dirfd, const char *name)
-{
-	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	int fd = (int)syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-
-	return fd < 0 ? -errno : fd;
 }
 
 /* Whether the attribute name of fd holds exactly want. */

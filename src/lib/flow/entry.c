@@ -140,6 +140,12 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 		fetch_missing(cr, cachefd, needs, n, cr->a.debuginfo, sizeof(cr->a.debuginfo));
 		if (fetch_open(cachefd, needs, n, ff) > 0)
 			ao->fetched = ff;
+		if (ff->unopened) {
+			size_t used = strlen(cr->a.debuginfo);
+
+			(void) snprintf(cr->a.debuginfo + used, sizeof(cr->a.debuginfo) - used,
+					"; %d in the cache not opened: %s", ff->unopened, strerror(-ff->unopened_error));
+		}
 	}
 	analysis_free(&first);
 	(void) close(cachefd);

@@ -9,12 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -112,30 +110,20 @@ bool fetch_have(int cachefd, const struct fetch_need *n, uint64_t now)
 	return fstatat(cachefd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && (uint64_t)st.st_mtime + FETCH_MISS_SECONDS > now;
 }
 
-/* The cache's file for n, opened beneath cachefd (no link followed, nothing but a regular file). The fd or -errno. */
+/* The cache's file for n, opened beneath cachefd (open_beneath(): no link followed, a regular file). The fd or -errno. */
 static int open_cached(int cachefd, const struct fetch_need *n)
 {
-	struct open_how how = { .flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY,
-				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	char path[256];
-	struct stat st;
-	int fd;
 
 	(void) snprintf(path, sizeof(path), ".build-id/%.2s/%s%s", n->id, n->id + 2,
 			strcmp(n->kind, "debuginfo") == 0 ? ".debug" : "");
-	fd = (int)syscall(SYS_openat2, cachefd, path, &how, sizeof(how));
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		(void) close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	return open_beneath(cachefd, path);
 }
 
 /*
  * The cache's files for the n needs, opened by the handler for the analysis (its user cannot read the cache), into
- * out; each is still checked there against the build-id the core names. How many.
+ * out; each is still checked there against the build-id the core names. How many; those the cache has and that
+ * could not be opened are counted in out too.
  */
 unsigned fetch_open(int cachefd, const struct fetch_need *needs, int n, struct fetch_files *out)
 {
@@ -144,8 +132,12 @@ unsigned fetch_open(int cachefd, const struct fetch_need *needs, int n, struct f
 		struct fetch_file *f = &out->f[out->n];
 		int fd = open_cached(cachefd, &needs[i]);
 
-		if (fd < 0)
+		if (fd < 0) {
+			/* A file the step left that cannot be opened is said, not passed over (fetch_debuginfo()). */
+			if (fd != -ENOENT && out->unopened++ == 0)
+				out->unopened_error = fd;
 			continue;
+		}
 		f->fd = fd;
 		f->debug = strcmp(needs[i].kind, "debuginfo") == 0;
 		(void) snprintf(f->id, sizeof(f->id), "%s", needs[i].id);

@@ -29,6 +29,8 @@ struct fetch_file {
 struct fetch_files {
 	struct fetch_file f[FETCH_NEEDS_MAX];
 	unsigned n;
+	int unopened;           /* how many the cache has that could not be opened, */
+	int unopened_error;     /* and the first one's -errno */
 };
 
 struct fetch_job {
