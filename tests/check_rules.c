@@ -1,6 +1,6 @@
 /*
  * check_rules.c: which rule a crash gets: each Match key on its own, words ORed, keys ANDed, the first match of
- * several, a bad rule never taken, unknown facts matched by nothing. Real crashes: t-rules.
+ * several, a bad rule never taken, unknown facts matched by nothing, a pod's labels. Real crashes: t-rules, t-pods.
  */
 #include "base.h"
 #include "config.h"
@@ -92,6 +92,32 @@ START_TEST(test_unknown_facts)
 }
 END_TEST
 
+START_TEST(test_pod_labels)
+{
+	struct rule_facts f = crash;
+	const struct { const char *words; bool match; } t[] = {
+		{ "app=web", true }, { "app=w*", true }, { "tier", true }, { "app=api tier=front", true },
+		{ "app=we", false }, { "ap=web", false }, { "app", true }, { "release", false },
+		{ "app=web-canary", false }, { "team=shop/core", false }, { "version=1.2", true },
+	};
+
+	f.pod_labels = "app=web tier=front version=1.2";
+	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+		memset(&r, 0, sizeof(r));
+		set(MATCH_POD_LABEL, t[i].words);
+		ck_assert_msg(rule_matches(&r, &f) == t[i].match, "MatchPodLabel=%s", t[i].words);
+	}
+	/* A pod without labels, or a crash in none, matches no label. */
+	memset(&r, 0, sizeof(r));
+	set(MATCH_POD_LABEL, "app");
+	f.pod_labels = "";
+	ck_assert(!rule_matches(&r, &f));
+	f.pod_labels = NULL;
+	ck_assert(!rule_matches(&r, &f));
+	ck_assert_int_eq(rule_match_key("MatchPodLabel"), MATCH_POD_LABEL);
+}
+END_TEST
+
 START_TEST(test_bad_values)
 {
 	memset(&r, 0, sizeof(r));
@@ -116,6 +142,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_and_first);
 	tcase_add_test(tc, test_unknown_facts);
 	tcase_add_test(tc, test_bad_values);
+	tcase_add_test(tc, test_pod_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -212,6 +212,56 @@ START_TEST(test_runtimes)
 }
 END_TEST
 
+/*
+ * A pod's labels where the runtimes keep them (cri-dockerd: its sandbox container's; CRI-O: its sandbox's bundle),
+ * in a Kubernetes label's alphabet only, without the kubelet's own, never cut.
+ */
+START_TEST(test_pod_labels)
+{
+	char root[256], big[2048];
+	struct container c;
+	size_t n = 0;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/var/lib/docker/containers/" ID3 "/config.v2.json",
+	    "{\"Name\":\"/k8s_POD_api-0\",\"Config\":{\"Labels\":{\"io.kubernetes.docker.type\":\"podsandbox\","
+	    "\"io.kubernetes.pod.name\":\"api-0\",\"app\":\"api\",\"tier\":\"back\",\"annotation.kubernetes.io/x\":\"y\","
+	    "\"note\":\"two words\",\"evil\":\"a=b\",\"app.kubernetes.io/part-of\":\"shop\"}}}");
+	put(root, "/var/lib/docker/containers/" ID64 "/config.v2.json",
+	    "{\"Name\":\"/k8s_api\",\"Config\":{\"Labels\":{\"io.kubernetes.pod.name\":\"api-0\","
+	    "\"io.kubernetes.sandbox.id\":\"" ID3 "\",\"own\":\"label\"}}}");
+	read_path(root, "/docker/" ID64, &c);
+	ck_assert_str_eq(c.pod_labels, "app=api tier=back app.kubernetes.io/part-of=shop");
+	/* A sandbox id that is not one names no file. */
+	put(root, "/var/lib/docker/containers/" ID2 "/config.v2.json",
+	    "{\"Config\":{\"Labels\":{\"io.kubernetes.sandbox.id\":\"../" ID3 "\"}}}");
+	read_path(root, "/docker/" ID2, &c);
+	ck_assert_str_eq(c.pod_labels, "");
+
+	/* CRI-O: the sandbox's io.kubernetes.cri-o.Labels, JSON in a string. */
+	put(root, "/run/containers/storage/overlay-containers/" ID3 "/userdata/config.json",
+	    "{\"annotations\":{\"io.kubernetes.cri-o.Labels\":\"{\\\"app\\\":\\\"billing\\\","
+	    "\\\"io.kubernetes.pod.namespace\\\":\\\"billing\\\"}\"}}");
+	put(root, "/run/containers/storage/overlay-containers/" ID64 "/userdata/config.json",
+	    "{\"annotations\":{\"io.kubernetes.pod.name\":\"api-0\",\"io.kubernetes.cri-o.SandboxID\":\"" ID3 "\"}}");
+	read_path(root, "/kubepods.slice/crio-" ID64 ".scope", &c);
+	ck_assert_str_eq(c.runtime, "cri-o");
+	ck_assert_str_eq(c.pod_labels, "app=billing");
+
+	/* More than the field holds: whole labels while they fit, none cut. */
+	n += (size_t)snprintf(big + n, sizeof(big) - n, "{\"Config\":{\"Labels\":{");
+	for (int i = 0; i < 80; i++)
+		n += (size_t)snprintf(big + n, sizeof(big) - n, "%s\"k%02d\":\"vvvvvvvvvv\"", i ? "," : "", i);
+	(void) snprintf(big + n, sizeof(big) - n, "}}}");
+	put(root, "/var/lib/docker/containers/" ID3 "/config.v2.json", big);
+	read_path(root, "/docker/" ID64, &c);
+	ck_assert_uint_lt(strlen(c.pod_labels), sizeof(c.pod_labels));
+	ck_assert_uint_gt(strlen(c.pod_labels), sizeof(c.pod_labels) - 16);
+	ck_assert_str_eq(strrchr(c.pod_labels, ' ') + 1 + 3, "=vvvvvvvvvv");
+	unit_rmtree(root);
+}
+END_TEST
+
 /* What is not the runtime's record says nothing: a link in its place, a file too large, a name with a control. */
 START_TEST(test_runtime_refuses)
 {
@@ -307,10 +357,12 @@ START_TEST(test_podman_api)
 	unit_tmpdir(root, sizeof(root));
 	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
 	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"]}]");
-	pid = fake_api(root, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"Id\":\"" ID64 "\",\"Name\":\"web-7\"}");
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"Id\":\"" ID64 "\",\"Name\":\"web-7\","
+		       "\"Labels\":{\"app\":\"web\",\"tier\":\"front\"}}");
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	ck_assert_int_eq(unit_reap(pid), 0);
 	ck_assert_str_eq(c.pod_name, "web-7");
+	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
 	ck_assert_str_eq(c.name, "web-7-worker");
 	/* Not found, or a name with a control character: no name. */
 	pid = fake_api(root, "HTTP/1.1 404 Not Found\r\n\r\n{\"Name\":\"web-7\"}");
@@ -357,6 +409,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_runtimes);
 	tcase_add_test(tc, test_runtime_refuses);
+	tcase_add_test(tc, test_pod_labels);
 	tcase_add_test(tc, test_podman_api);
 	suite_add_tcase(s, tc);
 	return s;

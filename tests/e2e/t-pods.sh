@@ -1,8 +1,9 @@
 #!/bin/bash
 # Containers named as their runtimes name them, on real crashes: a pod from podman kube play (runc, cgroupfs), a
-# docker container with the labels a kubelet's cri-dockerd gives, one run with --rm (its files are gone before the
-# analysis), and a plain containerd task (ctr). Each entry names the container's own id (not its pod's), its name
-# and image, and the pod; a [Rule] chooses by pod namespace and by image; ExecUpload='s %N and %O name the pod.
+# docker container with the labels a kubelet's cri-dockerd gives (its pod's labels on a sandbox container beside
+# it), one run with --rm (its files are gone before the analysis), and a plain containerd task (ctr). Each entry
+# names the container's own id (not its pod's), its name and image, and the pod and its labels; a [Rule] chooses by
+# pod namespace, by pod label and by image; ExecUpload='s %N and %O name the pod.
 # The crashing process lies where it can: a container is moved (as one that may write its cgroup can move itself)
 # into a cgroup beneath its own named after another container, and writes that container's files in its own root;
 # the entry still names it truly.
@@ -60,6 +61,7 @@ write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" 
 	"ExecUpload=/bin/echo ns=%N pod=%O"
 printf '\n[Rule]\nName=shop-small\nMatchPodNamespace=shop\nMaxCoreSize=64K\n' >> "$T/c.conf"
 printf '\n[Rule]\nName=by-image\nMatchImage=*%s-dock*\nFileMode=0600\n' "$TAG" >> "$T/c.conf"
+printf '\n[Rule]\nName=web-label\nMatchPodLabel=tier=front* app=nothing\nFileMode=0600\n' >> "$T/c.conf"
 use_handler "$T/c.conf"
 
 CTL() { "$B/coresinkctl" "$@"; }
@@ -121,6 +123,7 @@ metadata:
   namespace: shop
   labels:
     app: web
+    tier: frontend
 spec:
   hostNetwork: true
   restartPolicy: Never
@@ -162,7 +165,10 @@ podman_part() {
 	check "podman pod: its name, from podman's API: $(field "$E" CORESINK_POD_NAME)" has_line "$E" "CORESINK_POD_NAME=web-$$"
 	# podman keeps no Kubernetes namespace (kube play drops it): none is made up.
 	check "podman pod: no namespace made up" lacks "$E" "CORESINK_POD_NAMESPACE="
-	check "podman pod: no namespace, no shop rule" lacks "$E" "CORESINK_RULE=shop-small"
+	check "podman pod: its labels, from podman's API: $(field "$E" CORESINK_POD_LABELS)" \
+		has_line "$E" "CORESINK_POD_LABELS=app=web tier=frontend"
+	check "podman pod: no namespace, no shop rule; MatchPodLabel=tier=front* chose it" all_of "$E" \
+		"CORESINK_RULE=web-label"
 	check "podman pod: %N without a namespace: unknown; %O its name" has "$U" "CORESINK_UPLOAD_OUTPUT=ns=unknown pod=web-$$"
 }
 podman_part
@@ -195,8 +201,12 @@ docker_part() {
 	"${DOCKER[@]}" import --change 'CMD ["/podcrash"]' "$T/image.tar" "$TAG-dock:1" > /dev/null ||
 		part_skip "docker import failed" || return 0
 	at_exit "${DOCKER[*]} rmi -f $TAG-dock:1 > /dev/null 2>&1"
+	# cri-dockerd's pod: a sandbox container with the pod's labels, and the app's container naming it.
+	dock "$TAG-sbx" --label io.kubernetes.docker.type=podsandbox --label io.kubernetes.pod.name=api-0 \
+		--label io.kubernetes.pod.namespace=shop --label app=api --label tier=back "$TAG-dock:1" /podcrash ||
+		part_skip "docker run: $(tail -n 3 "$T/run.log")" || return 0
 	dock "$TAG-web" --label io.kubernetes.pod.name=api-0 --label io.kubernetes.pod.namespace=shop \
-		--label io.kubernetes.container.name=api "$TAG-dock:1" /podcrash ||
+		--label io.kubernetes.container.name=api --label "io.kubernetes.sandbox.id=$DOCK_ID" "$TAG-dock:1" /podcrash ||
 		part_skip "docker run: $(tail -n 3 "$T/run.log")" || return 0
 	dock_id=$DOCK_ID pid=$DOCK_PID
 	RAN=$((RAN + 1))
@@ -205,12 +215,15 @@ docker_part() {
 	check "docker: the kubelet's names for it, its image, from config.v2.json" all_of "$E" \
 		"CORESINK_CONTAINER_RUNTIME=docker" "CORESINK_CONTAINER_NAME=api" "CORESINK_CONTAINER_IMAGE=$TAG-dock:1" \
 		"CORESINK_POD_NAME=api-0" "CORESINK_POD_NAMESPACE=shop" "CORESINK_CONTAINER_FROM=config.v2.json"
+	check "docker: the pod's labels, from its sandbox container's: $(field "$E" CORESINK_POD_LABELS)" \
+		has_line "$E" "CORESINK_POD_LABELS=app=api tier=back"
 	check "docker: [Rule] MatchPodNamespace=shop chose it (the first that matches)" has_line "$E" "CORESINK_RULE=shop-small"
 	check "docker: and the rule's MaxCoreSize=64K cut it" test "$(field "$E" CORESINK_RESULT)" = truncated
 	check "docker: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" has_line "$U" 'CORESINK_UPLOAD_OUTPUT=ns=shop pod=api-0\n'
 	out=$(CTL info "$pid" 2>&1)
 	check "coresinkctl info shows the container and the pod" all_of_re "$out" \
-		"^ *Container: api \\(docker ${dock_id:0:12}\\)$" "^ *Image: $TAG-dock:1$" "^ *Pod: shop/api-0$"
+		"^ *Container: api \\(docker ${dock_id:0:12}\\)$" "^ *Image: $TAG-dock:1$" "^ *Pod: shop/api-0$" \
+		"^ *Pod Labels: app=api tier=back$"
 	check "coresinkctl list matches on a pod's namespace" \
 		matches "$(CTL list CORESINK_POD_NAMESPACE=shop --since "$TEST_SINCE" 2>&1)" " $pid "
 

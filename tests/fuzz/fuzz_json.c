@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void walk(struct json_span v, unsigned depth)
 {
 	static const char *const keys[] = { "a", "annotations", "Name", "Config", "id", "names", "metadata", "" };
-	struct json_span e;
+	struct json_span e, k;
 	char out[16];
 	size_t pos = 0;
 
@@ -27,6 +27,12 @@ static void walk(struct json_span v, unsigned depth)
 		}
 	for (int n = 0; n < 64 && json_element(v, &pos, &e) > 0; n++) {
 		if (e.p < v.p || e.p + e.n > v.p + v.n)
+			abort();
+		walk(e, depth + 1);
+	}
+	pos = 0;
+	for (int n = 0; n < 64 && json_pair(v, &pos, &k, &e) > 0; n++) {
+		if (k.p < v.p || k.p + k.n > e.p || e.p + e.n > v.p + v.n || k.n < 2 || k.p[0] != '"')
 			abort();
 		walk(e, depth + 1);
 	}

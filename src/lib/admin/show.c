@@ -224,6 +224,7 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 				c->pod_name[0] ? c->pod_name : "-");
 		line(f, "Pod", v);
 	}
+	line(f, "Pod Labels", c->pod_labels);
 	if (c->package_name[0]) {
 		(void) snprintf(v, sizeof(v), "%s/%s", c->package_name, c->package_version[0] ? c->package_version : "n/a");
 		line(f, "Package", v);
@@ -258,6 +259,7 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		{ "ContainerName", offsetof(struct record, container_name) },
 		{ "ContainerImage", offsetof(struct record, image) }, { "PodName", offsetof(struct record, pod_name) },
 		{ "PodNamespace", offsetof(struct record, pod_namespace) },
+		{ "PodLabels", offsetof(struct record, pod_labels) },
 	};
 	uint64_t bytes, stamp;
 	enum core_state st = corefile_state(dirfd, c, &bytes);

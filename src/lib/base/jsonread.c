@@ -317,6 +317,37 @@ int json_element(struct json_span arr, size_t *pos, struct json_span *val)
 }
 
 /*
+ * The member after *pos of the object obj (*pos 0 to begin): 1, with its name (a string's span: json_text() decodes
+ * it) and its value; 0 at its end, -EINVAL if obj is not an object.
+ */
+int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val)
+{
+	const char *end = obj.p + obj.n, *p, *q;
+
+	if (obj.n < 2 || *obj.p != '{')
+		return -EINVAL;
+	p = space(obj.p + (*pos ? *pos : 1), end);
+	if (p < end && *p == ',')
+		p = space(p + 1, end);
+	if (p >= end || *p == '}')
+		return 0;
+	q = string_at(p, end, false, NULL, 0);
+	if (!q)
+		return -EINVAL;
+	*key = (struct json_span) { p, (size_t)(q - p) };
+	q = space(q, end);
+	if (q >= end || *q++ != ':')
+		return -EINVAL;
+	p = space(q, end);
+	q = value_at(p, end, 1);
+	if (!q)
+		return -EINVAL;
+	*val = (struct json_span) { p, (size_t)(q - p) };
+	*pos = (size_t)(q - obj.p);
+	return 1;
+}
+
+/*
  * The string value v, decoded into out of len bytes: 0, or -EINVAL (not a string, or one holding a control
  * character), -ENAMETOOLONG (it does not fit: no part of it is given). out is "" on error.
  */

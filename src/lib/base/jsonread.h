@@ -13,6 +13,7 @@ struct json_span {
 int json_whole(const char *text, size_t n, struct json_span *v);
 int json_member(struct json_span obj, const char *key, struct json_span *val);
 int json_element(struct json_span arr, size_t *pos, struct json_span *val);
+int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val);
 int json_text(struct json_span v, char *out, size_t len);
 
 #endif

@@ -19,6 +19,7 @@ static const char *const match_names[] = {
 	[MATCH_SIGNAL] = "MatchSignal", [MATCH_CONTAINER] = "MatchContainer", [MATCH_HOSTNAME] = "MatchHostname",
 	[MATCH_CONTAINER_NAME] = "MatchContainerName", [MATCH_IMAGE] = "MatchImage",
 	[MATCH_POD_NAMESPACE] = "MatchPodNamespace", [MATCH_POD_NAME] = "MatchPodName",
+	[MATCH_POD_LABEL] = "MatchPodLabel",
 };
 
 /* The Match key called name: its enum rule_match, or -ENOENT. */
@@ -119,6 +120,48 @@ static bool container_matches(const char *list, const struct rule_facts *f)
 	return f->container && (any_word(list, f->machine, false, 0) || any_word(list, f->container_id, false, 0));
 }
 
+/*
+ * Whether one word of MatchPodLabel= names a label of the pod: KEY=GLOB on its value, or KEY alone for any value.
+ * labels is read in place, one "KEY=VALUE" word at a time, never cut.
+ */
+static bool label_is(const char *word, const char *labels)
+{
+	const char *want = strchr(word, '='), *l = labels, *end, *eq;
+	size_t klen = want ? (size_t)(want - word) : strlen(word);
+	char value[256];
+
+	for (; *l; l = *end ? end + 1 : end) {
+		end = strchr(l, ' ');
+		end = end ? end : l + strlen(l);
+		eq = memchr(l, '=', (size_t)(end - l));
+		if (!eq || (size_t)(eq - l) != klen || strncmp(l, word, klen) != 0)
+			continue;
+		if (!want)
+			return true;
+		if ((size_t)(end - eq - 1) < sizeof(value)) {
+			memcpy(value, eq + 1, (size_t)(end - eq - 1));
+			value[end - eq - 1] = '\0';
+			if (fnmatch(want + 1, value, 0) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* MatchPodLabel=: any of its words names a label of the pod. */
+static bool labels_match(const char *list, const char *labels)
+{
+	char copy[RULE_MATCH_MAX], *save = NULL;
+
+	if (!labels || !labels[0])
+		return false;
+	(void) snprintf(copy, sizeof(copy), "%s", list);
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (label_is(w, labels))
+			return true;
+	return false;
+}
+
 static bool match_one(const struct rule *r, enum rule_match m, const struct rule_facts *f)
 {
 	const char *list = r->match[m];
@@ -139,6 +182,7 @@ static bool match_one(const struct rule *r, enum rule_match m, const struct rule
 	case MATCH_IMAGE:      return any_word(list, f->image, false, 0);
 	case MATCH_POD_NAMESPACE: return any_word(list, f->pod_namespace, false, 0);
 	case MATCH_POD_NAME:   return any_word(list, f->pod_name, false, 0);
+	case MATCH_POD_LABEL:  return labels_match(list, f->pod_labels);
 	default:               return false;
 	}
 }

@@ -30,6 +30,7 @@ enum rule_match {
 	MATCH_IMAGE,        /* globs on the container's image, as its runtime was asked for it */
 	MATCH_POD_NAMESPACE, /* globs on the Kubernetes namespace of its pod */
 	MATCH_POD_NAME,     /* globs on its pod's name */
+	MATCH_POD_LABEL,    /* KEY=GLOB (or KEY: it has that label) on its pod's labels */
 	_MATCH_MAX
 };
 
@@ -41,6 +42,7 @@ struct rule_facts {
 	bool container;         /* in a container: another pid namespace, or a cgroup that names one */
 	const char *machine, *container_id;
 	const char *container_name, *image, *pod_name, *pod_namespace;   /* from its runtime's files */
+	const char *pod_labels;  /* "KEY=VALUE" words one blank apart, from its runtime's files */
 };
 
 struct rule_setting {

@@ -102,7 +102,7 @@ static void rule_facts(const struct crash *cr, struct rule_facts *f)
 		.slice = cr->pi.units.slice, .hostname = cr->k.hostname, .uid = cr->k.uid, .signal = cr->k.signal,
 		.container = cr->pi.container || ct->machine[0] || ct->id[0], .machine = ct->machine,
 		.container_id = ct->id, .container_name = ct->name, .image = ct->image, .pod_name = ct->pod_name,
-		.pod_namespace = ct->pod_namespace,
+		.pod_namespace = ct->pod_namespace, .pod_labels = ct->pod_labels,
 	};
 }
 

@@ -28,6 +28,7 @@ struct container {
 	/* From the runtime's state files, "" where they say nothing: */
 	char name[UNIT_NAME_MAX], image[UNIT_NAME_MAX];
 	char pod_name[UNIT_NAME_MAX], pod_namespace[UNIT_NAME_MAX];
+	char pod_labels[1024];          /* the pod's labels, "KEY=VALUE" words one blank apart (runtime.c) */
 	char state[64];                 /* which file said it, or why none did */
 };
 

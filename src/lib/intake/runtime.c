@@ -5,7 +5,9 @@
  * (podman's and CRI-O's names and images). Only the host's files, at the runtimes' fixed places, found by the id
  * the cgroup gave (checked hex, so it cannot name another path): nothing the crashing process can write, neither
  * its own files nor its environment. A runtime installed elsewhere (another graph root) says nothing; c->state
- * says which file spoke, or that none did.
+ * says which file spoke, or that none did. A pod's labels are where the runtime keeps them: the sandbox container's
+ * labels (cri-dockerd), the sandbox's bundle (CRI-O), podman's API; containerd's CRI plugin keeps them only in its
+ * database, and they are not known.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,11 +73,73 @@ static void take(struct json_span obj, const char *key, const char *sub, char *o
 		(void) snprintf(out, len, "%s", s);
 }
 
+/* Whether s is made only of letters, digits and the characters of accept (a Kubernetes label's alphabet). */
+static bool word_of(const char *s, const char *accept)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr(accept, *s)))
+			return false;
+	return true;
+}
+
+/*
+ * The labels of obj ({"KEY": "VALUE", ...}) into out as "KEY=VALUE" words one blank apart, as a [Rule]'s
+ * MatchPodLabel= reads them: those in a Kubernetes label's alphabet (a key of letters, digits and "-_./", a value of
+ * letters, digits and "-_."), so that no word holds a blank or a second "="; not the kubelet's own (io.kubernetes.*,
+ * annotation.*, which name the pod, not label it); while they fit. A label left out is left out whole.
+ */
+static void labels(struct json_span obj, char *out, size_t len)
+{
+	struct json_span k, v;
+	char key[256], value[256];
+	size_t pos = 0, used = 0;
+	int n;
+
+	out[0] = '\0';
+	while (json_pair(obj, &pos, &k, &v) > 0) {
+		if (json_text(k, key, sizeof(key)) < 0 || json_text(v, value, sizeof(value)) < 0 || !key[0] ||
+		    !word_of(key, "-_./") || !word_of(value, "-_.") || strncmp(key, "io.kubernetes.", 14) == 0 ||
+		    strncmp(key, "annotation.", 11) == 0)
+			continue;
+		n = snprintf(out + used, len - used, "%s%s=%s", used ? " " : "", key, value);
+		if (n < 0 || (size_t)n >= len - used) {
+			out[used] = '\0';
+			break;
+		}
+		used += (size_t)n;
+	}
+}
+
 static void said(struct container *c, const char *runtime, const char *file)
 {
 	if (runtime[0])
 		(void) snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
 	(void) snprintf(c->state, sizeof(c->state), "%s", file);
+}
+
+/* Whether id is a container id as the runtimes make them: 64 lowercase hex digits (so it names no other path). */
+static bool hex_id(const char *id)
+{
+	return strlen(id) == 64 && strspn(id, "0123456789abcdef") == 64;
+}
+
+/*
+ * A pod's labels where cri-dockerd keeps them: on its sandbox container (io.kubernetes.sandbox.id of the crashed
+ * one), whose labels are the pod's.
+ */
+static void docker_pod_labels(struct container *c, const char *root, struct json_span cfg)
+{
+	struct json_span doc, sandbox, l;
+	char path[PATH_MAX], id[80] = "", *text;
+
+	take(cfg, "Labels", "io.kubernetes.sandbox.id", id, sizeof(id));
+	if (!hex_id(id))
+		return;
+	(void) snprintf(path, sizeof(path), DOCKER_DIR "/%s/config.v2.json", id);
+	text = read_json(root, path, STATE_MAX, &doc);
+	if (text && json_member(doc, "Config", &sandbox) == 0 && json_member(sandbox, "Labels", &l) == 0)
+		labels(l, c->pod_labels, sizeof(c->pod_labels));
+	free(text);
 }
 
 /* Docker's own record: its name ("/web"), its image as asked for, and cri-dockerd's labels for a pod's. */
@@ -96,10 +160,32 @@ static bool docker(struct container *c, const char *root)
 		take(cfg, "Labels", "io.kubernetes.container.name", c->name, sizeof(c->name));
 		take(cfg, "Labels", "io.kubernetes.pod.name", c->pod_name, sizeof(c->pod_name));
 		take(cfg, "Labels", "io.kubernetes.pod.namespace", c->pod_namespace, sizeof(c->pod_namespace));
+		docker_pod_labels(c, root, cfg);
 	}
 	free(text);
 	said(c, "docker", "config.v2.json");
 	return true;
+}
+
+/*
+ * A pod's labels where CRI-O keeps them: in its sandbox's bundle (io.kubernetes.cri-o.SandboxID of the crashed
+ * container), as JSON in the string of its io.kubernetes.cri-o.Labels annotation.
+ */
+static void crio_pod_labels(struct container *c, const char *root, struct json_span annotations)
+{
+	struct json_span doc, a, l;
+	char path[PATH_MAX], id[80] = "", text[8192], *bundle_text;
+
+	take(annotations, "io.kubernetes.cri-o.SandboxID", NULL, id, sizeof(id));
+	if (!hex_id(id))
+		return;
+	(void) snprintf(path, sizeof(path), STORAGE_RUN "/%s/userdata/config.json", id);
+	bundle_text = read_json(root, path, STATE_MAX, &doc);
+	if (bundle_text && json_member(doc, "annotations", &a) == 0 &&
+	    json_member(a, "io.kubernetes.cri-o.Labels", &l) == 0 && json_text(l, text, sizeof(text)) == 0 &&
+	    json_whole(text, strlen(text), &l) == 0)
+		labels(l, c->pod_labels, sizeof(c->pod_labels));
+	free(bundle_text);
 }
 
 /* An OCI bundle's annotations, as containerd's CRI plugin (io.kubernetes.cri.*) or CRI-O (io.kubernetes.*) wrote. */
@@ -124,6 +210,8 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 			take(a, "io.kubernetes.cri.sandbox-uid", NULL, c->pod, sizeof(c->pod));
 			c->kube = c->pod[0] != '\0';
 		}
+		if (strcmp(runtime, "cri-o") == 0)
+			crio_pod_labels(c, root, a);
 	}
 	free(text);
 	said(c, runtime, "config.json");
@@ -161,16 +249,16 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 }
 
 /*
- * podman keeps a pod's name only in its database (BoltDB, SQLite), a format of its own; where its API listens
- * (podman.socket, root's), the pod is asked for, once: the request sent and the answer read within PODMAN_API_MS
- * each, while the crashed process waits. A service that socket activation has still to start, or a slow one, costs
- * that and gives no name.
+ * podman keeps a pod's name and labels only in its database (BoltDB, SQLite), a format of its own; where its API
+ * listens (podman.socket, root's), the pod is asked for, once: the request sent and the answer read within
+ * PODMAN_API_MS each, while the crashed process waits. A service that socket activation has still to start, or a
+ * slow one, costs that and gives no name.
  */
-static void podman_pod_name(struct container *c, const char *root)
+static void podman_pod(struct container *c, const char *root)
 {
 	char path[PATH_MAX], req[256], *answer, *body;
 	struct sockaddr_un sa;
-	struct json_span doc;
+	struct json_span doc, labels_obj;
 	ssize_t n;
 	int fd;
 
@@ -189,8 +277,11 @@ static void podman_pod_name(struct container *c, const char *root)
 		answer[n] = '\0';
 		body = strstr(answer, "\r\n\r\n");
 		if (strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 200 ", 5) == 0 && body &&
-		    json_whole(body + 4, (size_t)(answer + n - body - 4), &doc) == 0)
+		    json_whole(body + 4, (size_t)(answer + n - body - 4), &doc) == 0) {
 			take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
+			if (json_member(doc, "Labels", &labels_obj) == 0)
+				labels(labels_obj, c->pod_labels, sizeof(c->pod_labels));
+		}
 	}
 	free(answer);
 	(void) close(fd);
@@ -225,7 +316,7 @@ void runtime_read(struct container *c, const char *root)
 	if (!found && (any || strcmp(rt, "podman") == 0)) {
 		found = storage(c, root, "podman");
 		if (found && !c->kube)
-			podman_pod_name(c, root);
+			podman_pod(c, root);
 	}
 	if (!found && (any || strcmp(rt, "docker") == 0))
 		found = docker(c, root);
