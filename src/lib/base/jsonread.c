@@ -296,19 +296,32 @@ int json_member(struct json_span obj, const char *key, struct json_span *val)
 	return r;
 }
 
+/*
+ * Where the next item of s, an array or an object (open is its '[' or '{'), begins after *pos (0 to begin): the
+ * position, or NULL at its end (*r 0) or when s is not one (*r -EINVAL).
+ */
+static const char *next_item(struct json_span s, size_t pos, char open, int *r)
+{
+	const char *end = s.p + s.n, *p;
+
+	*r = s.n < 2 || *s.p != open ? -EINVAL : 0;
+	if (*r)
+		return NULL;
+	p = space(s.p + (pos ? pos : 1), end);
+	if (p < end && *p == ',')
+		p = space(p + 1, end);
+	return p >= end || *p == (open == '[' ? ']' : '}') ? NULL : p;
+}
+
 /* The element after *pos of the array arr (*pos 0 to begin): 1 and *val, 0 at its end, -EINVAL if not an array. */
 int json_element(struct json_span arr, size_t *pos, struct json_span *val)
 {
-	const char *end = arr.p + arr.n, *p, *q;
+	int r;
+	const char *p = next_item(arr, *pos, '[', &r), *q;
 
-	if (arr.n < 2 || *arr.p != '[')
-		return -EINVAL;
-	p = space(arr.p + (*pos ? *pos : 1), end);
-	if (p < end && *p == ',')
-		p = space(p + 1, end);
-	if (p >= end || *p == ']')
-		return 0;
-	q = value_at(p, end, 1);
+	if (!p)
+		return r;
+	q = value_at(p, arr.p + arr.n, 1);
 	if (!q)
 		return -EINVAL;
 	*val = (struct json_span) { p, (size_t)(q - p) };
@@ -322,15 +335,12 @@ int json_element(struct json_span arr, size_t *pos, struct json_span *val)
  */
 int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val)
 {
-	const char *end = obj.p + obj.n, *p, *q;
+	const char *end = obj.p + obj.n, *q;
+	int r;
+	const char *p = next_item(obj, *pos, '{', &r);
 
-	if (obj.n < 2 || *obj.p != '{')
-		return -EINVAL;
-	p = space(obj.p + (*pos ? *pos : 1), end);
-	if (p < end && *p == ',')
-		p = space(p + 1, end);
-	if (p >= end || *p == '}')
-		return 0;
+	if (!p)
+		return r;
 	q = string_at(p, end, false, NULL, 0);
 	if (!q)
 		return -EINVAL;
