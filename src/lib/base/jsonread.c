@@ -256,47 +256,6 @@ int json_whole(const char *text, size_t n, struct json_span *v)
 }
 
 /*
- * The value of member key in the object obj (a span json_whole or these gave, so already checked): 0, -ENOENT, or
- * -EINVAL when obj is not an object. The last member of that name wins, as most readers do.
- */
-int json_member(struct json_span obj, const char *key, struct json_span *val)
-{
-	const char *p = obj.p, *end = obj.p + obj.n;
-	char name[256];
-	int r = -ENOENT;
-
-	if (obj.n < 2 || *p != '{')
-		return -EINVAL;
-	p = space(p + 1, end);
-	while (p < end && *p == '"') {
-		const char *k = p, *v;
-		bool named;
-
-		p = string_at(p, end, true, name, sizeof(name));
-		named = p != NULL;
-		if (!named) /* a name too long to be one we look for */
-			p = string_at(k, end, false, NULL, 0);
-		if (!p)
-			return -EINVAL;
-		p = space(p, end);
-		if (p >= end || *p++ != ':')
-			return -EINVAL;
-		v = space(p, end);
-		p = value_at(v, end, 1);
-		if (!p)
-			return -EINVAL;
-		if (named && strcmp(name, key) == 0) {
-			*val = (struct json_span) { v, (size_t)(p - v) };
-			r = 0;
-		}
-		p = space(p, end);
-		if (p < end && *p == ',')
-			p = space(p + 1, end);
-	}
-	return r;
-}
-
-/*
  * Where the next item of s, an array or an object (open is its '[' or '{'), begins after *pos (0 to begin): the
  * position, or NULL at its end (*r 0) or when s is not one (*r -EINVAL).
  */
@@ -355,6 +314,26 @@ int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct j
 	*val = (struct json_span) { p, (size_t)(q - p) };
 	*pos = (size_t)(q - obj.p);
 	return 1;
+}
+
+/*
+ * The value of member key in the object obj (a span json_whole or these gave, so already checked): 0, -ENOENT, or
+ * -EINVAL when obj is not an object. The last member of that name wins, as most readers do; a name too long to be
+ * one looked for, or holding a control character, is no match.
+ */
+int json_member(struct json_span obj, const char *key, struct json_span *val)
+{
+	struct json_span k, v;
+	char name[256];
+	size_t pos = 0;
+	int r, found = -ENOENT;
+
+	while ((r = json_pair(obj, &pos, &k, &v)) > 0)
+		if (string_at(k.p, k.p + k.n, true, name, sizeof(name)) && strcmp(name, key) == 0) {
+			*val = v;
+			found = 0;
+		}
+	return r < 0 ? r : found;
 }
 
 /*
