@@ -102,8 +102,8 @@ static void unescape(char *dst, size_t len, const char *src, size_t n)
 	dst[o] = '\0';
 }
 
-/* Whether s[0..n) is a container id: 12 to 64 lowercase hex digits. */
-static bool hex_id(const char *s, size_t n)
+/* Whether s[0..n) is a container id: 12 to 64 lowercase hex digits (so, as a file name, it names no other path). */
+bool cgroup_hex_id(const char *s, size_t n)
 {
 	if (n < 12 || n > 64)
 		return false;
@@ -156,7 +156,7 @@ static bool runtime_name(const char *s, size_t n, const char *prefix, const char
 {
 	size_t p = strlen(prefix), k = strlen(suffix);
 
-	if (n <= p + k || memcmp(s, prefix, p) != 0 || (k && !ends_with(s, n, suffix)) || !hex_id(s + p, n - p - k))
+	if (n <= p + k || memcmp(s, prefix, p) != 0 || (k && !ends_with(s, n, suffix)) || !cgroup_hex_id(s + p, n - p - k))
 		return false;
 	(void) snprintf(c->runtime, sizeof(c->runtime), "%s", runtime);
 	(void) snprintf(c->id, sizeof(c->id), "%.*s", (int)(n - p - k), s + p);
@@ -184,11 +184,11 @@ static bool is(const char *s, size_t n, const char *name)
  */
 static bool pod_in(const struct walk *w, const char *s, size_t n, struct container *c)
 {
-	if (has_prefix(s, n, "machine-libpod_pod_") && ends_with(s, n, ".slice") && hex_id(s + 19, n - 19 - 6)) {
+	if (has_prefix(s, n, "machine-libpod_pod_") && ends_with(s, n, ".slice") && cgroup_hex_id(s + 19, n - 19 - 6)) {
 		(void) snprintf(c->pod, sizeof(c->pod), "%.*s", (int)(n - 19 - 6), s + 19);
 		return true;
 	}
-	if (w->pn && is(w->parent, w->pn, "libpod_parent") && hex_id(s, n)) {
+	if (w->pn && is(w->parent, w->pn, "libpod_parent") && cgroup_hex_id(s, n)) {
 		(void) snprintf(c->pod, sizeof(c->pod), "%.*s", (int)n, s);
 		return true;
 	}

@@ -35,5 +35,6 @@ struct container {
 void cgroup_units(const char *path, struct units *u);
 void cgroup_container(const char *path, struct container *c);
 const char *cgroup_path(const char *proc_cgroup);
+bool cgroup_hex_id(const char *s, size_t n);
 
 #endif

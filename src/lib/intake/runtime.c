@@ -73,11 +73,13 @@ static void take(struct json_span obj, const char *key, const char *sub, char *o
 		(void) snprintf(out, len, "%s", s);
 }
 
-/* Whether s is made only of letters, digits and the characters of accept (a Kubernetes label's alphabet). */
+/* Whether s is made only of ASCII letters, digits and the characters of accept (a Kubernetes label's alphabet). */
 static bool word_of(const char *s, const char *accept)
 {
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr(accept, *s)))
+		if (!strchr(alnum, *s) && !strchr(accept, *s))
 			return false;
 	return true;
 }
@@ -117,10 +119,18 @@ static void said(struct container *c, const char *runtime, const char *file)
 	(void) snprintf(c->state, sizeof(c->state), "%s", file);
 }
 
-/* Whether id is a container id as the runtimes make them: 64 lowercase hex digits (so it names no other path). */
-static bool hex_id(const char *id)
+/*
+ * The file DIR/ID/FILE under root, ID a sandbox's id as another container's record names it (checked as the
+ * cgroup's ids are: hex, so it names no other path), read as read_json() reads: its text, or NULL.
+ */
+static char *sandbox_json(const char *root, const char *dir, const char *id, const char *file, struct json_span *doc)
 {
-	return strlen(id) == 64 && strspn(id, "0123456789abcdef") == 64;
+	char path[PATH_MAX];
+
+	if (!cgroup_hex_id(id, strlen(id)) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, id, file) >= sizeof(path))
+		return NULL;
+	return read_json(root, path, STATE_MAX, doc);
 }
 
 /*
@@ -130,13 +140,10 @@ static bool hex_id(const char *id)
 static void docker_pod_labels(struct container *c, const char *root, struct json_span cfg)
 {
 	struct json_span doc, sandbox, l;
-	char path[PATH_MAX], id[80] = "", *text;
+	char id[80] = "", *text;
 
 	take(cfg, "Labels", "io.kubernetes.sandbox.id", id, sizeof(id));
-	if (!hex_id(id))
-		return;
-	(void) snprintf(path, sizeof(path), DOCKER_DIR "/%s/config.v2.json", id);
-	text = read_json(root, path, STATE_MAX, &doc);
+	text = sandbox_json(root, DOCKER_DIR, id, "config.v2.json", &doc);
 	if (text && json_member(doc, "Config", &sandbox) == 0 && json_member(sandbox, "Labels", &l) == 0)
 		labels(l, c->pod_labels, sizeof(c->pod_labels));
 	free(text);
@@ -174,13 +181,10 @@ static bool docker(struct container *c, const char *root)
 static void crio_pod_labels(struct container *c, const char *root, struct json_span annotations)
 {
 	struct json_span doc, a, l;
-	char path[PATH_MAX], id[80] = "", text[8192], *bundle_text;
+	char id[80] = "", text[8192], *bundle_text;
 
 	take(annotations, "io.kubernetes.cri-o.SandboxID", NULL, id, sizeof(id));
-	if (!hex_id(id))
-		return;
-	(void) snprintf(path, sizeof(path), STORAGE_RUN "/%s/userdata/config.json", id);
-	bundle_text = read_json(root, path, STATE_MAX, &doc);
+	bundle_text = sandbox_json(root, STORAGE_RUN, id, "userdata/config.json", &doc);
 	if (bundle_text && json_member(doc, "annotations", &a) == 0 &&
 	    json_member(a, "io.kubernetes.cri-o.Labels", &l) == 0 && json_text(l, text, sizeof(text)) == 0 &&
 	    json_whole(text, strlen(text), &l) == 0)
