@@ -86,9 +86,13 @@ int rule_set_match(struct rule *r, enum rule_match m, const char *value)
 	return 0;
 }
 
-/* Whether one word names uid: a number, or a user name as the system's user database resolves it now. */
-static bool user_is(const char *word, uid_t uid)
+/* What a word of a Match line is tried by: a glob on a string, a user, a label of the pod. */
+typedef bool (*word_test)(const char *word, const void *fact);
+
+/* Whether one word names the uid: a number, or a user name as the system's user database resolves it now. */
+static bool user_is(const char *word, const void *fact)
 {
+	uid_t uid = *(const uid_t *)fact;
 	struct passwd pw, *res = NULL;
 	char buf[1024];
 	uint64_t n;
@@ -98,35 +102,18 @@ static bool user_is(const char *word, uid_t uid)
 	return getpwnam_r(word, &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_uid == uid;
 }
 
-/* Whether a word of the list matches: a glob on s, or for users, a name or number of uid. */
-static bool any_word(const char *list, const char *s, bool user, uid_t uid)
+static bool glob_is(const char *word, const void *fact)
 {
-	char copy[RULE_MATCH_MAX], *save = NULL;
-
-	if (!user && (!s || !s[0]))
-		return false;
-	(void) snprintf(copy, sizeof(copy), "%s", list);
-	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-		if (user ? user_is(w, uid) : fnmatch(w, s, 0) == 0)
-			return true;
-	return false;
-}
-
-/* MatchContainer=: yes (any container), no (none), or globs on the machine name or the container's id. */
-static bool container_matches(const char *list, const struct rule_facts *f)
-{
-	if (strcmp(list, "yes") == 0 || strcmp(list, "no") == 0)
-		return f->container == (strcmp(list, "yes") == 0);
-	return f->container && (any_word(list, f->machine, false, 0) || any_word(list, f->container_id, false, 0));
+	return fnmatch(word, fact, 0) == 0;
 }
 
 /*
  * Whether one word of MatchPodLabel= names a label of the pod: KEY=GLOB on its value, or KEY alone for any value.
- * labels is read in place, one "KEY=VALUE" word at a time, never cut.
+ * The labels are read in place, one "KEY=VALUE" word at a time, never cut.
  */
-static bool label_is(const char *word, const char *labels)
+static bool label_is(const char *word, const void *fact)
 {
-	const char *want = strchr(word, '='), *l = labels, *end, *eq;
+	const char *want = strchr(word, '='), *l = fact, *end, *eq;
 	size_t klen = want ? (size_t)(want - word) : strlen(word);
 	char value[256];
 
@@ -148,18 +135,30 @@ static bool label_is(const char *word, const char *labels)
 	return false;
 }
 
-/* MatchPodLabel=: any of its words names a label of the pod. */
-static bool labels_match(const char *list, const char *labels)
+/* Whether a word of the list passes test on fact. */
+static bool any_word(const char *list, word_test test, const void *fact)
 {
 	char copy[RULE_MATCH_MAX], *save = NULL;
 
-	if (!labels || !labels[0])
-		return false;
 	(void) snprintf(copy, sizeof(copy), "%s", list);
 	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-		if (label_is(w, labels))
+		if (test(w, fact))
 			return true;
 	return false;
+}
+
+/* Globs on s; a fact not known (NULL or "") matches no word, as MatchPodLabel= on a pod without labels. */
+static bool globs(const char *list, const char *s)
+{
+	return s && s[0] && any_word(list, glob_is, s);
+}
+
+/* MatchContainer=: yes (any container), no (none), or globs on the machine name or the container's id. */
+static bool container_matches(const char *list, const struct rule_facts *f)
+{
+	if (strcmp(list, "yes") == 0 || strcmp(list, "no") == 0)
+		return f->container == (strcmp(list, "yes") == 0);
+	return f->container && (globs(list, f->machine) || globs(list, f->container_id));
 }
 
 static bool match_one(const struct rule *r, enum rule_match m, const struct rule_facts *f)
@@ -169,20 +168,20 @@ static bool match_one(const struct rule *r, enum rule_match m, const struct rule
 	if (!list[0])
 		return true;
 	switch (m) {
-	case MATCH_EXECUTABLE: return any_word(list, f->exe, false, 0);
-	case MATCH_COMM:       return any_word(list, f->comm, false, 0);
-	case MATCH_UNIT:       return any_word(list, f->unit, false, 0);
-	case MATCH_USER_UNIT:  return any_word(list, f->user_unit, false, 0);
-	case MATCH_SLICE:      return any_word(list, f->slice, false, 0);
-	case MATCH_USER:       return any_word(list, NULL, true, f->uid);
+	case MATCH_EXECUTABLE: return globs(list, f->exe);
+	case MATCH_COMM:       return globs(list, f->comm);
+	case MATCH_UNIT:       return globs(list, f->unit);
+	case MATCH_USER_UNIT:  return globs(list, f->user_unit);
+	case MATCH_SLICE:      return globs(list, f->slice);
+	case MATCH_USER:       return any_word(list, user_is, &f->uid);
 	case MATCH_SIGNAL:     return f->signal > 0 && f->signal < 64 && (r->signals & (1ULL << f->signal));
 	case MATCH_CONTAINER:  return container_matches(list, f);
-	case MATCH_HOSTNAME:   return any_word(list, f->hostname, false, 0);
-	case MATCH_CONTAINER_NAME: return any_word(list, f->container_name, false, 0);
-	case MATCH_IMAGE:      return any_word(list, f->image, false, 0);
-	case MATCH_POD_NAMESPACE: return any_word(list, f->pod_namespace, false, 0);
-	case MATCH_POD_NAME:   return any_word(list, f->pod_name, false, 0);
-	case MATCH_POD_LABEL:  return labels_match(list, f->pod_labels);
+	case MATCH_HOSTNAME:   return globs(list, f->hostname);
+	case MATCH_CONTAINER_NAME: return globs(list, f->container_name);
+	case MATCH_IMAGE:      return globs(list, f->image);
+	case MATCH_POD_NAMESPACE: return globs(list, f->pod_namespace);
+	case MATCH_POD_NAME:   return globs(list, f->pod_name);
+	case MATCH_POD_LABEL:  return f->pod_labels && f->pod_labels[0] && any_word(list, label_is, f->pod_labels);
 	default:               return false;
 	}
 }
