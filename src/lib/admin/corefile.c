@@ -2,14 +2,14 @@
  * corefile.c: a crash's core, as coresinkctl list, info, dump, debug, remove and retrace find it. An entry's
  * COREDUMP_FILENAME is only a hint, and an entry may be forged, old, or another host's: the file is looked for in the
  * core directory only, by its base name, opened beneath the directory's fd with no symlink followed (open_beneath():
- * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), and taken only when it is a regular file of root's whose name says it is
- * this crash's (name_parse(): the pid and the time of the entry) and whose own record says so too: the id of the
- * entry it was stored for (user.coresink.entry, xattr.c), which only root could have set and which is 128 random
- * bits no other entry can guess. A core stored before that record existed is taken by its user.coredump.pid, .uid
- * and .timestamp; on a file system without user xattrs the name is all there is (docs/security.md). A path elsewhere
- * is never opened: /etc/passwd in an entry is "passwd" in the core directory, which is no core's name. A zstd core is
- * decompressed as it is written out; a core in the entry (Storage=journal) is read from COREDUMP=. Another machine's
- * crash (a journal collected elsewhere) has no core here.
+ * what openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS promise, under any seccomp filter), and taken only when it is
+ * a regular file of root's whose name says it is this crash's (name_parse(): the pid and the time of the entry) and
+ * whose own record says so too: the id of the entry it was stored for (user.coresink.entry, xattr.c), which only
+ * root could have set and which is 128 random bits no other entry can guess. A core stored before that record
+ * existed is taken by its user.coredump.pid, .uid and .timestamp; on a file system without user xattrs the name is
+ * all there is (docs/security.md). A path elsewhere is never opened: /etc/passwd in an entry is "passwd" in the core
+ * directory, which is no core's name. A zstd core is decompressed as it is written out; a core in the entry
+ * (Storage=journal) is read from COREDUMP=. Another machine's crash (a journal collected elsewhere) has no core here.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -14,21 +14,23 @@
 
 #include "beneath.h"
 
-/* The next component of *path (its length), *path moved past it and its slashes; 0 at the end. */
-static size_t component(const char **path, char *out, size_t max)
+/*
+ * The next component of *path into out (max bytes), *path moved past it and its slashes: 0, or an errno: EXDEV
+ * for "", "." or ".." (no way up or out), ENAMETOOLONG.
+ */
+static int component(const char **path, char *out, size_t max)
 {
 	const char *p = *path;
 	size_t n = strcspn(p, "/");
 
 	if (n >= max)
-		return (size_t)-1;
+		return ENAMETOOLONG;
 	memcpy(out, p, n);
 	out[n] = '\0';
-	p += n;
-	while (*p == '/')
-		p++;
+	for (p += n; *p == '/'; p++)
+		;
 	*path = p;
-	return n;
+	return n == 0 || strcmp(out, ".") == 0 || strcmp(out, "..") == 0 ? EXDEV : 0;
 }
 
 /*
@@ -41,25 +43,23 @@ int open_beneath(int dirfd, const char *path)
 	char name[256];
 	int at = dirfd, fd, e;
 	struct stat st;
-	size_t n;
 
 	if (!path || path[0] == '/')
 		return -EXDEV;
 	do {
-		n = component(&path, name, sizeof(name));
-		e = n == (size_t)-1 ? ENAMETOOLONG : n == 0 || strcmp(name, "..") == 0 || strcmp(name, ".") == 0 ? EXDEV : 0;
-		fd = e ? -1 : openat(at, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | (*path ? O_DIRECTORY : O_NONBLOCK));
-		e = e ? e : fd < 0 ? errno : 0;
+		fd = -1;
+		e = component(&path, name, sizeof(name));
+		/* Directories on the way; the last step without blocking, a FIFO planted there included. */
+		if (!e && (fd = openat(at, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+						 (*path ? O_DIRECTORY : O_NONBLOCK))) < 0)
+			e = errno;
 		if (at != dirfd)
 			(void) close(at);
-		if (e)
-			return -e;
 		at = fd;
-	} while (*path);
-	e = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EPERM : 0;
-	if (e) {
+	} while (!e && *path);
+	if (!e)
+		e = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EPERM : 0;
+	if (e && fd >= 0)
 		(void) close(fd);
-		return -e;
-	}
-	return fd;
+	return e ? -e : fd;
 }
