@@ -237,6 +237,40 @@ stop_started() {
 	printf -v "$1" '%s' ""
 }
 
+# stripped_pair DIR NAME RPATH: a program DIR/NAME and its library DIR/libdoor.so, built with debug info, which goes
+# to DIR/served (objcopy --only-keep-debug); what runs is stripped, so that its frames (door_crash in the library,
+# door_level and main in the program) are named only from the served files. RPATH: where it finds the library.
+stripped_pair() {
+	local dir=$1 name=$2 rpath=$3 f
+	mkdir -p "$dir/served" || fail "$dir"
+	printf '__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$dir/lib.c"
+	printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$dir/prog.c"
+	cc -O1 -g -fPIC -shared -o "$dir/libdoor.so" "$dir/lib.c" &&
+		cc -O1 -g -o "$dir/$name" "$dir/prog.c" -L"$dir" -ldoor -Wl,-rpath,"$rpath" || fail "building $name"
+	for f in "$name" libdoor.so; do
+		objcopy --only-keep-debug "$dir/$f" "$dir/served/$f.debug" && strip --strip-all "$dir/$f" || fail "stripping $f"
+	done
+	rm -f "$dir/lib.c" "$dir/prog.c"
+}
+
+# serve_debuginfo DIR PORT PROGRAM: elfutils' debuginfod serving the debug files in DIR on 127.0.0.1:PORT (its log,
+# -v, in DEBUGINFOD_LOG; its pid in DEBUGINFOD_PID, stopped at exit), waited for until it serves PROGRAM's (a
+# fresh client cache each time: libdebuginfod remembers a miss, and the server may not have scanned yet).
+serve_debuginfo() {
+	local dir=$1 port=$2 program=$3
+	DEBUGINFOD_LOG=$T/debuginfod-$port.log
+	debuginfod -F "$dir" -p "$port" -d "$T/debuginfod-$port.sqlite" -v > "$DEBUGINFOD_LOG" 2>&1 &
+	DEBUGINFOD_PID=$!
+	at_exit "stop_started DEBUGINFOD_PID"
+	for _ in $(seq 100); do
+		rm -rf "$T/probe"
+		DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$T/probe debuginfod-find debuginfo \
+			"$program" > /dev/null 2>&1 && break
+		sleep 0.2
+	done
+	rm -rf "$T/probe"
+}
+
 # Stops the journald this test started; its socket stays behind, as after a crash of journald.
 stop_journald() { stop_started JOURNALD_PID; }
 

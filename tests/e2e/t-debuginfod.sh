@@ -48,19 +48,10 @@ check "the program and its library are stripped: no .symtab" bash -c "! readelf 
 
 # The server, on a port of its own, until it has read the debug files.
 PORT=$(( 20000 + $$ % 20000 ))
-debuginfod -F "$T/served" -p "$PORT" -d "$T/debuginfod.sqlite" -v > "$T/debuginfod.log" 2>&1 &
-SERVER=$!
-at_exit "kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null"
+serve_debuginfo "$T/served" "$PORT" "$T/bin/dbgprog"
 URL=http://127.0.0.1:$PORT
-# (A fresh client cache each time: libdebuginfod remembers a miss, and the server may not have scanned yet.)
-for _ in $(seq 100); do
-	rm -rf "$T/probe"
-	DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH=$T/probe debuginfod-find debuginfo "$T/bin/dbgprog" > /dev/null 2>&1 && break
-	sleep 0.2
-done
-rm -rf "$T/probe"
-check "debuginfod serves the program's debug file" grep -q "GET /buildid/.*/debuginfo 200" "$T/debuginfod.log"
-fetches() { grep -c "GET /buildid/$1/debuginfo 200" "$T/debuginfod.log"; }
+check "debuginfod serves the program's debug file" grep -q "GET /buildid/.*/debuginfo 200" "$DEBUGINFOD_LOG"
+fetches() { grep -c "GET /buildid/$1/debuginfo 200" "$DEBUGINFOD_LOG"; }
 
 # frames PID: the function names of the crashing thread's frames, from its entry's trace.
 frames() { jctl -o cat COREDUMP_PID="$1" | sed -n '/^Stack trace of thread/,/^$/p' | sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p'; }

@@ -21,25 +21,10 @@ start_journald
 UPLOAD_ID=37d0a70e75c44cf88f269bffb484bb14
 
 # The program and its library, stripped; their debug files served.
-mkdir -p "$T/bin" "$T/served" "$T/store" "$T/etc"
-printf '#include <stdlib.h>\n__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$T/lib.c"
-printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$T/prog.c"
-cc -O1 -g -fPIC -shared -o "$T/bin/libdoor.so" "$T/lib.c" &&
-	cc -O1 -g -o "$T/bin/doorprog" "$T/prog.c" -L"$T/bin" -ldoor -Wl,-rpath,"$T/bin" || fail "building the program"
-for f in doorprog libdoor.so; do
-	objcopy --only-keep-debug "$T/bin/$f" "$T/served/$f.debug" && strip --strip-all "$T/bin/$f" || fail "stripping $f"
-done
+mkdir -p "$T/store" "$T/etc"
+stripped_pair "$T/bin" doorprog "$T/bin"
 PORT=$(( 20000 + ($$ * 3) % 20000 ))
-debuginfod -F "$T/served" -p "$PORT" -d "$T/debuginfod.sqlite" > "$T/debuginfod.log" 2>&1 &
-DI=$!
-at_exit "kill $DI 2>/dev/null; wait $DI 2>/dev/null"
-for _ in $(seq 100); do
-	rm -rf "$T/probe"
-	DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/probe debuginfod-find debuginfo \
-		"$T/bin/doorprog" > /dev/null 2>&1 && break
-	sleep 0.2
-done
-rm -rf "$T/probe"
+serve_debuginfo "$T/bin/served" "$PORT" "$T/bin/doorprog"
 DAV=$((PORT + 1))
 rclone serve webdav --addr "127.0.0.1:$DAV" "$T/store" > "$T/dav.log" 2>&1 &
 DAVP=$!

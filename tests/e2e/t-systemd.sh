@@ -126,27 +126,11 @@ check "and no host name that is not its own, but why: $(field "$e" CORESINK_HOST
 # (coresink-net.socket starts coresink-net@.service, which has the network), and the server, under its own
 # sandbox (RestrictSUIDSGID= refuses it openat2()), opens what was fetched for the analysis: every frame named.
 if command -v debuginfod > /dev/null && command -v objcopy > /dev/null; then
-	mkdir -p "$T/door/served" "$ROOT/usr/local/lib/door"
-	printf '__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$T/door/lib.c"
-	printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$T/door/prog.c"
-	cc -O1 -g -fPIC -shared -o "$T/door/libdoor.so" "$T/door/lib.c" &&
-		cc -O1 -g -o "$T/door/door-dump" "$T/door/prog.c" -L"$T/door" -ldoor -Wl,-rpath,/usr/local/lib/door ||
-		fail "building the stripped program"
-	for f in door-dump libdoor.so; do
-		objcopy --only-keep-debug "$T/door/$f" "$T/door/served/$f.debug" && strip --strip-all "$T/door/$f" ||
-			fail "stripping $f"
-	done
+	mkdir -p "$ROOT/usr/local/lib/door"
+	stripped_pair "$T/door" door-dump /usr/local/lib/door
 	cp "$T/door/door-dump" "$ROOT/usr/local/bin/" && cp "$T/door/libdoor.so" "$ROOT/usr/local/lib/door/"
 	PORT=$(( 20000 + ($$ * 7) % 20000 ))
-	debuginfod -F "$T/door/served" -p "$PORT" -d "$T/door/debuginfod.sqlite" > "$T/door/debuginfod.log" 2>&1 &
-	DI=$!
-	at_exit "kill $DI 2>/dev/null; wait $DI 2>/dev/null"
-	for _ in $(seq 100); do
-		rm -rf "$T/door/probe"
-		DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/door/probe debuginfod-find debuginfo \
-			"$T/door/door-dump" > /dev/null 2>&1 && break
-		sleep 0.2
-	done
+	serve_debuginfo "$T/door/served" "$PORT" "$T/door/door-dump"
 	conf "KeepFree=1%" "MaxUse=100%" "Compress=yes" "DebuginfodURLs=http://127.0.0.1:$PORT" "DebuginfodTimeoutSec=30s"
 	inside systemd-run -q --wait --unit=crash-door -p LimitCORE=infinity /usr/local/bin/door-dump > /dev/null 2>&1
 	e=$(entry crash-door) || fail "no entry for the stripped program's crash"
@@ -157,7 +141,7 @@ if command -v debuginfod > /dev/null && command -v objcopy > /dev/null; then
 	frames=$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" COREDUMP_UNIT=crash-door.service | sed -n '/^Stack trace of thread/,/^$/p' |
 		sed -n 's/^#[0-9]* *0x[0-9a-f]* \([^ ]*\) .*/\1/p' | head -n 3 | tr '\n' ' ')
 	check "and the trace names every frame from what was fetched: $frames" test "$frames" = "door_crash door_level main "
-	kill $DI 2>/dev/null; wait $DI 2>/dev/null
+	stop_started DEBUGINFOD_PID
 	conf "KeepFree=1%" "MaxUse=100%" "Compress=yes"
 fi
 

@@ -203,14 +203,8 @@ bench() {
 # glibc: every release runs it), into the tree's share.
 payload() {
 	local p=$B/vm/payload
-	rm -rf "$p" && mkdir -p "$p/served" || fail "$p"
-	printf '__attribute__((noinline)) int door_crash(int *p) { return *p + 1; }\n' > "$T/lib.c"
-	printf 'int door_crash(int *p);\n__attribute__((noinline)) static int door_level(int n) { return door_crash(n > 9 ? &n : 0) * 2; }\nint main(int argc, char **argv) { (void) argv; return door_level(argc); }\n' > "$T/prog.c"
-	cc -O1 -g -fPIC -shared -o "$p/libdoor.so" "$T/lib.c" &&
-		cc -O1 -g -o "$p/door-dump" "$T/prog.c" -L"$p" -ldoor -Wl,-rpath,/usr/local/lib/door || fail "building the payload"
-	for f in door-dump libdoor.so; do
-		objcopy --only-keep-debug "$p/$f" "$p/served/$f.debug" && strip --strip-all "$p/$f" || fail "stripping $f"
-	done
+	rm -rf "$p" && mkdir -p "$p" || fail "$p"
+	stripped_pair "$p" door-dump /usr/local/lib/door
 	# fetch_unconfined_checks' program: it waits, and the signal it is sent makes it fault in its own code, stripped,
 	# whose debug info no one serves: the fetch step is needed whatever the release's libc and unwinder make of a
 	# copy of sleep (on unstable, whose trace of one stops in libc, none was).
