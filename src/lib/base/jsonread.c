@@ -289,19 +289,21 @@ int json_element(struct json_span arr, size_t *pos, struct json_span *val)
 }
 
 /*
- * The member after *pos of the object obj (*pos 0 to begin): 1, with its name (a string's span: json_text() decodes
- * it) and its value; 0 at its end, -EINVAL if obj is not an object.
+ * The member after *pos of the object obj: 1 with its name's span and its value, 0 at its end, -EINVAL. With name,
+ * the name is decoded into it in the same pass ("" when it is too long or holds a control character).
  */
-int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val)
+static int member_at(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val, char *name,
+		     size_t len)
 {
-	const char *end = obj.p + obj.n, *q;
+	const char *end = obj.p + obj.n, *q = NULL;
 	int r;
 	const char *p = next_item(obj, *pos, '{', &r);
 
 	if (!p)
 		return r;
-	q = string_at(p, end, false, NULL, 0);
-	if (!q)
+	if (name && !(q = string_at(p, end, true, name, len)))
+		name[0] = '\0';
+	if (!q && !(q = string_at(p, end, false, NULL, 0)))
 		return -EINVAL;
 	*key = (struct json_span) { p, (size_t)(q - p) };
 	q = space(q, end);
@@ -317,6 +319,15 @@ int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct j
 }
 
 /*
+ * The member after *pos of the object obj (*pos 0 to begin): 1, with its name (a string's span: json_text() decodes
+ * it) and its value; 0 at its end, -EINVAL if obj is not an object.
+ */
+int json_pair(struct json_span obj, size_t *pos, struct json_span *key, struct json_span *val)
+{
+	return member_at(obj, pos, key, val, NULL, 0);
+}
+
+/*
  * The value of member key in the object obj (a span json_whole or these gave, so already checked): 0, -ENOENT, or
  * -EINVAL when obj is not an object. The last member of that name wins, as most readers do; a name too long to be
  * one looked for, or holding a control character, is no match.
@@ -328,8 +339,8 @@ int json_member(struct json_span obj, const char *key, struct json_span *val)
 	size_t pos = 0;
 	int r, found = -ENOENT;
 
-	while ((r = json_pair(obj, &pos, &k, &v)) > 0)
-		if (string_at(k.p, k.p + k.n, true, name, sizeof(name)) && strcmp(name, key) == 0) {
+	while ((r = member_at(obj, &pos, &k, &v, name, sizeof(name))) > 0)
+		if (name[0] && strcmp(name, key) == 0) {
 			*val = v;
 			found = 0;
 		}
