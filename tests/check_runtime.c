@@ -9,6 +9,7 @@
 
 #include "base.h"
 #include "intake.h"
+#include "boltmake.h"
 #include "unit.h"
 
 #define ID64 "4f1c6e0b3a2d9e8f7c6b5a4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f"
@@ -399,6 +400,93 @@ START_TEST(test_podman_api)
 }
 END_TEST
 
+/* A BoltDB file at root+path whose root bucket is one leaf page of the n elements e (page size 4096). */
+static void put_bolt(const char *root, const char *path, const struct bm_elem *e, unsigned n)
+{
+	static unsigned char db[4 * 4096];
+	char full[PATH_MAX];
+	int fd;
+
+	put(root, path, "");
+	memset(db, 0, sizeof(db));
+	bm_meta(db, 4096, 0, 3, 4, 7);
+	bm_meta(db, 4096, 1, 3, 4, 6);
+	bm_header(db + 2 * 4096, 2, 0x10, 0, 0);
+	bm_page(db + 3 * 4096, 3, BM_LEAF, 0, e, n);
+	(void) snprintf(full, sizeof(full), "%s%s", root, path);
+	fd = open(full, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, db, sizeof(db)), (ssize_t)sizeof(db));
+	(void) close(fd);
+}
+
+/* A bucket holding one element, inline, into v: the element for it, named key. */
+static struct bm_elem nest(unsigned char *v, const char *key, struct bm_elem inner)
+{
+	return (struct bm_elem) { BM_BUCKET, key, v, bm_bucket(v, 0, &inner, 1), 0 };
+}
+
+/*
+ * A pod's name and labels where podman 4 (BoltDB: pod/ID/config) and containerd's CRI plugin (its metadata database:
+ * the sandbox container's extension, JSON in a protobuf Any) keep them, without podman's API.
+ */
+START_TEST(test_pod_databases)
+{
+	static const char config[] = "{\"id\":\"" ID64 "\",\"name\":\"web-7\",\"labels\":{\"app\":\"web\","
+				     "\"tier\":\"front\"},\"hasInfra\":true}";
+	static const char meta[] = "{\"Version\":\"v1\",\"Metadata\":{\"ID\":\"" ID3 "\",\"Name\":\"web-7\","
+				   "\"Config\":{\"metadata\":{\"name\":\"web-7\",\"namespace\":\"shop\"},"
+				   "\"labels\":{\"app\":\"web\",\"io.kubernetes.pod.x\":\"y\",\"tier\":\"back\"}}}}";
+	static const char type[] = "github.com/containerd/cri/pkg/store/sandbox/Metadata";
+	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], b5[1024], any[1024];
+	char root[256];
+	struct container c;
+	size_t n = 0;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"]}]");
+	put_bolt(root, "/var/lib/containers/storage/libpod/bolt_state.db",
+		 (struct bm_elem[]) { nest(b1, "pod", nest(b2, ID64, (struct bm_elem) { 0, "config", config,
+							   strlen(config), 0 })) }, 1);
+	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
+	ck_assert_str_eq(c.name, "web-7-worker");
+	ck_assert_str_eq(c.pod_name, "web-7");
+	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
+	/* Another pod's record is not this one's. */
+	read_path(root, "/libpod_parent/" ID3 "/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod_name, "");
+
+	/* containerd: Any { 1: type_url, 2: value }, lengths as varints (the value's over 127 bytes). */
+	any[n++] = 0x0a, any[n++] = (unsigned char)strlen(type);
+	memcpy(any + n, type, strlen(type)), n += strlen(type);
+	any[n++] = 0x12;
+	any[n++] = (unsigned char)(0x80 | (strlen(meta) & 0x7f));
+	any[n++] = (unsigned char)(strlen(meta) >> 7);
+	memcpy(any + n, meta, strlen(meta)), n += strlen(meta);
+	put(root, "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID2 "/config.json",
+	    "{\"annotations\":{\"io.kubernetes.cri.container-name\":\"worker\",\"io.kubernetes.cri.sandbox-id\":\""
+	    ID3 "\",\"io.kubernetes.cri.sandbox-name\":\"web-7\"}}");
+	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "k8s.io", nest(b3, "containers", nest(b4, ID3,
+			nest(b5, "extensions", (struct bm_elem) { 0, "io.cri-containerd.sandbox.metadata", any, n,
+								  0 }))))) }, 1);
+	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
+	ck_assert_str_eq(c.runtime, "containerd");
+	ck_assert_str_eq(c.pod_name, "web-7");
+	ck_assert_str_eq(c.pod_labels, "app=web tier=back");
+	/* An Any that is not one gives nothing. */
+	any[n - 2 - strlen(meta) - 1] = 0x7f;
+	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "k8s.io", nest(b3, "containers", nest(b4, ID3,
+			nest(b5, "extensions", (struct bm_elem) { 0, "io.cri-containerd.sandbox.metadata", any, n,
+								  0 }))))) }, 1);
+	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
+	ck_assert_str_eq(c.pod_labels, "");
+	unit_rmtree(root);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("runtime");
@@ -411,6 +499,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_runtime_refuses);
 	tcase_add_test(tc, test_pod_labels);
 	tcase_add_test(tc, test_podman_api);
+	tcase_add_test(tc, test_pod_databases);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
 
 #include "base/basics.h"
 #include "base/beneath.h"
+#include "base/boltread.h"
 #include "base/diag.h"
 #include "base/escape.h"
 #include "base/io.h"

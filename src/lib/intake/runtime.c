@@ -5,9 +5,9 @@
  * (podman's and CRI-O's names and images). Only the host's files, at the runtimes' fixed places, found by the id
  * the cgroup gave (checked hex, so it cannot name another path): nothing the crashing process can write, neither
  * its own files nor its environment. A runtime installed elsewhere (another graph root) says nothing; c->state
- * says which file spoke, or that none did. A pod's labels are where the runtime keeps them: the sandbox container's
- * labels (cri-dockerd), the sandbox's bundle (CRI-O), podman's API; containerd's CRI plugin keeps them only in its
- * database, and they are not known.
+ * says which file spoke, or that none did. A pod's labels (and a podman pod's name) are where the runtime keeps
+ * them: the sandbox container's labels (cri-dockerd), the sandbox's bundle (CRI-O), the databases of containerd
+ * and podman 4 (BoltDB: base/boltread.c), podman's API where its database is SQLite (podman 5's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +31,8 @@
 #define CONTAINERD_DIR "/run/containerd/io.containerd.runtime.v2.task"
 #define STORAGE_RUN "/run/containers/storage/overlay-containers"
 #define STORAGE_LIB "/var/lib/containers/storage/overlay-containers"
+#define CONTAINERD_DB "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db"
+#define PODMAN_DB "/var/lib/containers/storage/libpod/bolt_state.db"
 #define PODMAN_API "/run/podman/podman.sock"     /* podman.socket's, root's */
 #define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
 #define API_ANSWER_MAX (64u << 10)
@@ -192,6 +194,79 @@ static void crio_pod_labels(struct container *c, const char *root, struct json_s
 	free(bundle_text);
 }
 
+/* The value of key in the bucket at names of the BoltDB file root+path: a malloc'd text, or NULL. */
+static char *bolt_value(const char *root, const char *path, const char *const *names, size_t depth, const char *key,
+			size_t *len)
+{
+	char full[PATH_MAX], *value = NULL;
+	int fd;
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
+		return NULL;
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (bolt_get(fd, (struct bolt_path) { names, depth }, key, &value, len) < 0)
+		value = NULL;
+	(void) close(fd);
+	return value;
+}
+
+/* The value (field 2, bytes) of a protobuf google.protobuf.Any, as containerd stores a container's extension. */
+static int any_value(const unsigned char *p, size_t n, struct json_span *v)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint64_t tag = 0, len = 0;
+
+		for (unsigned shift = 0; i < n && shift < 64; shift += 7) {
+			tag |= (uint64_t)(p[i] & 0x7f) << shift;
+			if (!(p[i++] & 0x80))
+				break;
+		}
+		if ((tag & 7) != 2)      /* both of Any's fields are length-delimited */
+			return -EINVAL;
+		for (unsigned shift = 0; i < n && shift < 64; shift += 7) {
+			len |= (uint64_t)(p[i] & 0x7f) << shift;
+			if (!(p[i++] & 0x80))
+				break;
+		}
+		if (len > n - i)
+			return -EINVAL;
+		if (tag >> 3 == 2) {
+			*v = (struct json_span) { (const char *)p + i, (size_t)len };
+			return 0;
+		}
+		i += (size_t)len;
+	}
+	return -ENOENT;
+}
+
+/*
+ * A pod's labels where containerd's CRI plugin keeps them: in its database, the sandbox container's extension
+ * io.cri-containerd.sandbox.metadata (JSON in a protobuf Any: Metadata.Config.labels, the pod's own, as the kubelet
+ * gave them; the container's labels bucket would mix in the pause image's). The sandbox is the one the crashed
+ * container's bundle names (io.kubernetes.cri.sandbox-id).
+ */
+static void containerd_pod_labels(struct container *c, const char *root, struct json_span annotations)
+{
+	char id[80] = "", *any;
+	const char *names[] = { "v1", c->ns[0] ? c->ns : "k8s.io", "containers", id, "extensions" };
+	struct json_span json, doc, v;
+	size_t len;
+
+	take(annotations, "io.kubernetes.cri.sandbox-id", NULL, id, sizeof(id));
+	if (!cgroup_hex_id(id, strlen(id)) ||
+	    !(any = bolt_value(root, CONTAINERD_DB, names, 5, "io.cri-containerd.sandbox.metadata", &len)))
+		return;
+	if (any_value((const unsigned char *)any, len, &json) == 0 && json_whole(json.p, json.n, &doc) == 0 &&
+	    json_member(doc, "Metadata", &v) == 0 && json_member(v, "Config", &v) == 0 &&
+	    json_member(v, "labels", &v) == 0)
+		labels(v, c->pod_labels, sizeof(c->pod_labels));
+	free(any);
+}
+
 /* An OCI bundle's annotations, as containerd's CRI plugin (io.kubernetes.cri.*) or CRI-O (io.kubernetes.*) wrote. */
 static bool bundle(struct container *c, const char *root, const char *path, const char *runtime)
 {
@@ -216,6 +291,8 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 		}
 		if (strcmp(runtime, "cri-o") == 0)
 			crio_pod_labels(c, root, a);
+		else
+			containerd_pod_labels(c, root, a);
 	}
 	free(text);
 	said(c, runtime, "config.json");
@@ -253,12 +330,33 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 }
 
 /*
- * podman keeps a pod's name and labels only in its database (BoltDB, SQLite), a format of its own; where its API
- * listens (podman.socket, root's), the pod is asked for, once: the request sent and the answer read within
- * PODMAN_API_MS each, while the crashed process waits. A service that socket activation has still to start, or a
- * slow one, costs that and gives no name.
+ * A podman pod's name and labels, from podman 4's database (BoltDB, the "config" of bucket pod/ID): 1 where it
+ * holds the pod, else 0.
  */
-static void podman_pod(struct container *c, const char *root)
+static int podman_pod_db(struct container *c, const char *root)
+{
+	const char *names[] = { "pod", c->pod };
+	struct json_span doc, v;
+	size_t len;
+	char *config = bolt_value(root, PODMAN_DB, names, 2, "config", &len);
+	int found = config && json_whole(config, len, &doc) == 0;
+
+	if (found) {
+		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
+		if (json_member(doc, "labels", &v) == 0)
+			labels(v, c->pod_labels, sizeof(c->pod_labels));
+	}
+	free(config);
+	return found;
+}
+
+/*
+ * podman 5 keeps a pod's name and labels in SQLite, whose format is not read here; where podman's API listens
+ * (podman.socket, root's), the pod is asked for, once: the request sent and the answer read within PODMAN_API_MS
+ * each, while the crashed process waits. A service that socket activation has still to start, or a slow one, costs
+ * that and gives no name.
+ */
+static void podman_pod_api(struct container *c, const char *root)
 {
 	char path[PATH_MAX], req[256], *answer, *body;
 	struct sockaddr_un sa;
@@ -289,6 +387,13 @@ static void podman_pod(struct container *c, const char *root)
 	}
 	free(answer);
 	(void) close(fd);
+}
+
+/* A podman pod's name and labels: from its database where that is BoltDB, else from its API. */
+static void podman_pod(struct container *c, const char *root)
+{
+	if (c->pod[0] && !podman_pod_db(c, root))
+		podman_pod_api(c, root);
 }
 
 /* Reads into c what the runtime its cgroup names (or, where the cgroup does not say, the one that has it) wrote. */
