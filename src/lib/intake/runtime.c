@@ -212,27 +212,27 @@ static char *bolt_value(const char *root, const char *path, const char *const *n
 	return value;
 }
 
+/* A protobuf varint at p[*i], before n: 0 and *i past it, or -EINVAL where it runs past n or 64 bits. */
+static int varint(const unsigned char *p, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *i < n && shift < 64; shift += 7) {
+		*v |= (uint64_t)(p[*i] & 0x7f) << shift;
+		if (!(p[(*i)++] & 0x80))
+			return 0;
+	}
+	return -EINVAL;
+}
+
 /* The value (field 2, bytes) of a protobuf google.protobuf.Any, as containerd stores a container's extension. */
 static int any_value(const unsigned char *p, size_t n, struct json_span *v)
 {
+	uint64_t tag, len;
 	size_t i = 0;
 
 	while (i < n) {
-		uint64_t tag = 0, len = 0;
-
-		for (unsigned shift = 0; i < n && shift < 64; shift += 7) {
-			tag |= (uint64_t)(p[i] & 0x7f) << shift;
-			if (!(p[i++] & 0x80))
-				break;
-		}
-		if ((tag & 7) != 2)      /* both of Any's fields are length-delimited */
-			return -EINVAL;
-		for (unsigned shift = 0; i < n && shift < 64; shift += 7) {
-			len |= (uint64_t)(p[i] & 0x7f) << shift;
-			if (!(p[i++] & 0x80))
-				break;
-		}
-		if (len > n - i)
+		/* Both of Any's fields (type_url, value) are length-delimited: wire type 2. */
+		if (varint(p, n, &i, &tag) < 0 || (tag & 7) != 2 || varint(p, n, &i, &len) < 0 || len > n - i)
 			return -EINVAL;
 		if (tag >> 3 == 2) {
 			*v = (struct json_span) { (const char *)p + i, (size_t)len };
@@ -330,16 +330,16 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 }
 
 /*
- * A podman pod's name and labels, from podman 4's database (BoltDB, the "config" of bucket pod/ID): 1 where it
- * holds the pod, else 0.
+ * A podman pod's name and labels, from podman 4's database (BoltDB, the "config" of bucket pod/ID): whether it
+ * holds the pod.
  */
-static int podman_pod_db(struct container *c, const char *root)
+static bool podman_pod_db(struct container *c, const char *root)
 {
 	const char *names[] = { "pod", c->pod };
 	struct json_span doc, v;
 	size_t len;
 	char *config = bolt_value(root, PODMAN_DB, names, 2, "config", &len);
-	int found = config && json_whole(config, len, &doc) == 0;
+	bool found = config && json_whole(config, len, &doc) == 0;
 
 	if (found) {
 		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
