@@ -304,10 +304,11 @@ START_TEST(test_runtime_refuses)
 END_TEST
 
 /*
- * A podman API at root's podman.sock, in a child: answers one request with answer (NULL: accepts and never answers).
- * Its pid; the socket is made before this returns.
+ * A podman API at root's podman.sock, in a child: answers a request for a pod with answer (NULL: accepts and never
+ * answers), one for a container with ctr (NULL: closes); two requests at most. Its pid; the socket is made before
+ * this returns.
  */
-static pid_t fake_api(const char *root, const char *answer)
+static pid_t fake_api(const char *root, const char *answer, const char *ctr)
 {
 	char path[PATH_MAX];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -326,13 +327,22 @@ static pid_t fake_api(const char *root, const char *answer)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		char req[1024];
-		int c = accept(fd, NULL, NULL);
+		char req[1024] = "";
 
-		if (c >= 0 && read(c, req, sizeof(req)) > 0 && answer)
-			(void) !write(c, answer, strlen(answer));
-		if (!answer)
-			pause();
+		for (int i = 0; i < 2; i++) {
+			int c = accept(fd, NULL, NULL);
+			ssize_t n = c >= 0 ? read(c, req, sizeof(req) - 1) : -1;
+			const char *a = n > 0 && strstr(req, "/libpod/containers/") ? ctr : answer;
+
+			if (n > 0 && a)
+				(void) !write(c, a, strlen(a));
+			if (!a && a == answer)
+				pause();
+			(void) close(c);
+			/* The pod's request is the last. */
+			if (a == answer)
+				break;
+		}
 		_exit(0);
 	}
 	(void) close(fd);
@@ -359,23 +369,23 @@ START_TEST(test_podman_api)
 	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
 	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"]}]");
 	pid = fake_api(root, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"Id\":\"" ID64 "\",\"Name\":\"web-7\","
-		       "\"Labels\":{\"app\":\"web\",\"tier\":\"front\"}}");
+		       "\"Labels\":{\"app\":\"web\",\"tier\":\"front\"}}", NULL);
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	ck_assert_int_eq(unit_reap(pid), 0);
 	ck_assert_str_eq(c.pod_name, "web-7");
 	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
 	ck_assert_str_eq(c.name, "web-7-worker");
 	/* Not found, or a name with a control character: no name. */
-	pid = fake_api(root, "HTTP/1.1 404 Not Found\r\n\r\n{\"Name\":\"web-7\"}");
+	pid = fake_api(root, "HTTP/1.1 404 Not Found\r\n\r\n{\"Name\":\"web-7\"}", NULL);
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	(void) unit_reap(pid);
 	ck_assert_str_eq(c.pod_name, "");
-	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"a\\u001b[2Jb\"}");
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"a\\u001b[2Jb\"}", NULL);
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	(void) unit_reap(pid);
 	ck_assert_str_eq(c.pod_name, "");
 	/* One that never answers costs the bound, then nothing. */
-	pid = fake_api(root, NULL);
+	pid = fake_api(root, NULL, NULL);
 	t0 = ms_now();
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	ck_assert_int_lt(ms_now() - t0, 2000);
@@ -383,9 +393,23 @@ START_TEST(test_podman_api)
 	ck_assert_str_eq(c.name, "web-7-worker");
 	(void) kill(pid, SIGKILL);
 	(void) unit_reap(pid);
-	/* A container outside a pod is not asked (the server is never called); without the API, the files only. */
-	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"nopod\"}");
+	/* Where the cgroup names no pod (a pod without an infra container), the container is asked for its "Pod". */
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"web-8\"}",
+		       "HTTP/1.1 200 OK\r\n\r\n{\"Id\":\"" ID2 "\",\"Pod\":\"" ID3 "\"}");
 	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_int_eq(unit_reap(pid), 0);
+	ck_assert_str_eq(c.pod, ID3);
+	ck_assert_str_eq(c.pod_name, "web-8");
+	/* A container outside any pod, or a "Pod" that is no id: no pod, and the pod is not asked for. */
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"nopod\"}", "HTTP/1.1 200 OK\r\n\r\n{\"Pod\":\"\"}");
+	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod, "");
+	ck_assert_str_eq(c.pod_name, "");
+	(void) kill(pid, SIGKILL);
+	(void) unit_reap(pid);
+	pid = fake_api(root, "HTTP/1.1 200 OK\r\n\r\n{\"Name\":\"nopod\"}", "HTTP/1.1 200 OK\r\n\r\n{\"Pod\":\"../x\"}");
+	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod, "");
 	ck_assert_str_eq(c.pod_name, "");
 	(void) kill(pid, SIGKILL);
 	(void) unit_reap(pid);
@@ -456,6 +480,19 @@ START_TEST(test_pod_databases)
 	/* Another pod's record is not this one's. */
 	read_path(root, "/libpod_parent/" ID3 "/libpod-" ID2, &c);
 	ck_assert_str_eq(c.pod_name, "");
+	/* A pod without an infra container has no cgroup: the container's record (ctr/ID, pod-id) names the pod. */
+	put_bolt(root, "/var/lib/containers/storage/libpod/bolt_state.db",
+		 (struct bm_elem[]) { nest(b1, "ctr", nest(b2, ID2, (struct bm_elem) { 0, "pod-id", ID64, 64, 0 })),
+				      nest(b3, "pod", nest(b4, ID64, (struct bm_elem) { 0, "config", config,
+							       strlen(config), 0 })) }, 2);
+	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod, ID64);
+	ck_assert_str_eq(c.pod_name, "web-7");
+	/* Not a pod's id: none taken. */
+	put_bolt(root, "/var/lib/containers/storage/libpod/bolt_state.db",
+		 (struct bm_elem[]) { nest(b1, "ctr", nest(b2, ID2, (struct bm_elem) { 0, "pod-id", "../x", 4, 0 })) }, 1);
+	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod, "");
 
 	/* containerd: Any { 1: type_url, 2: value }, lengths as varints (the value's over 127 bytes). */
 	any[n++] = 0x0a, any[n++] = (unsigned char)strlen(type);

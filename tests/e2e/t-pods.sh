@@ -163,6 +163,18 @@ podman_part() {
 	check "podman pod: no namespace, no shop rule; MatchPodLabel=tier=front* chose it" all_of "$E" \
 		"CORESINK_RULE=web-label"
 	check "podman pod: %N without a namespace: unknown; %O its name" has "$U" "CORESINK_UPLOAD_OUTPUT=ns=unknown pod=web-$$"
+	# A pod without an infra container has no cgroup of its own: its container lies beside any other
+	# (/libpod_parent/libpod-ID), and only podman's record of the container names the pod.
+	podman pod create --infra=false --name "bare-$$" --label app=bare > /dev/null 2>> "$T/play.log" &&
+		podman run -d --pod "bare-$$" --name "bare-$$-worker" "localhost/$TAG-pod:1" /podcrash > /dev/null 2>> "$T/play.log" ||
+		part_skip "podman: a pod without infra: $(tail -n 2 "$T/play.log")" || return 0
+	at_exit "podman pod rm -f bare-$$ > /dev/null 2>&1"
+	pod_id=$(podman pod inspect -f '{{.Id}}' "bare-$$")
+	pid=$(wait_pid podman inspect -f '{{.State.Pid}}' "bare-$$-worker") ||
+		part_skip "podman: the infra-less pod's container did not start" || return 0
+	crash_pid "$pid"
+	check "podman pod without infra: no pod in its cgroup ($(field "$E" COREDUMP_CGROUP)), its pod from podman's record" \
+		all_of "$E" "CORESINK_POD_ID=$pod_id" "CORESINK_POD_NAME=bare-$$" "CORESINK_POD_LABELS=app=bare"
 }
 podman_part
 

@@ -330,47 +330,54 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 }
 
 /*
- * A podman pod's name and labels, from podman 4's database (BoltDB, the "config" of bucket pod/ID): whether it
- * holds the pod.
+ * A podman pod's id, name and labels from podman 4's database (BoltDB): the pod's id as the container's record
+ * holds it (ctr/ID, pod-id) where the cgroup did not give it (a pod without an infra container has no cgroup of its
+ * own: its containers lie beside any other), then the pod's record (pod/ID, config). Whether it held the pod.
  */
 static bool podman_pod_db(struct container *c, const char *root)
 {
-	const char *names[] = { "pod", c->pod };
+	const char *ctr[] = { "ctr", c->id }, *pod[] = { "pod", c->pod };
 	struct json_span doc, v;
 	size_t len;
-	char *config = bolt_value(root, PODMAN_DB, names, 2, "config", &len);
-	bool found = config && json_whole(config, len, &doc) == 0;
+	char *text;
+	bool found;
 
+	if (!c->pod[0] && (text = bolt_value(root, PODMAN_DB, ctr, 2, "pod-id", &len))) {
+		if (cgroup_hex_id(text, len) && len < sizeof(c->pod))
+			memcpy(c->pod, text, len + 1);
+		free(text);
+	}
+	if (!c->pod[0])
+		return false;
+	text = bolt_value(root, PODMAN_DB, pod, 2, "config", &len);
+	found = text && json_whole(text, len, &doc) == 0;
 	if (found) {
 		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
 		if (json_member(doc, "labels", &v) == 0)
 			labels(v, c->pod_labels, sizeof(c->pod_labels));
 	}
-	free(config);
+	free(text);
 	return found;
 }
 
 /*
- * podman 5 keeps a pod's name and labels in SQLite, whose format is not read here; where podman's API listens
- * (podman.socket, root's), the pod is asked for, once: the request sent and the answer read within PODMAN_API_MS
- * each, while the crashed process waits. A service that socket activation has still to start, or a slow one, costs
- * that and gives no name.
+ * GET of path from podman's API (podman.socket, root's): the answer's JSON body in *doc, the malloc'd answer to
+ * free, or NULL. The request sent and the answer read within PODMAN_API_MS each, while the crashed process waits.
  */
-static void podman_pod_api(struct container *c, const char *root)
+static char *podman_api(const char *root, const char *what, struct json_span *doc)
 {
 	char path[PATH_MAX], req[256], *answer, *body;
 	struct sockaddr_un sa;
-	struct json_span doc, labels_obj;
 	ssize_t n;
 	int fd;
 
-	if (!c->pod[0] || (size_t)snprintf(path, sizeof(path), "%s" PODMAN_API, root) >= sizeof(path))
-		return;
+	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_API, root) >= sizeof(path))
+		return NULL;
 	fd = io_unix_socket(path, SOCK_STREAM | SOCK_NONBLOCK, &sa);
 	if (fd < 0)
-		return;
+		return NULL;
 	/* HTTP/1.0: one answer, not chunked, and the end of the stream is its end. */
-	n = snprintf(req, sizeof(req), "GET /v4.0.0/libpod/pods/%s/json HTTP/1.0\r\nHost: podman\r\n\r\n", c->pod);
+	n = snprintf(req, sizeof(req), "GET /v4.0.0/libpod/%s/json HTTP/1.0\r\nHost: podman\r\n\r\n", what);
 	answer = malloc(API_ANSWER_MAX + 1);
 	if (answer && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
 	    io_send_within(fd, &(struct msghdr) { .msg_iov = &(struct iovec) { req, (size_t)n }, .msg_iovlen = 1 },
@@ -379,20 +386,49 @@ static void podman_pod_api(struct container *c, const char *root)
 		answer[n] = '\0';
 		body = strstr(answer, "\r\n\r\n");
 		if (strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 200 ", 5) == 0 && body &&
-		    json_whole(body + 4, (size_t)(answer + n - body - 4), &doc) == 0) {
-			take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
-			if (json_member(doc, "Labels", &labels_obj) == 0)
-				labels(labels_obj, c->pod_labels, sizeof(c->pod_labels));
+		    json_whole(body + 4, (size_t)(answer + n - body - 4), doc) == 0) {
+			(void) close(fd);
+			return answer;
 		}
 	}
 	free(answer);
 	(void) close(fd);
+	return NULL;
 }
 
-/* A podman pod's name and labels: from its database where that is BoltDB, else from its API. */
+/*
+ * podman 5 keeps its records in SQLite, whose format is not read here; where podman's API listens, the pod is asked
+ * for (and first, where the cgroup did not give the pod's id, the container, whose "Pod" names it). A service that
+ * socket activation has still to start, or a slow one, costs that and gives no name.
+ */
+static void podman_pod_api(struct container *c, const char *root)
+{
+	char what[128], id[80] = "", *answer;
+	struct json_span doc, v;
+
+	if (!c->pod[0]) {
+		(void) snprintf(what, sizeof(what), "containers/%s", c->id);
+		if (!(answer = podman_api(root, what, &doc)))
+			return;
+		take(doc, "Pod", NULL, id, sizeof(id));
+		free(answer);
+		if (!cgroup_hex_id(id, strlen(id)))
+			return;
+		memcpy(c->pod, id, sizeof(c->pod));
+	}
+	(void) snprintf(what, sizeof(what), "pods/%s", c->pod);
+	if (!(answer = podman_api(root, what, &doc)))
+		return;
+	take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
+	if (json_member(doc, "Labels", &v) == 0)
+		labels(v, c->pod_labels, sizeof(c->pod_labels));
+	free(answer);
+}
+
+/* A podman container's pod: from its database where that is BoltDB, else from its API. */
 static void podman_pod(struct container *c, const char *root)
 {
-	if (c->pod[0] && !podman_pod_db(c, root))
+	if (!podman_pod_db(c, root))
 		podman_pod_api(c, root);
 }
 
