@@ -375,6 +375,7 @@ START_TEST(test_podman_api)
 	ck_assert_str_eq(c.pod_name, "web-7");
 	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
 	ck_assert_str_eq(c.name, "web-7-worker");
+	ck_assert_str_eq(c.pod_from, "podman's API");
 	/* Not found, or a name with a control character: no name. */
 	pid = fake_api(root, "HTTP/1.1 404 Not Found\r\n\r\n{\"Name\":\"web-7\"}", NULL);
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
@@ -390,6 +391,7 @@ START_TEST(test_podman_api)
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	ck_assert_int_lt(ms_now() - t0, 2000);
 	ck_assert_str_eq(c.pod_name, "");
+	ck_assert_str_eq(c.pod_from, "podman's API: no answer within 250 ms");
 	ck_assert_str_eq(c.name, "web-7-worker");
 	(void) kill(pid, SIGKILL);
 	(void) unit_reap(pid);
@@ -420,6 +422,10 @@ START_TEST(test_podman_api)
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
 	ck_assert_str_eq(c.pod_name, "");
 	ck_assert_str_eq(c.name, "web-7-worker");
+	ck_assert_str_eq(c.pod_from, "podman's API: not listening");
+	/* Outside a pod, nothing said. */
+	read_path(root, "/libpod_parent/libpod-" ID2, &c);
+	ck_assert_str_eq(c.pod_from, "");
 	unit_rmtree(root);
 }
 END_TEST
@@ -477,6 +483,7 @@ START_TEST(test_pod_databases)
 	ck_assert_str_eq(c.name, "web-7-worker");
 	ck_assert_str_eq(c.pod_name, "web-7");
 	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
+	ck_assert_str_eq(c.pod_from, "bolt_state.db");
 	/* Another pod's record is not this one's. */
 	read_path(root, "/libpod_parent/" ID3 "/libpod-" ID2, &c);
 	ck_assert_str_eq(c.pod_name, "");

@@ -154,8 +154,8 @@ podman_part() {
 	check "podman pod: runtime, name, image: $(field "$E" CORESINK_CONTAINER_NAME) $(field "$E" CORESINK_CONTAINER_IMAGE)" \
 		all_of "$E" "CORESINK_CONTAINER_RUNTIME=podman" "CORESINK_CONTAINER_NAME=web-$$-worker" \
 		"CORESINK_CONTAINER_IMAGE=localhost/$TAG-pod:1" "CORESINK_CONTAINER_FROM=containers.json"
-	check "podman pod: its name, from podman's database (BoltDB), no API: $(field "$E" CORESINK_POD_NAME)" \
-		has_line "$E" "CORESINK_POD_NAME=web-$$"
+	check "podman pod: its name, from podman's database (BoltDB), no API: $(field "$E" CORESINK_POD_NAME), from $(field "$E" CORESINK_POD_FROM)" \
+		all_of "$E" "CORESINK_POD_NAME=web-$$" "CORESINK_POD_FROM=bolt_state.db"
 	# podman keeps no Kubernetes namespace (kube play drops it): none is made up.
 	check "podman pod: no namespace made up" lacks "$E" "CORESINK_POD_NAMESPACE="
 	check "podman pod: its labels, from the same record: $(field "$E" CORESINK_POD_LABELS)" \

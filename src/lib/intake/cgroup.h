@@ -30,6 +30,7 @@ struct container {
 	char pod_name[UNIT_NAME_MAX], pod_namespace[UNIT_NAME_MAX];
 	char pod_labels[1024];          /* the pod's labels, "KEY=VALUE" words one blank apart (runtime.c) */
 	char state[64];                 /* which file said it, or why none did */
+	char pod_from[96];              /* where a podman pod's name came from, or why it did not */
 };
 
 void cgroup_units(const char *path, struct units *u);

@@ -326,6 +326,8 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 		said(c, runtime, "containers.json");
 	}
 	free(text);
+	if (found)
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "bolt_state.db");
 	return found;
 }
 
@@ -357,40 +359,48 @@ static bool podman_pod_db(struct container *c, const char *root)
 			labels(v, c->pod_labels, sizeof(c->pod_labels));
 	}
 	free(text);
+	if (found)
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "bolt_state.db");
 	return found;
 }
 
 /*
  * GET of path from podman's API (podman.socket, root's): the answer's JSON body in *doc, the malloc'd answer to
- * free, or NULL. The request sent and the answer read within PODMAN_API_MS each, while the crashed process waits.
+ * free, or NULL and why in c->pod_from. The request sent and the answer read within PODMAN_API_MS each, while the
+ * crashed process waits.
  */
-static char *podman_api(const char *root, const char *what, struct json_span *doc)
+static char *podman_api(struct container *c, const char *root, const char *what, struct json_span *doc)
 {
 	char path[PATH_MAX], req[256], *answer, *body;
+	const char *why = NULL;         /* NULL: no answer in time */
 	struct sockaddr_un sa;
-	ssize_t n;
+	ssize_t n = 0;
 	int fd;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_API, root) >= sizeof(path))
-		return NULL;
-	fd = io_unix_socket(path, SOCK_STREAM | SOCK_NONBLOCK, &sa);
-	if (fd < 0)
+	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_API, root) >= sizeof(path) ||
+	    (fd = io_unix_socket(path, SOCK_STREAM | SOCK_NONBLOCK, &sa)) < 0)
 		return NULL;
 	/* HTTP/1.0: one answer, not chunked, and the end of the stream is its end. */
 	n = snprintf(req, sizeof(req), "GET /v4.0.0/libpod/%s/json HTTP/1.0\r\nHost: podman\r\n\r\n", what);
 	answer = malloc(API_ANSWER_MAX + 1);
-	if (answer && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    io_send_within(fd, &(struct msghdr) { .msg_iov = &(struct iovec) { req, (size_t)n }, .msg_iovlen = 1 },
-			   PODMAN_API_MS) == 0 &&
-	    (n = io_read_within(fd, answer, API_ANSWER_MAX, PODMAN_API_MS)) > 0) {
+	if (!answer || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		why = answer ? "not listening" : "out of memory";
+	else if (io_send_within(fd, &(struct msghdr) { .msg_iov = &(struct iovec) { req, (size_t)n }, .msg_iovlen = 1 },
+				PODMAN_API_MS) == 0 &&
+		 (n = io_read_within(fd, answer, API_ANSWER_MAX, PODMAN_API_MS)) > 0) {
 		answer[n] = '\0';
 		body = strstr(answer, "\r\n\r\n");
+		why = "not an answer of 200 with JSON";
 		if (strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 200 ", 5) == 0 && body &&
 		    json_whole(body + 4, (size_t)(answer + n - body - 4), doc) == 0) {
 			(void) close(fd);
 			return answer;
 		}
 	}
+	if (why)
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API: %s", why);
+	else
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API: no answer within %d ms", PODMAN_API_MS);
 	free(answer);
 	(void) close(fd);
 	return NULL;
@@ -399,7 +409,7 @@ static char *podman_api(const char *root, const char *what, struct json_span *do
 /*
  * podman 5 keeps its records in SQLite, whose format is not read here; where podman's API listens, the pod is asked
  * for (and first, where the cgroup did not give the pod's id, the container, whose "Pod" names it). A service that
- * socket activation has still to start, or a slow one, costs that and gives no name.
+ * socket activation has still to start, or a slow one, costs that and gives no name (said in c->pod_from).
  */
 static void podman_pod_api(struct container *c, const char *root)
 {
@@ -408,8 +418,11 @@ static void podman_pod_api(struct container *c, const char *root)
 
 	if (!c->pod[0]) {
 		(void) snprintf(what, sizeof(what), "containers/%s", c->id);
-		if (!(answer = podman_api(root, what, &doc)))
+		/* Whether it is in a pod at all is not known then: nothing said. */
+		if (!(answer = podman_api(c, root, what, &doc))) {
+			c->pod_from[0] = '\0';
 			return;
+		}
 		take(doc, "Pod", NULL, id, sizeof(id));
 		free(answer);
 		if (!cgroup_hex_id(id, strlen(id)))
@@ -417,11 +430,12 @@ static void podman_pod_api(struct container *c, const char *root)
 		memcpy(c->pod, id, sizeof(c->pod));
 	}
 	(void) snprintf(what, sizeof(what), "pods/%s", c->pod);
-	if (!(answer = podman_api(root, what, &doc)))
+	if (!(answer = podman_api(c, root, what, &doc)))
 		return;
 	take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
 	if (json_member(doc, "Labels", &v) == 0)
 		labels(v, c->pod_labels, sizeof(c->pod_labels));
+	(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API");
 	free(answer);
 }
 
