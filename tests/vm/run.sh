@@ -28,7 +28,7 @@ VM=$B/vm
 mkdir -p "$VM/out"
 scratch
 TABLE=$B/vm.md
-PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs
+PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman
 BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-420}
 
 # image REL: $VM/REL/base.img (ext4, the whole root), vmlinuz and initrd, built unless this recipe made them today.
@@ -210,6 +210,10 @@ payload() {
 	# copy of sleep (on unstable, whose trace of one stops in libc, none was).
 	printf '#include <signal.h>\n#include <unistd.h>\nstatic void crash(int sig) { signal(sig, SIG_DFL); *(volatile int *)0 = 1; }\nint main(void) { signal(SIGSEGV, crash); for (;;) pause(); }\n' > "$T/wait.c"
 	cc -O1 -o "$p/fetch-dump" "$T/wait.c" && strip --strip-all "$p/fetch-dump" || fail "building fetch-dump"
+	# pods_checks' image: a root file system of one static program that waits, then faults at SIGUSR1.
+	printf '#include <signal.h>\n#include <unistd.h>\nstatic void crash(int sig) { (void)sig; *(volatile int *)0 = 1; }\nint main(void) { signal(SIGUSR1, crash); for (;;) pause(); }\n' > "$T/pod.c"
+	mkdir -p "$T/podroot" && cc -static -O1 -o "$T/podroot/pod-dump" "$T/pod.c" && tar -C "$T/podroot" -cf "$p/pod.tar" . ||
+		fail "building the pod's image (cc -static: libc6-dev's libc.a)"
 }
 # powercut (make check-powercut): one boot of unstable records each file system and mode through dm-log-writes
 # (guest.sh's stagepowercut); here each log is replayed onto an image (replaylog), and at every flush, FUA and mark
