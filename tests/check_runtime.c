@@ -527,6 +527,27 @@ START_TEST(test_pod_databases)
 								  0 }))))) }, 1);
 	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
 	ck_assert_str_eq(c.pod_labels, "");
+
+	/* Plain containerd: the container's image, and nerdctl's name for it, from its record; a name with a control
+	 * character is no name. */
+	put(root, "/run/containerd/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
+	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
+			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
+				{ 0, "image", "docker.io/library/web:1", 23, 0 },
+				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", "web", 3, 0 }) }, 2), 0 }))) }, 1);
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.runtime, "containerd");
+	ck_assert_str_eq(c.image, "docker.io/library/web:1");
+	ck_assert_str_eq(c.name, "web");
+	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
+			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
+				{ 0, "image", "web\033[2J", 8, 0 },
+				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", "w\0b", 3, 0 }) }, 2), 0 }))) }, 1);
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.image, "");
+	ck_assert_str_eq(c.name, "");
 	unit_rmtree(root);
 }
 END_TEST

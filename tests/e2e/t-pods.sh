@@ -323,6 +323,7 @@ containerd_part() {
 		for _ in $(seq 100); do "${CTR[@]}" version > /dev/null 2>&1 && break; sleep 0.1; done
 	else
 		CTR=(ctr -n "$TAG")
+		CONTAINERD_ROOT=/var/lib/containerd     # a system containerd's, by default
 	fi
 	# The image, as docker save wrote it (the docker part's).
 	"${DOCKER[@]}" save "$TAG-dock:1" > "$T/saved.tar" 2>/dev/null || part_skip "containerd: no image to import (docker save)" || return 0
@@ -336,6 +337,10 @@ containerd_part() {
 	crash_pid "$pid"
 	check "plain containerd: /$TAG/task-$$, confirmed by its bundle" all_of "$E" "CORESINK_CONTAINER_RUNTIME=containerd" \
 		"CORESINK_CONTAINER_ID=task-$$" "CORESINK_CONTAINER_FROM=config.json"
+	if [ "${CONTAINERD_ROOT:-}" = /var/lib/containerd ]; then
+		check "plain containerd: its image, from containerd's database: $(field "$E" CORESINK_CONTAINER_IMAGE)" \
+			has_line "$E" "CORESINK_CONTAINER_IMAGE=docker.io/library/$TAG-dock:1"
+	fi
 }
 containerd_part
 
@@ -373,7 +378,7 @@ cri_part() {
 		"CORESINK_POD_NAME=web-cri-$$" "CORESINK_POD_NAMESPACE=billing" "CORESINK_CONTAINER_FROM=config.json"
 	check "containerd CRI: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
 		has_line "$U" "CORESINK_UPLOAD_OUTPUT=ns=billing pod=web-cri-$$\n"
-	if [ "$CONTAINERD_ROOT" = /var/lib/containerd ]; then
+	if [ "${CONTAINERD_ROOT:-}" = /var/lib/containerd ]; then
 		check "containerd CRI: the pod's labels, from containerd's database: $(field "$E" CORESINK_POD_LABELS)" \
 			has_line "$E" "CORESINK_POD_LABELS=app=web tier=back"
 	else

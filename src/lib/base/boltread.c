@@ -33,6 +33,7 @@
 #define RUN_MAX (16u << 20)
 #define DEPTH_MAX 32
 #define PAGES_MAX 4096
+#define HELD_MAX (32u << 20)    /* a walk's pages held at once, from the root down */
 #define TRIES 3
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
@@ -336,8 +337,11 @@ int bolt_get(int fd, struct bolt_path at, const char *key, char **value, size_t 
 	return r;
 }
 
-/* Every leaf element under page id, in key order, given to each; *budget pages at most: 0 or -errno. */
-static int each_under(const struct db *db, const struct page *pg, unsigned depth, unsigned *budget,
+/*
+ * Every leaf element under page pg, in key order, given to each; *budget pages at most, and the pages on the way
+ * down (held: the bytes of pg's ancestors and pg) HELD_MAX bytes at most: 0 or -errno.
+ */
+static int each_under(const struct db *db, const struct page *pg, size_t held, unsigned depth, unsigned *budget,
 		      bolt_each_fn *each, void *arg)
 {
 	struct page child;
@@ -358,8 +362,10 @@ static int each_under(const struct db *db, const struct page *pg, unsigned depth
 			return -E2BIG;
 		--*budget;
 		r = page_load(db, e.child, &child);
+		if (r == 0 && child.n > HELD_MAX - held)
+			r = -E2BIG;
 		if (r == 0)
-			r = each_under(db, &child, depth + 1, budget, each, arg);
+			r = each_under(db, &child, held + child.n, depth + 1, budget, each, arg);
 		free(child.buf);
 	}
 	return r;
@@ -388,7 +394,7 @@ int bolt_each(int fd, struct bolt_path at, bolt_each_fn *each, void *arg)
 		if (r == 0)
 			r = root_page(&db, &b, &pg);
 		if (r == 0)
-			r = each_under(&db, &pg, 0, &budget, each, arg);
+			r = each_under(&db, &pg, pg.n, 0, &budget, each, arg);
 		if (r == 0 && !still(&db))
 			r = -EAGAIN;
 		free(pg.buf);

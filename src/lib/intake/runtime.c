@@ -267,6 +267,35 @@ static void containerd_pod_labels(struct container *c, const char *root, struct 
 	free(any);
 }
 
+/* A name from a database's value (bytes, not JSON): taken only whole, valid UTF-8, free of control characters. */
+static void take_bytes(const char *v, size_t len, char *out, size_t size)
+{
+	if (v && len > 0 && strlen(v) == len && len < size && escape_clean(v))
+		memcpy(out, v, len + 1);
+}
+
+/*
+ * A plain containerd container's image, and the name nerdctl gave it, from containerd's database (v1/NS/containers/ID:
+ * its image, its label nerdctl/name): the bundle has neither. A CRI container's bundle has said both already.
+ */
+static void containerd_record(struct container *c, const char *root)
+{
+	const char *names[] = { "v1", c->ns[0] ? c->ns : "k8s.io", "containers", c->id, "labels" };
+	size_t len = 0;
+	char *v;
+
+	if (!c->image[0]) {
+		v = bolt_value(root, CONTAINERD_DB, names, 4, "image", &len);
+		take_bytes(v, len, c->image, sizeof(c->image));
+		free(v);
+	}
+	if (!c->name[0]) {
+		v = bolt_value(root, CONTAINERD_DB, names, 5, "nerdctl/name", &len);
+		take_bytes(v, len, c->name, sizeof(c->name));
+		free(v);
+	}
+}
+
 /* An OCI bundle's annotations, as containerd's CRI plugin (io.kubernetes.cri.*) or CRI-O (io.kubernetes.*) wrote. */
 static bool bundle(struct container *c, const char *root, const char *path, const char *runtime)
 {
@@ -295,6 +324,8 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 			containerd_pod_labels(c, root, a);
 	}
 	free(text);
+	if (strcmp(runtime, "containerd") == 0)
+		containerd_record(c, root);
 	said(c, runtime, "config.json");
 	return true;
 }
