@@ -37,18 +37,24 @@
 #define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
 #define API_ANSWER_MAX (64u << 10)
 
+/* The file root+path opened to read, not through a link, not waiting on a FIFO: its fd, or -1. */
+static int open_host(const char *root, const char *path)
+{
+	char full[PATH_MAX];
+
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
+		return -1;
+	return open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+}
+
 /* The whole regular file root+path, at most max bytes, as one checked JSON value: a malloc'd text or NULL. */
 static char *read_json(const char *root, const char *path, size_t max, struct json_span *doc)
 {
-	char full[PATH_MAX];
 	struct stat st;
 	char *text = NULL;
 	ssize_t n;
-	int fd;
+	int fd = open_host(root, path);
 
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
-		return NULL;
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max &&
@@ -198,12 +204,9 @@ static void crio_pod_labels(struct container *c, const char *root, struct json_s
 static char *bolt_value(const char *root, const char *path, const char *const *names, size_t depth, const char *key,
 			size_t *len)
 {
-	char full[PATH_MAX], *value = NULL;
-	int fd;
+	char *value = NULL;
+	int fd = open_host(root, path);
 
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
-		return NULL;
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	if (bolt_get(fd, (struct bolt_path) { names, depth }, key, &value, len) < 0)
