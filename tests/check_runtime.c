@@ -456,6 +456,29 @@ static struct bm_elem nest(unsigned char *v, const char *key, struct bm_elem inn
 	return (struct bm_elem) { BM_BUCKET, key, v, bm_bucket(v, 0, &inner, 1), 0 };
 }
 
+/* containerd's database with the CRI sandbox ID3's extension io.cri-containerd.sandbox.metadata = any. */
+static void put_sandbox_metadata(const char *root, const unsigned char *any, size_t n)
+{
+	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], b5[1024];
+
+	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "k8s.io", nest(b3, "containers", nest(b4, ID3,
+			nest(b5, "extensions", (struct bm_elem) { 0, "io.cri-containerd.sandbox.metadata", any, n,
+								  0 }))))) }, 1);
+}
+
+/* containerd's database with plain container default/ID3's record: its image, and its label nerdctl/name. */
+static void put_containerd_record(const char *root, const char *image, size_t ilen, const char *name, size_t nlen)
+{
+	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], b5[1024];
+
+	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
+			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
+				{ 0, "image", image, ilen, 0 },
+				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", name, nlen, 0 }) }, 2), 0 }))) }, 1);
+}
+
 /*
  * A pod's name and labels where podman 4 (BoltDB: pod/ID/config) and containerd's CRI plugin (its metadata database:
  * the sandbox container's extension, JSON in a protobuf Any) keep them, without podman's API.
@@ -468,7 +491,7 @@ START_TEST(test_pod_databases)
 				   "\"Config\":{\"metadata\":{\"name\":\"web-7\",\"namespace\":\"shop\"},"
 				   "\"labels\":{\"app\":\"web\",\"io.kubernetes.pod.x\":\"y\",\"tier\":\"back\"}}}}";
 	static const char type[] = "github.com/containerd/cri/pkg/store/sandbox/Metadata";
-	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], b5[1024], any[1024];
+	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], any[1024];
 	char root[256];
 	struct container c;
 	size_t n = 0;
@@ -511,40 +534,26 @@ START_TEST(test_pod_databases)
 	put(root, "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID2 "/config.json",
 	    "{\"annotations\":{\"io.kubernetes.cri.container-name\":\"worker\",\"io.kubernetes.cri.sandbox-id\":\""
 	    ID3 "\",\"io.kubernetes.cri.sandbox-name\":\"web-7\"}}");
-	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
-		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "k8s.io", nest(b3, "containers", nest(b4, ID3,
-			nest(b5, "extensions", (struct bm_elem) { 0, "io.cri-containerd.sandbox.metadata", any, n,
-								  0 }))))) }, 1);
+	put_sandbox_metadata(root, any, n);
 	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
 	ck_assert_str_eq(c.runtime, "containerd");
 	ck_assert_str_eq(c.pod_name, "web-7");
 	ck_assert_str_eq(c.pod_labels, "app=web tier=back");
 	/* An Any that is not one gives nothing. */
 	any[n - 2 - strlen(meta) - 1] = 0x7f;
-	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
-		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "k8s.io", nest(b3, "containers", nest(b4, ID3,
-			nest(b5, "extensions", (struct bm_elem) { 0, "io.cri-containerd.sandbox.metadata", any, n,
-								  0 }))))) }, 1);
+	put_sandbox_metadata(root, any, n);
 	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
 	ck_assert_str_eq(c.pod_labels, "");
 
 	/* Plain containerd: the container's image, and nerdctl's name for it, from its record; a name with a control
 	 * character is no name. */
 	put(root, "/run/containerd/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
-	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
-		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
-			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
-				{ 0, "image", "docker.io/library/web:1", 23, 0 },
-				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", "web", 3, 0 }) }, 2), 0 }))) }, 1);
+	put_containerd_record(root, "docker.io/library/web:1", 23, "web", 3);
 	read_path(root, "/default/" ID3, &c);
 	ck_assert_str_eq(c.runtime, "containerd");
 	ck_assert_str_eq(c.image, "docker.io/library/web:1");
 	ck_assert_str_eq(c.name, "web");
-	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
-		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
-			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
-				{ 0, "image", "web\033[2J", 8, 0 },
-				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", "w\0b", 3, 0 }) }, 2), 0 }))) }, 1);
+	put_containerd_record(root, "web\033[2J", 8, "w\0b", 3);
 	read_path(root, "/default/" ID3, &c);
 	ck_assert_str_eq(c.image, "");
 	ck_assert_str_eq(c.name, "");
