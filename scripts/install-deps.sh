@@ -17,6 +17,7 @@ pc:libelf libelf-dev elfutils libelf (stack traces)
 pc:libacl libacl1-dev libacl (read access for the crashing user)
 pc:libzstd libzstd-dev libzstd (compression)
 pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)
+pc:libcrypto libssl-dev OpenSSL's libcrypto (SHA-256: a core's record of its entry, a seal's of a core)
 pc:libdebuginfod libdebuginfod-dev libdebuginfod (debug info by build-id, DebuginfodURLs=)'
 test_needs='
 pc:check check the Check unit test library

@@ -1,4 +1,7 @@
-/* check_escape.c: text from a crashing process, escaped for the journal: the cases, and the cut at a buffer's end. */
+/*
+ * check_escape.c: text from a crashing process, escaped for the journal: the cases, and the cut at a buffer's end;
+ * the one JSON string writer.
+ */
 #include "base.h"
 #include "unit.h"
 
@@ -25,6 +28,13 @@ static const struct {
 	/* Multi-line fields keep their lines and tabs; the rest is escaped alike. */
 	{ "Name:\tx\x1b\nState:\tZ\n", ESCAPE_MULTILINE, "Name:\tx\\x1b\nState:\tZ\n" },
 	{ "", ESCAPE_BACKSLASH, "" },
+	/* Text that says what its bytes do not: a right-to-left override, an isolate, a line separator. */
+	{ "evil\xe2\x80\xaegpj.exe", ESCAPE_BACKSLASH, "evil\\xe2\\x80\\xaegpj.exe" },
+	{ "a\xe2\x81\xa6" "b\xe2\x81\xa9", ESCAPE_BACKSLASH, "a\\xe2\\x81\\xa6" "b\\xe2\\x81\\xa9" },
+	{ "one\xe2\x80\xa8two\xe2\x80\xa9", ESCAPE_BACKSLASH, "one\\xe2\\x80\\xa8two\\xe2\\x80\\xa9" },
+	{ "\xe2\x80\x8f\xd8\x9c", ESCAPE_BACKSLASH, "\\xe2\\x80\\x8f\\xd8\\x9c" },
+	/* A field's NUL, held as C0 80 (record_read), is shown, and what follows it too. */
+	{ "/bin/x\xc0\x80/etc/shadow", ESCAPE_BACKSLASH, "/bin/x\\x00/etc/shadow" },
 };
 
 START_TEST(test_cases)
@@ -60,6 +70,34 @@ START_TEST(test_undeleted)
 }
 END_TEST
 
+/* escape_json() of any bytes: one valid JSON value, and no two inputs alike. */
+static char *json(const char *s, size_t n)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	escape_json(m, s, n);
+	fclose(m);
+	return out;
+}
+
+START_TEST(test_json)
+{
+	char *a = json("\xff", 1), *b = json("\\xff", 4), *c = json("a\0b", 3), *d = json("q\"\\\n\xe2\x80\xae", 7),
+	     *e = json("x\xc0\x80y", 4), *f = json("", 0);
+
+	ck_assert_str_eq(a, "[255]");
+	ck_assert_str_eq(b, "\"\\\\xff\"");
+	ck_assert_str_ne(a, b);
+	ck_assert_str_eq(c, "\"a\\u0000b\"");
+	ck_assert_str_eq(d, "\"q\\\"\\\\\\n\\u202e\"");
+	ck_assert_str_eq(e, "\"x\\u0000y\"");
+	ck_assert_str_eq(f, "\"\"");
+	free(a), free(b), free(c), free(d), free(e), free(f);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("escape");
@@ -68,6 +106,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_cases, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_cut);
 	tcase_add_test(tc, test_undeleted);
+	tcase_add_test(tc, test_json);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,8 @@
  * check_fetch.c: the fetch step, as fetch_run() runs it and confine_fetch() confines it (fetchprobe stands in for
  * its program): as coresink-debuginfod, it cannot read the core (a root 0640 file), the crashing process's /proc or
  * a root 0600 file, and writes nothing but its cache; it can reach the network, and nothing else a hostile server's
- * answer could use: no unix socket (journald's, D-Bus's, an abstract one), no System V IPC of the host's, no user
+ * answer could use: no unix socket (journald's, D-Bus's, an abstract one; nor by a pair of them, whose datagram
+ * kind would send to the test's listeners by address), no socket given to it, no System V IPC of the host's, no user
  * namespace, no session or process of its own out of the deadline's kill, no signal to another process. As root,
  * with that user (t-debuginfod runs the real step with user namespaces off). Then the needs of the analysis's first
  * pass as the handler reads them, and the cache's checks and how its files are opened (beneath it, no link, a regular
@@ -12,8 +13,10 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <seccomp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -29,8 +32,11 @@ START_TEST(test_confined)
 	socklen_t alen = sizeof(a);
 	struct fetch_job j = { .timeout_ms = 10000, .max_use = 1 << 20 };
 	struct fetch_need need = { "debuginfo", "0123456789abcdef", "probe" };
+	struct sockaddr_un lp = { .sun_family = AF_UNIX }, la = { .sun_family = AF_UNIX };
+	const char abstract[] = "\0coresink-fetchprobe-listen";
 	pid_t victim;
-	int lfd, fd;
+	int lfd, fd, dpath, dabs;
+	char got[64];
 	ssize_t n;
 
 	/* The users are made by tests/e2e/run.sh, which runs this suite again (t-debuginfod): there it must run. */
@@ -52,6 +58,15 @@ START_TEST(test_confined)
 	fd = open(secret, O_WRONLY | O_CREAT, 0600);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
+	/* Two datagram listeners of the host's, as journald's socket and /dev/log are: by path (writable by all), abstract. */
+	(void) snprintf(lp.sun_path, sizeof(lp.sun_path), "%s/listen.sock", dir);
+	memcpy(la.sun_path, abstract, sizeof(abstract));
+	dpath = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	dabs = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_eq(bind(dpath, (struct sockaddr *)&lp, sizeof(lp)), 0);
+	ck_assert_int_eq(chmod(lp.sun_path, 0777), 0);
+	ck_assert_int_eq(bind(dabs, (struct sockaddr *)&la,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof(abstract) - 1)), 0);
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
 	ck_assert_int_eq(listen(lfd, 4), 0);
@@ -61,7 +76,7 @@ START_TEST(test_confined)
 		pause();
 		_exit(0);
 	}
-	(void) snprintf(args, sizeof(args), "%s %d %s %d", core, (int)victim, secret, ntohs(a.sin_port));
+	(void) snprintf(args, sizeof(args), "%s %d %s %d %s", core, (int)victim, secret, ntohs(a.sin_port), lp.sun_path);
 	n = readlink("/proc/self/exe", probe, sizeof(probe) - 32);
 	ck_assert_int_gt(n, 0);
 	probe[n] = '\0';
@@ -86,6 +101,16 @@ START_TEST(test_confined)
 	ck_assert_msg(strstr(said, "setsid=EPERM"), "no session of its own: %s", said);
 	ck_assert_msg(strstr(said, "kill-other=EPERM"), "no signal to another: %s", said);
 	ck_assert_msg(strstr(said, "fork=EPERM"), "no process of its own: %s", said);
+	ck_assert_msg(strstr(said, "inherited-sockets=0"), "no socket given: %s", said);
+	ck_assert_msg(strstr(said, "sp-dgram=EPERM") && strstr(said, "sp-seqpacket=EPERM"),
+		      "no pair of unix sockets but a stream's: %s", said);
+	ck_assert_msg(strstr(said, "sp-stream=ok") && !strstr(said, "sp-stream-sendto-path=ok") &&
+		      !strstr(said, "sp-stream-sendto-abstract=ok") && !strstr(said, "sp-stream-connect=ok"),
+		      "libcurl's stream pair, which reaches no address: %s", said);
+	ck_assert_msg(recv(dpath, got, sizeof(got), MSG_DONTWAIT) < 0 && errno == EAGAIN, "nothing came by path");
+	ck_assert_msg(recv(dabs, got, sizeof(got), MSG_DONTWAIT) < 0 && errno == EAGAIN, "nothing came by name");
+	close(dpath), close(dabs);
+	(void) unlink(lp.sun_path);
 	kill(victim, SIGKILL);
 	unit_reap(victim);
 	close(lfd);

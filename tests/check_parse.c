@@ -1,4 +1,5 @@
-/* check_parse.c: the strict parsers for numbers, sizes and modes. */
+/* check_parse.c: the strict parsers for numbers, sizes, modes, signatures and times. */
+#include "admin.h"
 #include "base.h"
 #include "unit.h"
 
@@ -78,6 +79,44 @@ START_TEST(test_mode)
 }
 END_TEST
 
+/* A signature's form, exactly: no blanks, sign, "0x", capitals or other lengths. */
+START_TEST(test_hex64)
+{
+	uint64_t v = 0;
+
+	ck_assert_int_eq(parse_hex64("00000000deadbeef", &v), 0);
+	ck_assert_uint_eq(v, 0xdeadbeef);
+	ck_assert_int_eq(parse_hex64("\r\n\t\v\f00000000001", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64(" 0000000deadbeef", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64("-000000000000001", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64("0x00000000000001", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64("00000000DEADBEEF", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64("00000000deadbeef0", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64("0000000000000000", &v), -EINVAL);
+	ck_assert_int_eq(parse_hex64("", &v), -EINVAL);
+}
+END_TEST
+
+/* Times before 1970 are refused, never wrapped into the far future. */
+START_TEST(test_time)
+{
+	const uint64_t now = 1795800000ULL * 1000000;
+	uint64_t v = 0;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	ck_assert_int_eq(entries_parse_time("1900-01-01", now, &v), -EINVAL);
+	ck_assert_int_eq(entries_parse_time("1969-12-31", now, &v), -EINVAL);
+	ck_assert_int_eq(entries_parse_time("1969-12-31 23:59:59", now, &v), -EINVAL);
+	ck_assert_int_eq(entries_parse_time("1970-01-01", now, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(entries_parse_time("2026-11-28 12:00", now, &v), 0);
+	ck_assert_uint_eq(v, 1795867200ULL * 1000000);
+	ck_assert_int_eq(entries_parse_time("-100y", now, &v), -EINVAL);
+	ck_assert_int_eq(entries_parse_time("@-1", now, &v), -EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -87,6 +126,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bytes);
 	tcase_add_test(tc, test_size_spec);
 	tcase_add_test(tc, test_mode);
+	tcase_add_test(tc, test_hex64);
+	tcase_add_test(tc, test_time);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,6 +1,6 @@
 /*
  * check_upload.c: ExecUpload='s words and specifiers: quotes and escapes, every specifier, a hostile comm that must
- * stay one safe word, bad commands refused; the retry backoff. Real uploads: t-upload (rclone to a WebDAV server).
+ * stay one safe word and never an option, bad commands refused; the retry backoff; the environment a command gets. Real uploads: t-upload (rclone to a WebDAV server).
  */
 #include "report.h"
 #include "sandbox.h"
@@ -67,30 +67,82 @@ START_TEST(test_backoff)
 }
 END_TEST
 
-/* The fields as JSON (quotes, backslashes, control bytes escaped) and as the environment (one-line fields only). */
+/*
+ * The fields as JSON (quotes, backslashes, control bytes escaped) and as the environment: the fixed variables first,
+ * then the one-line fields of the handler's own set, clean; nothing else (the door believes no server).
+ */
 START_TEST(test_json_env)
 {
-	const char *extra[] = { "HOME=/", NULL };
+	const char *extra[] = { "HOME=/", "CORESINK_CORE=/var/lib/coresink/core.x", NULL };
 	struct fields f;
 	char *json, **env;
 
 	fields_init(&f, 2);
 	fields_add(&f, "MESSAGE=line one\nline \"two\"");
-	fields_add(&f, "COREDUMP_COMM=a\\b\x01");
+	fields_add(&f, "COREDUMP_COMM=a\\b");
+	fields_add(&f, "COREDUMP_EXE=/x\x01");
 	fields_add(&f, "COREDUMP_PROC_MAPS=x\ny");
+	fields_add(&f, "LD_PRELOAD=/tmp/evil.so");
+	fields_add(&f, "CORESINK_CORE=/etc/shadow");
+	fields_add(&f, "COREDUMP_PID=42");
 	json = crash_json(&f);
 	ck_assert_str_eq(json, "{\"PRIORITY\": \"2\", \"SYSLOG_IDENTIFIER\": \"coresink\", "
-			 "\"MESSAGE\": \"line one\\nline \\\"two\\\"\", \"COREDUMP_COMM\": \"a\\\\b\\u0001\", "
-			 "\"COREDUMP_PROC_MAPS\": \"x\\ny\"}\n");
+			 "\"MESSAGE\": \"line one\\nline \\\"two\\\"\", \"COREDUMP_COMM\": \"a\\\\b\", "
+			 "\"COREDUMP_EXE\": \"/x\\u0001\", \"COREDUMP_PROC_MAPS\": \"x\\ny\", "
+			 "\"LD_PRELOAD\": \"/tmp/evil.so\", \"CORESINK_CORE\": \"/etc/shadow\", \"COREDUMP_PID\": \"42\"}\n");
 	env = crash_env(&f, extra);
-	ck_assert_str_eq(env[0], "PRIORITY=2");
-	ck_assert_str_eq(env[1], "SYSLOG_IDENTIFIER=coresink");
-	ck_assert_str_eq(env[2], "COREDUMP_COMM=a\\b\x01");
-	ck_assert_str_eq(env[3], "HOME=/");
+	ck_assert_str_eq(env[0], "HOME=/");
+	ck_assert_str_eq(env[1], "CORESINK_CORE=/var/lib/coresink/core.x");
+	ck_assert_str_eq(env[2], "COREDUMP_COMM=a\\b");
+	ck_assert_str_eq(env[3], "COREDUMP_PID=42");
 	ck_assert_ptr_null(env[4]);
 	free(json);
 	crash_env_free(env);
 	fields_free(&f);
+}
+END_TEST
+
+/* What the door takes from socket mode's server: an entry's fields, or nothing. */
+START_TEST(test_fields_ours)
+{
+	struct fields f;
+	char why[256];
+
+	fields_init(&f, 2);
+	fields_add(&f, "MESSAGE=Process 42 (x) dumped core.");
+	fields_add(&f, "COREDUMP_PID=42");
+	fields_add(&f, "COREDUMP_PROC_MAPS=multi\nline");
+	ck_assert(crash_fields_ours(&f, why, sizeof(why)));
+	fields_add(&f, "PATH=/tmp/evil");
+	ck_assert(!crash_fields_ours(&f, why, sizeof(why)));
+	ck_assert_str_eq(why, "PATH=/tmp/evil");
+	fields_free(&f);
+	fields_init(&f, 2);
+	fields_add(&f, "COREDUMP_EXE=/bin/x\nLD_PRELOAD=/tmp/evil.so");
+	ck_assert(!crash_fields_ours(&f, why, sizeof(why)));
+	fields_free(&f);
+	fields_init(&f, 2);
+	fields_add(&f, "coredump_exe=/bin/x");
+	ck_assert(!crash_fields_ours(&f, why, sizeof(why)));
+	fields_free(&f);
+}
+END_TEST
+
+/* A value that begins a word is never an option; inside one it stays. */
+START_TEST(test_never_an_option)
+{
+	static const struct upload_names dash = { .file = "f", .dir = "/d", .comm = "--upload-file", .host = "-h" };
+	static char buf[4096];
+	char *argv[UPLOAD_ARGS_MAX];
+
+	ck_assert_int_eq(upload_argv("/usr/bin/curl %e \"%e\" -T%e https://h/%e %H/x --x=%e", &dash, buf, sizeof(buf),
+				     argv), 7);
+	ck_assert_str_eq(argv[1], "_-upload-file");
+	ck_assert_str_eq(argv[2], "_-upload-file");
+	ck_assert_str_eq(argv[3], "-T--upload-file");
+	ck_assert_str_eq(argv[4], "https://h/--upload-file");
+	ck_assert_str_eq(argv[5], "_h/x");
+	ck_assert_str_eq(argv[6], "--x=--upload-file");
 }
 END_TEST
 
@@ -103,6 +155,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bad);
 	tcase_add_test(tc, test_backoff);
 	tcase_add_test(tc, test_json_env);
+	tcase_add_test(tc, test_fields_ours);
+	tcase_add_test(tc, test_never_an_option);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -140,7 +140,13 @@ int cleanup_vacuum(int dirfd, const struct vacuum_spec *v, const char *why, bool
 	for (int i = 0; i < n; i++)
 		total += list[i].o.bytes;
 	for (int i = 0; names && i < n; i++) {
-		bool old = v->older_than && now - (uint64_t)list[i].o.mtime.tv_sec >= v->older_than;
+		const int64_t mtime = (int64_t)list[i].o.mtime.tv_sec;
+		bool old = v->older_than && mtime >= 0 && (uint64_t)mtime <= now && now - (uint64_t)mtime >= v->older_than;
+
+		/* A clock that ran ahead when it was written: the core is taken as new, never as the oldest. */
+		if (v->older_than && mtime > 0 && (uint64_t)mtime > now)
+			fprintf(stderr, "coresinkctl: %s was written %" PRIu64 " s in the future (a clock that ran ahead): "
+				"taken as new\n", list[i].o.name, (uint64_t)mtime - now);
 
 		if (v->exe && (exe_of(dirfd, list[i].o.name, exe, sizeof(exe)), strcmp(exe, v->exe) != 0))
 			continue;

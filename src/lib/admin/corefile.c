@@ -88,11 +88,11 @@ static bool xattr_is(int fd, const char *name, const char *want)
  */
 static int record_says(int fd, const struct record *c)
 {
-	char id[64], pid[16], uid[16];
-	int r = xattr_entry(fd, id, sizeof(id));
+	char record[XATTR_RECORD_MAX + 16], pid[16], uid[16];
+	int r = xattr_entry(fd, record, sizeof(record));
 
 	if (r == 0)
-		return c->entry_id[0] && strcmp(id, c->entry_id) == 0 ? 0 : -EINVAL;
+		return xattr_names_entry(record, c->entry_id) ? 0 : -EINVAL;
 	/* A file system without user xattrs: the name, checked already, is all there is. */
 	if (r == -EOPNOTSUPP)
 		return 0;

@@ -44,7 +44,8 @@ int entries_match(const char *m, char *field, size_t len)
 
 /*
  * A time as journalctl takes the common forms of it: "@SECONDS", "now", "today", "yesterday", "tomorrow",
- * "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" (local time), "-N<unit>". 0 or -EINVAL.
+ * "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" (local time), "-N<unit>"; the one parser of a time every verb takes. 0, or
+ * -EINVAL (a time before 1970 among them).
  */
 int entries_parse_time(const char *s, uint64_t now_usec, uint64_t *usec)
 {
@@ -81,7 +82,8 @@ int entries_parse_time(const char *s, uint64_t now_usec, uint64_t *usec)
 	}
 	tm.tm_isdst = -1;
 	now = mktime(&tm);
-	if (now == (time_t)-1)
+	/* A time before 1970 (mktime's -1 among them) is no journal's: refused, never wrapped into the far future. */
+	if (now < 0)
 		return -EINVAL;
 	*usec = (uint64_t)now * 1000000;
 	return 0;
@@ -106,15 +108,37 @@ int entries_open(const struct selection *s, void **journal)
 	return 0;
 }
 
-/* Field name of an entry, from get, as a new string ("" where it has none); NULL for no memory. */
+/*
+ * Field name of an entry, from get, as a new string ("" where it has none); NULL for no memory. A NUL byte in the
+ * value (anyone may send one) is held as C0 80, which escape.c shows as a NUL: the string does not end there, and
+ * what follows it is shown too.
+ */
 static char *get(origin_get_fn fn, void *ctx, const char *name)
 {
 	const void *data;
-	size_t n, k = strlen(name);
+	const char *v;
+	size_t n, k = strlen(name), nuls = 0;
+	char *out;
 
 	if (fn(ctx, name, &data, &n) < 0 || n <= k)
 		return strdup("");
-	return strndup((const char *)data + k + 1, n - k - 1);
+	v = (const char *)data + k + 1;
+	n -= k + 1;
+	for (size_t i = 0; i < n; i++)
+		nuls += v[i] == '\0';
+	out = malloc(n + nuls + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0, o = 0; i < n; i++) {
+		if (v[i] != '\0') {
+			out[o++] = v[i];
+			continue;
+		}
+		out[o++] = (char)0xc0;
+		out[o++] = (char)0x80;
+	}
+	out[n + nuls] = '\0';
+	return out;
 }
 
 /* A number of the entry's, where it is one (a sign allowed); fallback where it is not. */

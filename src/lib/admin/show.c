@@ -75,9 +75,9 @@ static void now_json(FILE *f, const struct captures_now *now, size_t n, bool pre
 			"\"size\":%" PRIu64 ",\"handler\":%d,\"mode\":\"%s\",\"comm\":", n + i ? "," : "",
 			pretty ? "\n\t" : "", pretty ? "\n\t\t" : "", c->usec, (int)c->pid, (unsigned)c->uid,
 			(unsigned)c->gid, c->sig, capture_state(c), c->bytes, (int)c->handler, c->socket ? "socket" : "pipe");
-		json_string(f, c->comm, strlen(c->comm));
+		escape_json(f, c->comm, strlen(c->comm));
 		fputs(",\"exe\":", f);
-		json_string(f, c->exe, strlen(c->exe));
+		escape_json(f, c->exe, strlen(c->exe));
 		fputs(pretty ? "\n\t}" : "}", f);
 	}
 }
@@ -93,7 +93,7 @@ static void list_json(FILE *f, const struct found *found, int dirfd, const struc
 		fprintf(f, "%s%s{%s\"time\":%" PRIu64 ",\"pid\":%d,\"uid\":%u,\"gid\":%u,\"sig\":%d,\"corefile\":\"%s\","
 			"\"exe\":", i ? "," : "", pretty ? "\n\t" : "", pretty ? "\n\t\t" : "", c->usec, (int)c->pid,
 			(unsigned)c->uid, (unsigned)c->gid, c->sig, core_state_to_string(st));
-		json_string(f, c->exe, strlen(c->exe));
+		escape_json(f, c->exe, strlen(c->exe));
 		if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE)
 			fprintf(f, ",\"size\":%" PRIu64, size);
 		fputs(pretty ? "\n\t}" : "}", f);
@@ -276,7 +276,7 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		const char *v = *(const char *const *)((const char *)c + fields[i].off);
 
 		fprintf(f, "%s\"%s\":", sep, fields[i].key);
-		json_string(f, v, strlen(v));
+		escape_json(f, v, strlen(v));
 	}
 	fputs(pretty ? "\n}\n" : "}\n", f);
 }

@@ -19,6 +19,7 @@
 
 #include "base.h"
 #include "analyse.h"
+#include "entries.h"
 #include "report.h"
 #include "summary.h"
 
@@ -92,11 +93,10 @@ static int grow(struct table *t)
 /* The group of signature sig (16 hex digits), made where missing; NULL for no memory or not a signature. */
 static struct group *group_of(struct table *t, const char *sig)
 {
-	char *end;
-	uint64_t key = strtoull(sig, &end, 16);
+	uint64_t key;
 	size_t h;
 
-	if (strlen(sig) != 16 || *end || key == 0)
+	if (parse_hex64(sig, &key) < 0)
 		return NULL;
 	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
 		return NULL;
@@ -104,7 +104,7 @@ static struct group *group_of(struct table *t, const char *sig)
 		;
 	if (!t->g[h].key) {
 		t->g[h] = (struct group) { .key = key, .first = UINT64_MAX };
-		(void) snprintf(t->g[h].sig, sizeof(t->g[h].sig), "%s", sig);
+		(void) snprintf(t->g[h].sig, sizeof(t->g[h].sig), "%016" PRIx64, key);
 		t->n++;
 	}
 	return &t->g[h];
@@ -153,10 +153,9 @@ static void group_free(struct group *g)
 
 static void add_keys(struct group *g, const char *hex)
 {
-	char *end;
-	uint64_t keys = strtoull(hex, &end, 16);
+	uint64_t keys;
 
-	if (strlen(hex) != 16 || *end || keys == 0 || g->n_keys == KEYS_MAX)
+	if (parse_hex64(hex, &keys) < 0 || g->n_keys == KEYS_MAX)
 		return;
 	for (unsigned i = 0; i < g->n_keys; i++)
 		if (g->keys[i] == keys)
@@ -377,18 +376,18 @@ static void print_json(const struct table *t, FILE *f)
 			g->last, strncmp(g->from, "trace", 5) == 0 ? "false" : "true");
 		for (unsigned h = 0; h < g->n_hosts; h++) {
 			fputs(h ? "," : "", f);
-			json_string(f, g->hosts[h], strlen(g->hosts[h]));
+			escape_json(f, g->hosts[h], strlen(g->hosts[h]));
 		}
 		fprintf(f, "],\"more_hosts\":%s,\"executable\":", g->more_hosts ? "true" : "false");
-		json_string(f, g->exe, strlen(g->exe));
+		escape_json(f, g->exe, strlen(g->exe));
 		fputs(",\"top\":", f);
-		json_string(f, g->top, strlen(g->top));
+		escape_json(f, g->top, strlen(g->top));
 		fputs(",\"newest_core\":", f);
-		json_string(f, g->core, strlen(g->core));
+		escape_json(f, g->core, strlen(g->core));
 		fputs(",\"namespaces\":{", f);
 		for (unsigned n = 0; n < SPACES_MAX && g->spaces[n]; n++) {
 			fputs(n ? "," : "", f);
-			json_string(f, g->spaces[n], strlen(g->spaces[n]));
+			escape_json(f, g->spaces[n], strlen(g->spaces[n]));
 			fprintf(f, ":%" PRIu64, g->space_count[n]);
 		}
 		fprintf(f, "},\"other_namespaces\":%" PRIu64, g->other_spaces);
@@ -448,13 +447,16 @@ static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 	return r;
 }
 
-/* "@SECONDS[.FRACTION]" since the epoch, as journalctl --since takes it, into microseconds. 0 or -EINVAL. */
+/* --since as every verb takes a time (entries_parse_time), into microseconds; 0 without one. 0 or -EINVAL. */
 static int parse_since(const char *s, uint64_t *usec)
 {
+	struct timespec now;
+
 	*usec = 0;
 	if (!s)
 		return 0;
-	return s[0] == '@' && parse_epoch_usec(s + 1, usec) == 0 ? 0 : -EINVAL;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return entries_parse_time(s, (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000, usec);
 }
 
 /*
@@ -469,7 +471,7 @@ int summary_main(const char *directory, const char *since, bool json)
 	int r;
 
 	if (parse_since(since, &from) < 0)
-		return fail_code(EXIT_USAGE, "--since takes @SECONDS since the epoch: %s", since);
+		return fail_code(EXIT_USAGE, "--since takes a time as journalctl does (@SECONDS, YYYY-MM-DD ..., -N<unit>), from 1970 on: %s", since);
 	r = directory ? sd_journal_open_directory(&j, directory, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r >= 0)
 		r = read_groups(j, from, &t);

@@ -157,28 +157,16 @@ const char *pkgnote_get(const struct pkgnote *p, const char *key)
 	return NULL;
 }
 
-/* A JSON string; the text is clean already, so only the quote and the backslash need escaping. */
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Writes "module":{"buildId":"...",...the note's pairs} (module must be clean text, as escape_clean() says). */
 void pkgnote_json(FILE *f, const char *module, const struct pkgnote *p, const char *build_id)
 {
 	bool id = build_id && build_id[0], first = !id;
 
-	json_string(f, module);
+	escape_json(f, module, strlen(module));
 	fputs(":{", f);
 	if (id) {
 		fputs("\"buildId\":", f);
-		json_string(f, build_id);
+		escape_json(f, build_id, strlen(build_id));
 	}
 	for (int i = 0; i < p->n; i++) {
 		/* The build-id read from the module wins over one the note claims. */
@@ -186,9 +174,9 @@ void pkgnote_json(FILE *f, const char *module, const struct pkgnote *p, const ch
 			continue;
 		if (!first)
 			fputc(',', f);
-		json_string(f, p->key[i]);
+		escape_json(f, p->key[i], strlen(p->key[i]));
 		fputc(':', f);
-		json_string(f, p->value[i]);
+		escape_json(f, p->value[i], strlen(p->value[i]));
 		first = false;
 	}
 	fputc('}', f);

@@ -2,8 +2,10 @@
  * escape.c: text a crashing process controls (its name, paths, command line, environment), made safe for the
  * journal and the kernel log, the same way everywhere: the result is valid UTF-8 without control characters, so
  * that journalctl, coredumpctl list, info and --json show every entry. A byte that is not part of valid UTF-8 and
- * every control character (C0, DEL, C1) becomes "\xNN"; newline and tab become "\n" and "\t" unless the field is
- * multi-line. With ESCAPE_BACKSLASH a backslash becomes "\\", so that no input can pass for another one's escape.
+ * every control character (C0, DEL, C1, the bidirectional controls and line separators: escape_is_control) becomes
+ * "\xNN"; newline and tab become "\n" and "\t" unless the field is multi-line. With ESCAPE_BACKSLASH a backslash
+ * becomes "\\", so that no input can pass for another one's escape. escape_json() writes any bytes as one valid
+ * JSON string by the same rules: the project's one JSON string writer.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,10 +53,16 @@ size_t escape_utf8(const char *s, size_t left, uint32_t *cp)
 	return n;
 }
 
-/* Whether c is a control character: C0, DEL or C1, any of which a terminal may act on. */
+/*
+ * Whether c is a control character: C0, DEL or C1, any of which a terminal may act on; or one that makes text say
+ * what its bytes do not: the bidirectional marks, embeddings, overrides and isolates (U+061C, U+200E-200F,
+ * U+202A-202E, U+2066-2069: "Trojan Source", a name shown backwards) and the line and paragraph separators
+ * (U+2028-2029: a second line where a reader expects one).
+ */
 bool escape_is_control(uint32_t c)
 {
-	return c < 0x20 || (c >= 0x7f && c <= 0x9f);
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f ||
+	       (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
 /* Where the output goes: out holds len bytes; pos counts every byte, kept only while all of them fit. */
@@ -101,7 +109,10 @@ size_t escape_text(char *out, size_t len, const char *in, unsigned flags)
 		uint32_t c = 0;
 		size_t n = escape_utf8((const char *)p, strnlen((const char *)p, 4), &c);
 
-		if (n == 0)
+		/* A NUL of a field, held in a C string as C0 80 (record_read), is shown as one. */
+		if (p[0] == 0xc0 && p[1] == 0x80)
+			put(&k, "\\x00", ESCAPE_GROWTH), n = 2;
+		else if (n == 0)
 			put_escaped(&k, p, 1);
 		else if (c == '\\' && (flags & ESCAPE_BACKSLASH))
 			put(&k, "\\\\", 2);
@@ -141,6 +152,52 @@ bool escape_clean(const char *in)
 		p += n;
 	}
 	return true;
+}
+
+/* Whether the n bytes at s are valid UTF-8 (NULs and controls are). */
+static bool utf8_valid(const char *s, size_t n)
+{
+	for (size_t i = 0, k; i < n; i += k) {
+		uint32_t c;
+
+		k = (unsigned char)s[i] == 0xc0 && i + 1 < n && (unsigned char)s[i + 1] == 0x80 ? 2 :
+		    escape_utf8(s + i, n - i, &c);
+		if (k == 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Writes the n bytes at s (any bytes) to f as one valid JSON value, the project's one JSON string writer: valid
+ * UTF-8 as a string, the quote, the backslash and every control character (escape_is_control: C0, DEL, C1, the
+ * bidirectional controls, the line separators; NUL too, also where a C string holds it as C0 80, as record_read()
+ * does) escaped as \uXXXX; bytes that are not UTF-8 as an array of the bytes' numbers, as journalctl -o json writes
+ * such a field, so that no two inputs give the same text.
+ */
+void escape_json(FILE *f, const char *s, size_t n)
+{
+	if (!utf8_valid(s, n)) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%c%u", i ? ',' : '[', (unsigned char)s[i]);
+		fputs(n ? "]" : "[]", f);
+		return;
+	}
+	fputc('"', f);
+	for (size_t i = 0, k; i < n; i += k) {
+		uint32_t c = 0;
+
+		k = (unsigned char)s[i] == 0xc0 && i + 1 < n ? 2 : escape_utf8(s + i, n - i, &c);
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", (char)c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (escape_is_control(c))
+			fprintf(f, "\\u%04x", (unsigned)c);
+		else
+			(void) fwrite(s + i, 1, k, f);
+	}
+	fputc('"', f);
 }
 
 /*

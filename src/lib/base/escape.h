@@ -19,6 +19,7 @@ size_t escape_utf8(const char *s, size_t left, uint32_t *cp);
 bool escape_is_control(uint32_t c);
 size_t escape_text(char *out, size_t len, const char *in, unsigned flags);
 void escape_fputs(FILE *f, const char *s, unsigned flags);
+void escape_json(FILE *f, const char *s, size_t n);
 char *escape_dup(const char *in, unsigned flags);
 bool escape_clean(const char *in);
 size_t path_undeleted(const char *path);

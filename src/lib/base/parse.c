@@ -115,6 +115,31 @@ int parse_duration(const char *s, uint64_t bare_usec, uint64_t *usec)
 	return 0;
 }
 
+/*
+ * Parses a signature's form: exactly 16 lowercase hex digits, not all zero (strtoull would take blanks, a sign and
+ * "0x" before them). 0 or -EINVAL.
+ */
+int parse_hex64(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; s && i < 16; i++) {
+		const char c = s[i];
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return -EINVAL;
+	}
+	if (!s || s[16] != '\0' || v == 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 /* Parses "SECONDS[.FRACTION]" (a time since the epoch, as "@..." gives it) into microseconds. 0 or -EINVAL/-ERANGE. */
 int parse_epoch_usec(const char *s, uint64_t *usec)
 {

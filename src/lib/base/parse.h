@@ -19,6 +19,7 @@ int parse_u64_prefix(const char *s, size_t n, uint64_t *ret);
 int parse_bytes(const char *s, uint64_t *ret);
 int parse_duration(const char *s, uint64_t bare_usec, uint64_t *usec);
 int parse_epoch_usec(const char *s, uint64_t *usec);
+int parse_hex64(const char *s, uint64_t *ret);
 int parse_size_spec(const char *s, struct size_spec *ret);
 int parse_mode(const char *s, mode_t *ret);
 int format_size_spec(char *buf, size_t len, const struct size_spec *s);

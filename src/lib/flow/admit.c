@@ -63,7 +63,7 @@ static void begin_capture(struct crash *cr)
 	int r;
 
 	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
-	r = cr->have_session ? session_begin(&cr->q, &me) : 0;
+	r = cr->have_session ? session_begin(&cr->q, &me, cr->o.entry_id) : 0;
 	if (r < 0)
 		without_ledger(cr, r);
 	/* After the record: a handler killed once this line is out is named by the next. */

@@ -19,8 +19,9 @@ void crash_report_dropped(struct crash *cr);
 void crash_report_orphans(struct crash *cr);
 void crash_sign(struct crash *cr);
 void crash_keep_modules(struct crash *cr);
-bool crash_entry_out(pid_t handler, pid_t pid, const char *entry);
-int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, struct named_core *nc);
+bool crash_entry_out(pid_t handler, pid_t pid, const char *entry, bool sending);
+int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, const char *entry,
+		  struct named_core *nc);
 void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsigned n, char *said, size_t len);
 void crash_stacks_hook(struct crash *cr, struct engine_opts *eo);
 int crash_stacks_give(struct crash *cr, int fd);

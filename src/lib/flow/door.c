@@ -30,10 +30,22 @@ static void serve_upload(const char *config, bool named, char **items, const uin
 			 size_t len)
 {
 	struct fields f = { .n = 0 };
+	struct diag d = { 0 };
+	char why[256];
 	int r;
 
 	for (unsigned i = 1; i < n && f.n < FIELDS_MAX; i++)
 		f.iov[f.n++] = (struct iovec) { .iov_base = items[i], .iov_len = lens[i] };
+	/*
+	 * The server reads hostile cores: what it sends is believed no further than a crash's entry goes. A field that
+	 * is not one (LD_PRELOAD=, PATH=, a value the handler never writes) refuses the whole request, and is said.
+	 */
+	if (n > FIELDS_MAX + 1 || !crash_fields_ours(&f, why, sizeof(why))) {
+		diag_add(&d, "%s", n > FIELDS_MAX + 1 ? "more fields than an entry has" : why);
+		(void) report_diag(&d, "an upload asked of the door to the network", "refused: nothing run");
+		(void) snprintf(said, len, "refused: not a crash's fields");
+		return;
+	}
 	r = n ? ship_named(config, named, items[0], &f) : -EINVAL;
 	(void) snprintf(said, len, "%s", r == 0 ? "sent" : r == -EIO ? "not sent (its entry says why)" : strerror(-r));
 }

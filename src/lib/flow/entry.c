@@ -234,9 +234,9 @@ void crash_report_orphans(struct crash *cr)
 		const struct inflight *f = &cr->q.lost[i];
 		struct named_core nc;
 
-		if (crash_entry_out(f->pid, f->crash.pid, f->entry))
+		if (crash_entry_out(f->pid, f->crash.pid, f->entry, f->sending))
 			continue;
-		(void) crash_core_of(cr->dirfd, cr->c.directory, &f->crash, &nc);
+		(void) crash_core_of(cr->dirfd, cr->c.directory, &f->crash, f->entry, &nc);
 		(void) report_orphan(&f->crash, f->pid, &nc);
 	}
 	cr->q.n_lost = 0;
@@ -284,7 +284,7 @@ void crash_log(struct crash *cr)
 
 	/* A handler killed from here until session_named() may have its entry out: who names the crash looks first. */
 	if (cr->have_session)
-		(void) session_sending(&cr->q, cr->o.entry_id);
+		(void) session_sending(&cr->q);
 	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);
 	if (!cr->o.in_journal)
 		return;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,12 +23,13 @@
 #define LOST_ENTRY_WAIT_MS 1000
 
 /*
- * Whether the entry of crash pid is out after all, sent by its handler (pid handler) before it died: by its id,
- * waiting for it, where the handler's record said it was being sent (entry); else at one look, by the pids; and in
- * the kernel log, where it went when journald did not take it. For both modes: the server's naming of a crash
- * (capture_lost) and the next pipe-mode handler's (crash_report_orphans).
+ * Whether the entry of crash pid is out after all, sent by its handler (pid handler) before it died: by its id
+ * (entry, "" where the record had none), waiting for it where the handler's record said it was being sent
+ * (sending), else at one look; by the pids where there is no id; and in the kernel log, where it went when journald
+ * did not take it. For both modes: the server's naming of a crash (capture_lost) and the next pipe-mode handler's
+ * (crash_report_orphans).
  */
-bool crash_entry_out(pid_t handler, pid_t pid, const char *entry)
+bool crash_entry_out(pid_t handler, pid_t pid, const char *entry, bool sending)
 {
 	char match[64], and_match[32];
 
@@ -36,38 +38,39 @@ bool crash_entry_out(pid_t handler, pid_t pid, const char *entry)
 	else
 		(void) snprintf(match, sizeof(match), "_PID=%d", (int)handler);
 	(void) snprintf(and_match, sizeof(and_match), "COREDUMP_PID=%d", (int)pid);
-	if (journal_listening() && journal_find(match, and_match, entry[0] ? LOST_ENTRY_WAIT_MS : 0) == 0)
+	if (journal_listening() && journal_find(match, and_match, sending ? LOST_ENTRY_WAIT_MS : 0) == 0)
 		return true;
 	return kmsg_find_entry(handler, pid) == 1;
 }
 
 /*
  * The record of the dead process (pid handler), taken out of the ledger in the directory (dirfd) so that nobody
- * counts it: its entry's id, where it was sending it, into entry. Nothing when there is no ledger or no record.
+ * counts it, into *f: its entry's id, and whether it was sending it. *f empty when there is no ledger or no record.
  */
-static void take_record(int dirfd, pid_t handler, char *entry, size_t len)
+static void take_record(int dirfd, pid_t handler, struct inflight *f)
 {
 	struct session q;
-	struct inflight f;
 
-	entry[0] = '\0';
+	*f = (struct inflight) { .pid = 0 };
 	if (session_open(&q, dirfd) < 0)
 		return;
-	if (session_take(&q, handler, &f) == 1)
-		(void) snprintf(entry, len, "%s", f.entry);
+	if (session_take(&q, handler, f) != 1)
+		*f = (struct inflight) { .pid = 0 };
 	(void) close(q.statefd);
 }
 
 /*
  * The core a dead handler stored for crash c, in the directory (dirfd, named directory): the one whose name holds
  * the crash's pid and time (name_format() writes no other), whatever the ledger heard; its path into path, its
- * size into *size, and the id of the entry it was stored for (xattr.c, "" where it has none) into entry: the entry
- * written for it now carries that id, which the core's readers match it by. For both modes (crash_report_orphans,
- * capture_lost). 0, -ENOENT, or -errno.
+ * size into *size, and the id of the entry it was stored for into entry: the ledger's (entry), where the core's own
+ * record names it (xattr.c); an older coresink's core, whose record is the id itself, that id. The entry written for
+ * it now carries the id, which the core's readers match it by. For both modes (crash_report_orphans, capture_lost).
+ * 0, -ENOENT, or -errno.
  */
-int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, struct named_core *nc)
+int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, const char *entry,
+		  struct named_core *nc)
 {
-	char name[NAME_MAX_LEN];
+	char name[NAME_MAX_LEN], record[XATTR_RECORD_MAX + 16];
 	struct stat st;
 	int r = vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name)), fd;
 
@@ -81,7 +84,10 @@ int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c
 			(void) close(fd);
 		return r;
 	}
-	(void) xattr_entry(fd, nc->entry, sizeof(nc->entry));
+	if (xattr_entry(fd, record, sizeof(record)) == 0 && xattr_names_entry(record, entry))
+		(void) snprintf(nc->entry, sizeof(nc->entry), "%s", entry);
+	else if (strlen(record) == LEDGER_ENTRY_LEN && !strchr(record, ':'))
+		(void) snprintf(nc->entry, sizeof(nc->entry), "%s", record);
 	(void) close(fd);
 	(void) snprintf(nc->path, sizeof(nc->path), "%s/%s", directory, name);
 	nc->size = (uint64_t)st.st_size;
@@ -96,19 +102,19 @@ int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c
 void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
 		  enum strategy strategy)
 {
-	char entry[LEDGER_ENTRY_LEN + 1] = "";
+	struct inflight f = { .pid = 0 };
 	struct named_core nc = { .size = 0 };
 	int dirfd = store_open_dir(directory);
 
 	if (dirfd >= 0)
-		take_record(dirfd, handler, entry, sizeof(entry));
-	if (crash_entry_out(handler, c->pid, entry)) {
+		take_record(dirfd, handler, &f);
+	if (crash_entry_out(handler, c->pid, f.entry, f.sending)) {
 		if (dirfd >= 0)
 			(void) close(dirfd);
 		return;
 	}
 	if (dirfd >= 0)
-		(void) crash_core_of(dirfd, directory, c, &nc);
+		(void) crash_core_of(dirfd, directory, c, f.entry, &nc);
 	if (dirfd >= 0)
 		(void) close(dirfd);
 	(void) report_lost(c, step, error, &nc, strategy);

@@ -49,7 +49,7 @@ static void parse_line(struct ledger *l, const char *line)
 	struct rate_entry e;
 	uint64_t v, at;
 	int pid, cpid = 0;
-	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-", by[2] = "p";
+	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-", by[2] = "p", sending[2] = "";
 
 	if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
@@ -57,9 +57,9 @@ static void parse_line(struct ledger *l, const char *line)
 		l->kmsg_seq = v;
 		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
-			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f] %1[ps]", &pid, &f.start,
-			  &f.bytes, &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time, &f.crash.signal,
-			  &f.stored, &f.core_ino, hex, entry, by) >= 3 &&
+			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f] %1[ps] %1[yn]", &pid,
+			  &f.start, &f.bytes, &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time,
+			  &f.crash.signal, &f.stored, &f.core_ino, hex, entry, by, sending) >= 3 &&
 		   pid > 0) {
 		f.pid = pid;
 		f.crash.pid = cpid > 0 ? cpid : 0;
@@ -67,6 +67,8 @@ static void parse_line(struct ledger *l, const char *line)
 		f.crash.by_server = by[0] == 's';
 		if (strlen(entry) == LEDGER_ENTRY_LEN && !strchr(entry, '-'))
 			memcpy(f.entry, entry, sizeof(f.entry));
+		/* An older handler's line has no flag: it wrote the id only as it sent the entry. */
+		f.sending = sending[0] ? sending[0] == 'y' : f.entry[0] != '\0';
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
 	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
@@ -117,9 +119,9 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 
 		comm_to_hex(f->crash.comm, hex);
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
-		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s %c\n", (int)f->pid, f->start, f->bytes, f->pending,
+		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s %c %c\n", (int)f->pid, f->start, f->bytes, f->pending,
 		    f->held, (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal, f->stored,
-		    f->core_ino, hex, f->entry[0] ? f->entry : "-", f->crash.by_server ? 's' : 'p');
+		    f->core_ino, hex, f->entry[0] ? f->entry : "-", f->crash.by_server ? 's' : 'p', f->sending ? 'y' : 'n');
 	}
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,

@@ -38,7 +38,12 @@ struct inflight {
 	uint32_t stored;  /* 1 once its core was published */
 	uint64_t core_ino;   /* the published core's inode, for whoever reads the ledger (a dead handler's core
 				is found by its name: crash_core_of()) */
-	char entry[LEDGER_ENTRY_LEN + 1];   /* set as its entry is sent: the entry's id (CORESINK_ENTRY=), else "" */
+	/*
+	 * Its crash's entry id (CORESINK_ENTRY=), from the start: only root reads the ledger, and the core's record of
+	 * the id is a digest (xattr.c), so whoever names the crash for a dead handler has the id from here. "": none.
+	 */
+	char entry[LEDGER_ENTRY_LEN + 1];
+	bool sending;     /* its entry may be out: whoever names the crash waits a moment for it first */
 };
 
 struct ledger {

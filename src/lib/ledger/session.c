@@ -134,9 +134,10 @@ int session_open(struct session *q, int dirfd)
 
 /*
  * Counts the stored cores afresh (an admin may have removed some), records the crash this handler takes (crash, or
- * NULL) for a later handler to name should this one die before its entry, and saves the ledger. Under the lock.
+ * NULL) and its entry's id (entry) for a later handler to name should this one die before its entry, and saves the
+ * ledger. Under the lock.
  */
-int session_begin(struct session *q, const struct ledger_crash *crash)
+int session_begin(struct session *q, const struct ledger_crash *crash, const char *entry)
 {
 	struct inflight *f;
 	int r = take_ledger(q);
@@ -145,8 +146,10 @@ int session_begin(struct session *q, const struct ledger_crash *crash)
 		return r;
 	/* A full table only costs the naming: the engine's own reservation says what a full table costs it. */
 	f = crash ? ledger_inflight(&q->l, q->pid, q->start) : NULL;
-	if (f)
+	if (f) {
 		f->crash = *crash;
+		(void) snprintf(f->entry, sizeof(f->entry), "%s", entry ? entry : "");
+	}
 	return put_ledger(q, vacuum_total(q->dirfd, &q->l.published));
 }
 
@@ -270,31 +273,30 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
 }
 
 /*
- * This handler's record, under the lock: its crash's entry, with id entry (CORESINK_ENTRY=), about to be sent; or,
- * entry NULL, out, its crash no more to be named. 0 or -errno.
+ * This handler's record, under the lock: its crash's entry about to be sent (sending); or, not sending, out, its
+ * crash no more to be named. 0 or -errno.
  */
-static int mark_entry(struct session *q, const char *entry)
+static int mark_entry(struct session *q, bool sending)
 {
 	int r = take_ledger(q);
 	struct inflight *f = r < 0 ? NULL : mine(q, NULL);
 
 	if (r < 0)
 		return r;
-	if (f && entry)
-		(void) snprintf(f->entry, sizeof(f->entry), "%s", entry);
+	if (f && sending)
+		f->sending = true;
 	else if (f)
 		f->crash.pid = 0;
 	return put_ledger(q, 0);
 }
 
 /*
- * The crash's entry, with id entry (CORESINK_ENTRY=), is about to be sent: should this handler die before
- * session_named(), the one that names the crash looks for that entry first (crash_report_orphans, capture_lost).
- * 0 or -errno.
+ * The crash's entry is about to be sent: should this handler die before session_named(), the one that names the
+ * crash waits a moment for that entry first (crash_report_orphans, capture_lost). 0 or -errno.
  */
-int session_sending(struct session *q, const char *entry)
+int session_sending(struct session *q)
 {
-	return mark_entry(q, entry);
+	return mark_entry(q, true);
 }
 
 /*
@@ -324,7 +326,7 @@ int session_take(struct session *q, pid_t pid, struct inflight *f)
 /* The crash's entry is written: no later handler is to name it, whatever becomes of this one now. 0 or -errno. */
 int session_named(struct session *q)
 {
-	return mark_entry(q, NULL);
+	return mark_entry(q, false);
 }
 
 /*

@@ -29,10 +29,10 @@ struct session {
 int session_open(struct session *q, int dirfd);
 void session_close(struct session *q);
 int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed);
-int session_begin(struct session *q, const struct ledger_crash *crash);
+int session_begin(struct session *q, const struct ledger_crash *crash, const char *entry);
 void session_hooks(struct session *q, struct engine_hooks *h);
 int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
-int session_sending(struct session *q, const char *entry);
+int session_sending(struct session *q);
 int session_named(struct session *q);
 int session_take(struct session *q, pid_t pid, struct inflight *f);
 int session_hold(struct session *q, uint64_t ino);

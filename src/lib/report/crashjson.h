@@ -4,10 +4,11 @@
 
 #include "journal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
-void json_string(FILE *m, const char *s, size_t len);
 char *crash_json(const struct fields *f);
+bool crash_fields_ours(const struct fields *f, char *why, size_t len);
 char **crash_env(const struct fields *f, const char *const *extra);
 void crash_env_free(char **env);
 

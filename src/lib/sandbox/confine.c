@@ -226,10 +226,32 @@ static bool fetch_family(int family)
 	return family == AF_INET || family == AF_INET6 || family == AF_NETLINK;
 }
 
+/* The bits of socket(2)'s type that say the kind; the rest are SOCK_NONBLOCK and SOCK_CLOEXEC (the kernel's mask). */
+#define SOCK_KIND_MASK 0xf
+
+/*
+ * A pair of unix sockets only of the kind libcurl makes (its threaded resolver's and its wakeup's: SOCK_STREAM). A
+ * datagram pair is a unix socket by another door: sendto() with an address reaches any datagram socket of the host
+ * by its path or abstract name (journald's, /dev/log), and connect() points it there; a stream pair is connected
+ * for good, and refuses both (EISCONN). 0 or -errno.
+ */
+static int pair_rules(scmp_filter_ctx ctx)
+{
+	const uint32_t no = SCMP_ACT_ERRNO(EPERM);
+	int r = seccomp_rule_add(ctx, no, SCMP_SYS(socketpair), 1, SCMP_A0(SCMP_CMP_NE, (uint64_t)AF_UNIX));
+
+	for (uint64_t kind = 0; r == 0 && kind <= SOCK_KIND_MASK; kind++)
+		if (kind != SOCK_STREAM)
+			r = seccomp_rule_add(ctx, no, SCMP_SYS(socketpair), 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_KIND_MASK, kind));
+	return r;
+}
+
 /*
  * The rules past the plain denials: a thread (libcurl's resolver), never a process; a signal to itself alone; a
  * socket only of fetch_family(), netlink only for routes (getaddrinfo asks the kernel which addresses it has): no
- * unix socket, abstract or not, so no journald, D-Bus or anything else the host listens on locally. 0 or -errno.
+ * unix socket, abstract or not, so no journald, D-Bus or anything else the host listens on locally; a pair of them
+ * only as pair_rules() allows. 0 or -errno.
  */
 static int fetch_rules(scmp_filter_ctx ctx, pid_t self)
 {
@@ -258,6 +280,8 @@ static int fetch_rules(scmp_filter_ctx ctx, pid_t self)
 	if (r == 0)
 		r = seccomp_rule_add(ctx, no, SCMP_SYS(socket), 2, SCMP_A0(SCMP_CMP_EQ, (uint64_t)AF_NETLINK),
 				     SCMP_A2(SCMP_CMP_NE, (uint64_t)NETLINK_ROUTE));
+	if (r == 0)
+		r = pair_rules(ctx);
 	return r;
 }
 

@@ -51,10 +51,15 @@ static int expand(char c, const struct upload_names *n, char **p, const char *en
 	return 0;
 }
 
-/* One word from *s into *p (NUL-terminated), quotes and escapes resolved, specifiers expanded. 0 or -errno. */
+/*
+ * One word from *s into *p (NUL-terminated), quotes and escapes resolved, specifiers expanded. A value that begins
+ * the word is never an option: its leading '-' is written '_' (a process may name itself "--upload-file", and curl
+ * would take "%e" for one); inside the word ("https://h/%e") it stays. 0 or -errno.
+ */
 static int word(const char **s, const struct upload_names *n, char **p, const char *end)
 {
-	bool quoted = false;
+	char *const start = *p;
+	bool quoted = false, literal = false;  /* literal: the word begins with the command's own text */
 	int r = 0;
 
 	for (; r == 0 && **s && (quoted || (**s != ' ' && **s != '\t')); (*s)++) {
@@ -66,8 +71,11 @@ static int word(const char **s, const struct upload_names *n, char **p, const ch
 			(*s)++;
 		if (**s == '%') {
 			r = (*s)[1] ? expand(*++(*s), n, p, end) : -EINVAL;
+			if (r == 0 && *p > start && *start == '-' && !literal)
+				*start = '_';
 			continue;
 		}
+		literal |= *p == start;
 		if (*p >= end - 1)
 			return -E2BIG;
 		*(*p)++ = **s;
