@@ -45,13 +45,13 @@ enable() {
 		return 0
 	fi
 	# kernel.core_pattern is the host's: the kernel runs a "|" handler in the host's namespaces and takes "@@" only
-	# from the host's mount namespace. A container's coresink.socket is served once the host points "@@" at it. The
-	# kernel's own threads (kthreadd, pid 2) are seen only from the host's pid namespace; systemd-detect-virt
-	# guesses from files such as /.dockerenv, which some hosts have.
+	# from the host's mount namespace. The host's crashes are never to be handed to a container: every one of them,
+	# root's included, would be read by whoever runs that container. The kernel's own threads (kthreadd, pid 2) are
+	# seen only from the host's pid namespace; systemd-detect-virt guesses from files such as /.dockerenv, which some
+	# hosts have.
 	if [ "$(cat /proc/2/comm 2>/dev/null)" != kthreadd ]; then
 		die "in a container (no kernel threads in sight): kernel.core_pattern is the host's; enable coresink on the host" \
-			"(its package or 'make enable'), or point the host's pattern at this container's socket" \
-			"('coresink --core-pattern --socket' names it; docs/socket-mode.md)"
+			"(its package or 'make enable'); a container's crashes are the host's handler's to store"
 	fi
 	[ -r "$dropin" ] || die "$dropin is missing: run 'make install' first"
 	pattern=$(value kernel.core_pattern "$dropin")

@@ -18,7 +18,7 @@ START_TEST(test_roundtrip)
 	f->bytes = 16 << 20;
 	f->pending = 4 << 20;
 	f->held = 1234567;
-	e = ledger_rate(&l, 0xdeadbeefULL);
+	e = ledger_rate(&l, 0xdeadbeefULL, NULL);
 	e->start = 1000;
 	e->count = 3;
 	e->suppressed = 2;
@@ -33,7 +33,7 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(back.inflight[0].bytes, 16 << 20);
 	ck_assert_uint_eq(back.inflight[0].pending, 4 << 20);
 	ck_assert_uint_eq(back.inflight[0].held, 1234567);
-	ck_assert_ptr_eq(ledger_rate(&back, 0xdeadbeefULL), &back.rate[0]);
+	ck_assert_ptr_eq(ledger_rate(&back, 0xdeadbeefULL, NULL), &back.rate[0]);
 	ck_assert_uint_eq(back.rate[0].suppressed, 2);
 	ck_assert_ptr_eq(ledger_inflight(&back, 42, 777), &back.inflight[0]);
 	/* The same pid with another start time is another process. */
@@ -92,16 +92,16 @@ START_TEST(test_tables_bounded)
 	ck_assert_ptr_nonnull(ledger_inflight(&l, 99999, 1));
 	/* A full rate table gives the stalest window's place to the new key. */
 	for (int i = 0; i < LEDGER_RATE_MAX; i++)
-		ledger_rate(&l, (uint64_t)i + 1)->start = 1000 + (uint64_t)i;
-	ledger_rate(&l, 5)->start = 1;
-	ck_assert_uint_eq(ledger_rate(&l, 99999)->key, 99999);
+		ledger_rate(&l, (uint64_t)i + 1, NULL)->start = 1000 + (uint64_t)i;
+	ledger_rate(&l, 5, NULL)->start = 1;
+	ck_assert_uint_eq(ledger_rate(&l, 99999, NULL)->key, 99999);
 	ck_assert_uint_eq(l.n_rate, LEDGER_RATE_MAX);
 	for (size_t i = 0; i < l.n_rate; i++)
 		ck_assert_uint_ne(l.rate[i].key, 5);
 	/* The global window (key 0) is never the one to go, however stale. */
-	ledger_rate(&l, 0)->start = 0;
-	ck_assert_uint_eq(ledger_rate(&l, 123456)->key, 123456);
-	ck_assert_uint_eq(ledger_rate(&l, 0)->start, 0);
+	ledger_rate(&l, 0, NULL)->start = 0;
+	ck_assert_uint_eq(ledger_rate(&l, 123456, NULL)->key, 123456);
+	ck_assert_uint_eq(ledger_rate(&l, 0, NULL)->start, 0);
 	ck_assert_uint_lt(ledger_format(&l, text, sizeof(text)), sizeof(text));
 	/* However full, the text ends in its end line (a small buffer leaves records out, never that line). */
 	ck_assert_str_eq(text + strlen(text) - 4, "end\n");

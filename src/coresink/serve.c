@@ -2,9 +2,11 @@
  * serve.c: coresink --serve, the server of the kernel's coredump socket (kernel.core_pattern "@@PATH", Linux
  * 6.17). The listening socket comes from systemd (socket activation) or is bound here at Socket=. Each connection
  * is one crash, handled in a process of its own by capture_socket() as pipe mode handles one: up to
- * SocketMaxParallel at once, the others waiting in the listen queue, each killed after SocketTimeoutSec. The
- * server itself only accepts, forks, reaps and keeps time; it runs until SIGTERM or SIGINT, then lets the crashes
- * in hand finish.
+ * SocketMaxParallel at once, each killed after SocketTimeoutSec. No user takes capture from the others: a user's
+ * crashes hold at most SocketMaxParallelPerUser slots; more of theirs wait here, accepted (their tasks held by the
+ * kernel), while other users' crashes take the free slots, and past WAITING_PER_USER waiting a user's next crash is
+ * refused and said. The server itself only accepts, forks, reaps and keeps time; it runs until SIGTERM or SIGINT,
+ * then lets the crashes in hand finish.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,9 @@
 
 /* The most SocketMaxParallel allows. */
 #define SLOTS_MAX 256
+/* Crashes accepted and waiting for a slot, of all users; of one user. */
+#define WAITING_MAX 128
+#define WAITING_PER_USER 16
 
 /* One crash in hand: its handler, the crashing task (for the entry, should the handler be killed), its deadline. */
 struct slot {
@@ -46,6 +51,15 @@ struct slot {
 	bool killed;
 };
 
+/* A crash accepted, waiting for a slot its user may take: the connection, and who is on it. */
+struct waiting {
+	int conn;
+	pid_t task;
+	uid_t uid;
+	gid_t gid;
+	uint64_t time;
+};
+
 struct server {
 	struct config c;
 	const char *config;
@@ -55,6 +69,8 @@ struct server {
 	bool bound;            /* the socket was bound here, not passed by systemd: removed at exit */
 	struct slot slots[SLOTS_MAX];
 	unsigned active;
+	struct waiting waiting[WAITING_MAX];  /* oldest first */
+	unsigned n_waiting;
 	long backlog;          /* the listen queue's length: after a stop, at most this many more are taken */
 	long drain;            /* after a stop: how many queued crashes may still be taken */
 	const char *netdoor;   /* the door to the network (CORESINK_NETDOOR, coresink.service's): NULL, this has one */
@@ -88,26 +104,43 @@ static void say(int priority, const char *fmt, ...)
 }
 
 /*
- * The directory the socket is bound in: created 0700 when missing, and refused unless it is root's own, a real
- * directory, writable by no one else; otherwise someone else could replace the socket the kernel connects to.
+ * Whether dir is root's own real directory, writable by no one else; or, with sticky, one whose sticky bit keeps
+ * others from renaming or removing what root has in it (/tmp, for a root directory of root's own beneath). 0,
+ * -EPERM, or -errno.
+ */
+static int root_only_dir(const char *dir, bool sticky)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	return S_ISDIR(st.st_mode) && st.st_uid == 0 && (!(st.st_mode & 022) || (sticky && (st.st_mode & S_ISVTX))) ?
+		       0 : -EPERM;
+}
+
+/*
+ * The directory the socket is bound in: created 0700 when missing, and refused unless it and every directory above
+ * it are root's own, real directories, writable by no one else (above it, sticky will do); otherwise someone else
+ * could rename a directory on the way and put another socket where the kernel connects.
  */
 static int socket_dir(const char *path)
 {
 	char dir[SOCKET_PATH_MAX], *slash;
-	struct stat st;
+	int r;
 
 	(void) snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
-		return 0;
+		return dir[0] == '/' ? root_only_dir("/", false) : -EPERM;
 	*slash = '\0';
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
-		return -EPERM;
-	return 0;
+	r = root_only_dir(dir, false);
+	for (slash = strrchr(dir, '/'); r == 0 && slash; slash = strrchr(dir, '/')) {
+		*slash = '\0';
+		r = root_only_dir(dir[0] ? dir : "/", true);
+	}
+	return r;
 }
 
 /* Removes a socket file left by a server that is gone (nothing accepts on it); a live one keeps it. 0 or -errno. */
@@ -242,12 +275,98 @@ static pid_t fork_handler(void)
 	return pid;
 }
 
-/* Takes one connection into a free slot and forks its handler. */
-static void take(struct server *s, struct slot *sl)
+/* SocketMaxParallelPerUser, as it applies: 0 is half of SocketMaxParallel, at least one. */
+static unsigned per_user(const struct server *s)
+{
+	uint64_t n = s->c.socket_parallel_per_user ? s->c.socket_parallel_per_user : s->c.socket_parallel / 2;
+
+	n = n < 1 ? 1 : n;
+	return (unsigned)(n < s->c.socket_parallel ? n : s->c.socket_parallel);
+}
+
+/* The crashes of uid in slots (active) and waiting. */
+static void of_user(const struct server *s, uid_t uid, unsigned *active, unsigned *waiting)
+{
+	*active = *waiting = 0;
+	for (unsigned i = 0; i < s->c.socket_parallel; i++)
+		*active += s->slots[i].child > 0 && s->slots[i].uid == uid;
+	for (unsigned i = 0; i < s->n_waiting; i++)
+		*waiting += s->waiting[i].uid == uid;
+}
+
+/* Forks the handler of crash w in slot sl; the connection is the handler's from here. */
+static void start(struct server *s, struct slot *sl, const struct waiting *w)
+{
+	pid_t pid;
+
+	*sl = (struct slot) { .task = w->task, .uid = w->uid, .gid = w->gid, .time = w->time,
+			      .deadline_ms = now_ms() + s->c.socket_timeout_ms };
+	pid = fork_handler();
+	if (pid == 0)
+		handle(s, w->conn, sl->time);
+	(void) close(w->conn);
+	if (pid < 0) {
+		/* Closing the connection lets the task go without a core: its entry says so (EAGAIN, ENOMEM). */
+		int e = errno;
+		const struct ledger_crash c = { .pid = w->task, .uid = w->uid, .gid = w->gid, .time = w->time };
+		const struct named_core none = { .size = 0 };
+
+		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)w->task,
+		    strerror(e));
+		(void) report_lost(&c, "starting the capture's process", -e, &none, s->c.strategy);
+		sl->child = 0;
+		return;
+	}
+	sl->child = pid;
+	s->active++;
+}
+
+/*
+ * Gives free slots to the crashes waiting, oldest first among those whose user holds fewer than
+ * SocketMaxParallelPerUser slots: one user's crashes never keep another's from a free slot.
+ */
+static void dispatch(struct server *s)
+{
+	struct slot *sl;
+
+	for (unsigned i = 0; i < s->n_waiting && (sl = free_slot(s));) {
+		unsigned active, waiting;
+
+		of_user(s, s->waiting[i].uid, &active, &waiting);
+		if (active >= per_user(s)) {
+			i++;
+			continue;
+		}
+		start(s, sl, &s->waiting[i]);
+		memmove(&s->waiting[i], &s->waiting[i + 1], (s->n_waiting - i - 1) * sizeof(s->waiting[0]));
+		s->n_waiting--;
+	}
+}
+
+/*
+ * A crash its user may not queue: WAITING_PER_USER of theirs wait already, behind their slots. Its connection is
+ * closed, which lets the task go without a core, and its entry says why.
+ */
+static void refuse(const struct server *s, const struct waiting *w, unsigned active, unsigned waiting)
+{
+	const struct ledger_crash c = { .pid = w->task, .uid = w->uid, .gid = w->gid, .time = w->time };
+	const struct named_core none = { .size = 0 };
+	char step[160];
+
+	(void) close(w->conn);
+	(void) snprintf(step, sizeof(step), "waiting for a slot (uid %u has %u crash(es) in hand, its "
+			"SocketMaxParallelPerUser, and %u waiting)", (unsigned)w->uid, active, waiting);
+	say(LOG_WARNING, "the crash of pid %d of uid %u was refused: %s", (int)w->task, (unsigned)w->uid, step);
+	(void) report_lost(&c, step, -EUSERS, &none, s->c.strategy);
+}
+
+/* Accepts one connection: it waits for a slot (dispatch), or is refused where its user has too many waiting. */
+static void take(struct server *s)
 {
 	struct ucred uc = { 0 };
 	socklen_t len = sizeof(uc);
-	pid_t pid;
+	unsigned active, waiting;
+	struct waiting w;
 	int conn = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
 	if (conn < 0) {
@@ -256,27 +375,14 @@ static void take(struct server *s, struct slot *sl)
 		return;
 	}
 	(void) getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &len);
-	*sl = (struct slot) { .task = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = (uint64_t)time(NULL),
-			      .deadline_ms = now_ms() + s->c.socket_timeout_ms };
-	pid = fork_handler();
-	if (pid == 0)
-		handle(s, conn, sl->time);
-	(void) close(conn);
-	if (pid < 0) {
-		/* Closing the connection lets the task go without a core: its entry says so (EAGAIN, ENOMEM). */
-		int e = errno;
-
-		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)uc.pid,
-		    strerror(e));
-		const struct ledger_crash c = { .pid = uc.pid, .uid = uc.uid, .gid = uc.gid, .time = sl->time };
-		const struct named_core none = { .size = 0 };
-
-		(void) report_lost(&c, "starting the capture's process", -e, &none, s->c.strategy);
-		sl->child = 0;
+	w = (struct waiting) { .conn = conn, .task = uc.pid, .uid = uc.uid, .gid = uc.gid,
+			       .time = (uint64_t)time(NULL) };
+	of_user(s, w.uid, &active, &waiting);
+	if (waiting >= WAITING_PER_USER && active >= per_user(s)) {
+		refuse(s, &w, active, waiting);
 		return;
 	}
-	sl->child = pid;
-	s->active++;
+	s->waiting[s->n_waiting++] = w;
 }
 
 /* The entry of a crash whose handler was killed at the deadline or died without saying it wrote one. */
@@ -363,11 +469,17 @@ static void loop(struct server *s)
 {
 	bool stop = false;
 
-	while (!stop || s->active > 0 || s->drain > 0) {
+	while (!stop || s->active > 0 || s->drain > 0 || s->n_waiting > 0) {
 		struct pollfd p[2] = { { .fd = s->sig_fd, .events = POLLIN }, { .fd = s->listen_fd, .events = POLLIN } };
-		/* At the bound, connections wait in the listen queue: the kernel holds their tasks meanwhile. */
-		bool listening = s->active < s->c.socket_parallel && (!stop || s->drain > 0);
-		int r = poll(p, listening ? 2 : 1, stop && listening ? 0 : deadlines(s));
+		/*
+		 * At the bound of those waiting here, connections wait in the listen queue: the kernel holds their tasks
+		 * meanwhile. Below it each is taken, so that a user's storm does not keep another's crash queued behind it.
+		 */
+		bool listening = s->n_waiting < WAITING_MAX && (!stop || s->drain > 0);
+		int r;
+
+		dispatch(s);
+		r = poll(p, listening ? 2 : 1, stop && listening ? 0 : deadlines(s));
 
 		if (r < 0 && errno != EINTR) {
 			say(LOG_ERR, "poll: %s", strerror(errno));
@@ -386,7 +498,7 @@ static void loop(struct server *s)
 			continue;
 		}
 		if (listening && r > 0) {
-			take(s, free_slot(s));
+			take(s);
 			if (stop)
 				s->drain--;
 		}
@@ -424,7 +536,7 @@ int serve_main(const char *config, bool named)
 	s.listen_fd = listen_socket(&s);
 	if (s.listen_fd < 0) {
 		say(LOG_ERR, "cannot listen on %s: %s", s.c.socket,
-		    s.listen_fd == -EPERM ? "its directory is not root's alone" :
+		    s.listen_fd == -EPERM ? "its directory, or one above it, is not root's alone" :
 		    s.listen_fd == -EADDRINUSE ? "another server listens there" :
 		    s.listen_fd == -EEXIST ? "something that is not a socket is there" : strerror(-s.listen_fd));
 		return EXIT_SYSTEM;

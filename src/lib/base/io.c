@@ -164,14 +164,44 @@ ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms)
 	return (ssize_t)got;
 }
 
-/* Blocks until fd has data or hangs up: 0 or -errno. */
-int io_wait_readable(int fd)
+/* Blocks until fd has data or hangs up, for at most timeout_ms (-1: for ever): 0, -ETIME, or -errno. */
+int io_wait_readable(int fd, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	int r;
 
-	RETRY(r, poll(&p, 1, -1));
-	return r < 0 ? -errno : 0;
+	RETRY(r, poll(&p, 1, timeout_ms));
+	return r < 0 ? -errno : r == 0 ? -ETIME : 0;
+}
+
+/*
+ * As io_read_full(), but a read waits at most silence_ms for the input to say anything (poll; -1 for ever): past
+ * that, what was read is returned, fewer than len, with *silent set, as at the end of the input.
+ */
+ssize_t io_read_full_within(int fd, void *buf, size_t len, int silence_ms, unsigned long *calls, bool *silent)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r;
+		int w = io_wait_readable(fd, silence_ms);
+
+		if (w == -ETIME) {
+			*silent = true;
+			break;
+		}
+		if (w < 0)
+			return w;
+		RETRY(r, read(fd, (char *)buf + done, len - done));
+		if (calls)
+			(*calls)++;
+		if (r < 0 && errno != EAGAIN)
+			return -errno;
+		if (r == 0)
+			break;
+		done += r > 0 ? (size_t)r : 0;
+	}
+	return (ssize_t)done;
 }
 
 /* Tells whether the pipe behind write end wfd has no free slot: 1 full, 0 not, or -errno. */

@@ -2,6 +2,7 @@
 #ifndef CORESINK_IO_H
 #define CORESINK_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -12,7 +13,8 @@ ssize_t io_read_record(int fd, void *buf, size_t len);
 int io_write_full(int fd, const void *buf, size_t len);
 ssize_t io_splice(int in, int out, size_t len, unsigned int flags);
 int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *calls);
-int io_wait_readable(int fd);
+int io_wait_readable(int fd, int timeout_ms);
+ssize_t io_read_full_within(int fd, void *buf, size_t len, int silence_ms, unsigned long *calls, bool *silent);
 ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms);
 int io_pipe_is_full(int wfd);
 int io_set_pipe_size(int fd, size_t want, size_t floor);

@@ -55,6 +55,19 @@ static int parse_parallel(const char *v, void *field)
 	return 0;
 }
 
+/* SocketMaxParallelPerUser=: 0 (half of SocketMaxParallel, the default) to 256. */
+static int parse_per_user(const char *v, void *field)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0)
+		return -EINVAL;
+	if (n > 256)
+		return -ERANGE;
+	*(uint64_t *)field = n;
+	return 0;
+}
+
 /* A byte count (K/M/G/T) from min to max, a whole number of step. 0, or -EINVAL or -ERANGE, *n set either way. */
 static int parse_bytes_in(const char *v, uint64_t min, uint64_t max, uint64_t step, uint64_t *n)
 {
@@ -341,6 +354,7 @@ static const struct key keys[] = {
 	KEY("ReadAhead", parse_read_ahead, print_u64, read_ahead, true),
 	KEY("KeepFree", parse_size_or_percent, print_size_spec, keep_free, false),
 	KEY("MaxUse", parse_size_or_percent, print_size_spec, max_use, false),
+	KEY("MaxUsePerUser", parse_size_or_percent, print_size_spec, max_use_per_user, false),
 	KEY("Storage", parse_storage, print_storage, storage, true),
 	KEY("JournalSizeMax", parse_byte_count, print_u64, journal_size_max, true),
 	KEY("Core", parse_core_content, print_core_content, core, true),
@@ -354,6 +368,7 @@ static const struct key keys[] = {
 	KEY("RateLimitIntervalSec", parse_interval, print_u64, rate_interval, true),
 	KEY("RateLimitBurst", parse_burst, print_u64, rate_burst, true),
 	KEY("RateLimitGlobalBurst", parse_burst, print_u64, rate_global_burst, false),
+	KEY("RateLimitUserBurst", parse_burst, print_u64, rate_user_burst, false),
 	KEY("MaxCoresPerSignature", parse_burst, print_u64, max_per_signature, true),
 	KEY("SignatureIntervalSec", parse_interval, print_u64, signature_interval, true),
 	KEY("CaptureEnvironment", parse_bool, print_bool, capture_environment, true),
@@ -372,7 +387,9 @@ static const struct key keys[] = {
 	KEY("KeepAfterUpload", parse_bool, print_bool, keep_after_upload, true),
 	KEY("Socket", parse_socket, print_string, socket, false),
 	KEY("SocketMaxParallel", parse_parallel, print_u64, socket_parallel, false),
+	KEY("SocketMaxParallelPerUser", parse_per_user, print_u64, socket_parallel_per_user, false),
 	KEY("SocketTimeoutSec", parse_timeout, print_timeout, socket_timeout_ms, false),
+	KEY("SocketSilenceSec", parse_timeout, print_timeout, socket_silence_ms, false),
 };
 
 void config_defaults(struct config *c)
@@ -386,6 +403,8 @@ void config_defaults(struct config *c)
 	c->keep_free = (struct size_spec) { .value = 15, .percent = true, .cap = 4ULL << 30 };
 	/* And its MaxUse=: 10%, at most 4 GiB. */
 	c->max_use = (struct size_spec) { .value = 10, .percent = true, .cap = 4ULL << 30 };
+	/* Half of MaxUse: one user's crash loop makes room from its own cores past it, never from everyone's. */
+	c->max_use_per_user = (struct size_spec) { .value = 50, .percent = true, .cap = UINT64_MAX };
 	c->max_core_size = 32ULL << 30;
 	c->on_limit = ON_LIMIT_TRUNCATE;
 	/* What stored real crashes fastest here, and can leave holes (docs/benchmark.md). */
@@ -396,6 +415,8 @@ void config_defaults(struct config *c)
 	c->rate_interval = 60;
 	c->rate_burst = 5;
 	c->rate_global_burst = 20;
+	/* One user's crash loops are limited before the global budget is used up: half of it stays for the others. */
+	c->rate_user_burst = 10;
 	/* Every core of a known bug is kept unless asked; asked, the count is per day. */
 	c->max_per_signature = 0;
 	c->signature_interval = 86400;
@@ -418,6 +439,8 @@ void config_defaults(struct config *c)
 	c->socket_parallel = 4;
 	/* systemd-coredump's RuntimeMaxSec: a capture that hangs must not hold its slot forever. */
 	c->socket_timeout_ms = 5 * 60 * 1000;
+	/* A dump that says nothing this long is read so slowly (a FUSE mapping's) that it would hold its slot. */
+	c->socket_silence_ms = 15 * 1000;
 	c->storage = STORAGE_EXTERNAL;
 	c->core = CORE_FULL;
 	/* systemd-coredump's JournalSizeMax=: journald takes no entry above 768 MiB. */

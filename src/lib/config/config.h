@@ -46,6 +46,8 @@ struct config {
 	uint64_t read_ahead;       /* socket mode: bytes a thread reads of the core ahead of the writes; 0 for none */
 	struct size_spec keep_free;
 	struct size_spec max_use;
+	struct size_spec max_use_per_user; /* of MaxUse (a percentage of it, or bytes): what one user's cores may take
+					      before that user's crashes make room from their own cores alone */
 	uint64_t max_core_size;
 	enum on_limit on_limit;
 	enum strategy strategy;
@@ -55,6 +57,7 @@ struct config {
 	uint64_t max_per_signature;   /* cores kept of one crash signature per signature_interval; 0: no limit */
 	uint64_t signature_interval;  /* seconds */
 	uint64_t rate_global_burst;
+	uint64_t rate_user_burst;    /* one user's crashes per interval, of all executables; 0: no limit */
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 	bool sparse;               /* zero pages as holes */
 	bool compress;             /* store cores as zstd files, compressed after the process is released */
@@ -68,7 +71,9 @@ struct config {
 	uint64_t debuginfod_max_use; /* what the cache of fetched debug info may take */
 	char socket[SOCKET_PATH_MAX]; /* socket mode: where coresink --serve listens for the kernel */
 	uint64_t socket_parallel;  /* socket mode: crashes handled at once; more wait in the listen queue */
+	uint64_t socket_parallel_per_user; /* of them, one user's at most; 0: half of socket_parallel, at least 1 */
 	uint64_t socket_timeout_ms; /* socket mode: a capture still running after this long is killed */
+	uint64_t socket_silence_ms; /* socket mode: a dump silent this long is abandoned, what came kept */
 	enum storage storage;
 	enum core_content core;
 	uint64_t journal_size_max; /* Storage=journal: larger cores are stored as files */
@@ -107,7 +112,7 @@ void config_free(struct config *c);
 
 /* A configuration's limits on one file system, and its size and free space, in bytes (limits.c). */
 struct config_limits {
-	uint64_t total, avail, keep_free, max_use;
+	uint64_t total, avail, keep_free, max_use, max_use_per_user;
 };
 
 int config_limits(const struct config *c, int fd, struct config_limits *l);

@@ -19,5 +19,7 @@ int config_limits(const struct config *c, int fd, struct config_limits *l)
 	l->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	l->keep_free = space_resolve(&c->keep_free, l->total);
 	l->max_use = space_resolve(&c->max_use, l->total);
+	/* A percentage of MaxUse, not of the file system. */
+	l->max_use_per_user = space_resolve(&c->max_use_per_user, l->max_use);
 	return 0;
 }

@@ -77,11 +77,11 @@ static void begin_capture(struct crash *cr)
 static bool rate_limited(struct crash *cr)
 {
 	const struct rate_config rc = { cr->c.rate_interval, (uint32_t)cr->c.rate_burst,
-					(uint32_t)cr->c.rate_global_burst };
+					(uint32_t)cr->c.rate_global_burst, (uint32_t)cr->c.rate_user_burst };
 	const char *key = cr->pi.exe[0] ? cr->pi.exe : cr->k.comm;
 	struct rate_verdict v;
 
-	if (!cr->have_session || session_rate(&cr->q, key, cr->k.time, &rc, &v) < 0)
+	if (!cr->have_session || session_rate(&cr->q, key, cr->k.uid, cr->k.time, &rc, &v) < 0)
 		return false;
 	cr->o.suppressed_exe = v.suppressed_exe;
 	cr->o.suppressed_all = v.suppressed_all;

@@ -56,13 +56,20 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->max_use = cr->c.max_use;
 	o->max_core = cr->c.max_core_size;
 	o->rlimit = cr->k.rlimit;
+	/* Socket mode: a dump the kernel reads slowly (a FUSE mapping's) must not hold a slot for SocketTimeoutSec. */
+	o->silence_ms = cr->o.socket ? (int)cr->c.socket_silence_ms : 0;
+	cr->o.silence_ms = (uint64_t)o->silence_ms;
 	/* A file core that would be cut for want of room is compressed as it comes: it may then be kept whole. */
 	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && cr->c.core == CORE_FULL)
 		o->compress_short = COMPRESS_LEVEL;
 	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->have_session) {
+		struct config_limits l;
+
 		session_hooks(&cr->q, h);
 		o->hooks = h;
+		if (config_limits(&cr->c, cr->dirfd, &l) == 0)
+			session_share(&cr->q, cr->k.uid, l.max_use_per_user);
 	}
 }
 
@@ -74,7 +81,7 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 static enum result verdict(struct crash *cr)
 {
 	if (cr->o.st.cut_short) {
-		cr->o.st.limit = LIMIT_CUT_SHORT;
+		cr->o.st.limit = cr->o.st.silent ? LIMIT_SILENT : LIMIT_CUT_SHORT;
 		return RESULT_TRUNCATED;
 	}
 	if (!cr->o.st.truncated)
@@ -238,6 +245,7 @@ static struct minicore *minimal_core(struct crash *cr)
 
 	cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
 	minicore_init(&cr->mc, cr->in, cr->memfd, cr->c.minimal_stack_max);
+	cr->mc.silence_ms = cr->o.socket ? (int)cr->c.socket_silence_ms : 0;
 	cr->o.minimal_wanted = true;
 	return &cr->mc;
 }

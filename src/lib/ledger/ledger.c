@@ -152,20 +152,25 @@ void ledger_drop_inflight(struct ledger *l, size_t i)
 
 /*
  * The rate window of key, created when missing; when the table is full, the stalest window makes room, never the
- * global one (key 0), so that the global entry and then an executable's can be held at once.
+ * global one (key 0) nor keep (a window the caller holds already), so that the global entry, a user's and an
+ * executable's can be held at once.
  */
-struct rate_entry *ledger_rate(struct ledger *l, uint64_t key)
+struct rate_entry *ledger_rate(struct ledger *l, uint64_t key, const struct rate_entry *keep)
 {
-	size_t oldest = l->n_rate > 0 && l->rate[0].key == 0 ? 1 : 0;
+	size_t oldest = SIZE_MAX;
 
 	for (size_t i = 0; i < l->n_rate; i++) {
 		if (l->rate[i].key == key)
 			return &l->rate[i];
-		if (l->rate[i].key != 0 && l->rate[i].start < l->rate[oldest].start)
+		if (l->rate[i].key != 0 && &l->rate[i] != keep &&
+		    (oldest == SIZE_MAX || l->rate[i].start < l->rate[oldest].start))
 			oldest = i;
 	}
 	if (l->n_rate < LEDGER_RATE_MAX)
 		oldest = l->n_rate++;
+	/* (LEDGER_RATE_MAX holds more than the global window and keep: a full table has a stalest window.) */
+	if (oldest == SIZE_MAX)
+		oldest = l->n_rate - 1;
 	l->rate[oldest] = (struct rate_entry) { .key = key };
 	return &l->rate[oldest];
 }

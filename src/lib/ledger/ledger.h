@@ -59,7 +59,7 @@ void ledger_parse(struct ledger *l, const char *text);
 size_t ledger_format(const struct ledger *l, char *buf, size_t len);
 struct inflight *ledger_inflight(struct ledger *l, pid_t pid, uint64_t start);
 void ledger_drop_inflight(struct ledger *l, size_t i);
-struct rate_entry *ledger_rate(struct ledger *l, uint64_t key);
+struct rate_entry *ledger_rate(struct ledger *l, uint64_t key, const struct rate_entry *keep);
 int ledger_load(int fd, struct ledger *l);
 int ledger_save(int fd, const struct ledger *l);
 int ledger_read(int dirfd, struct ledger *l);

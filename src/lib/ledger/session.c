@@ -184,7 +184,7 @@ static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
 	for (size_t i = 0; i < q->l.n_inflight; i++)
 		if (q->l.inflight[i].held)
 			held[n_held++] = q->l.inflight[i].held;
-	r = vacuum_oldest(q->dirfd, need, held, n_held, freed, &removed, &unsent);
+	r = vacuum_oldest(q->dirfd, need, held, n_held, q->have_share ? &q->share : NULL, freed, &removed, &unsent);
 
 	if (r < 0 || removed == 0)
 		return r;
@@ -229,6 +229,16 @@ int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), voi
 	if (vacuum_total(q->dirfd, &published) == 0)
 		q->l.published = published;
 	return put_ledger(q, r);
+}
+
+/*
+ * The capture is uid's crash: its vacuum makes room from uid's own cores alone once they take more than bytes
+ * (MaxUsePerUser=), so that one user's crash loop cannot evict everyone else's cores.
+ */
+void session_share(struct session *q, uid_t uid, uint64_t bytes)
+{
+	q->share = (struct vacuum_share) { .uid = uid, .bytes = bytes };
+	q->have_share = true;
 }
 
 void session_hooks(struct session *q, struct engine_hooks *h)
@@ -393,11 +403,12 @@ void session_close(struct session *q)
 	q->statefd = -1;
 }
 
-/* Applies the crash-rate limits to this crash (see rate_decide()), under the lock. 0 or -errno. */
-int session_rate(struct session *q, const char *exe, uint64_t now, const struct rate_config *rc,
-	       struct rate_verdict *v)
+/* Applies the crash-rate limits to this crash of uid (see rate_decide()), under the lock. 0 or -errno. */
+int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
+		 struct rate_verdict *v)
 {
-	struct rate_entry *all, *mine;
+	struct rate_entry *all, *mine, *user;
+	char who[24];
 	int r = lock(q);
 
 	*v = (struct rate_verdict) { .allowed = true };
@@ -406,9 +417,11 @@ int session_rate(struct session *q, const char *exe, uint64_t now, const struct 
 	/* The windows only: gone handlers are dropped by the next capture's pass (a /proc read each, kept off this). */
 	r = ledger_load(q->statefd, &q->l);
 	if (r == 0) {
-		all = ledger_rate(&q->l, 0);
-		mine = ledger_rate(&q->l, rate_key(exe));
-		*v = rate_decide(mine, all, now, rc);
+		(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
+		all = ledger_rate(&q->l, 0, NULL);
+		user = ledger_rate(&q->l, rate_key(RATE_USER, who), NULL);
+		mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
+		*v = rate_decide(mine, user, all, now, rc);
 		r = ledger_save(q->statefd, &q->l);
 	}
 	unlock(q);

@@ -8,6 +8,7 @@
 
 #include "kskip.h"
 #include "ledger.h"
+#include "tidy.h"
 #include "write.h"
 
 #define SESSION_LOST_MAX 8
@@ -24,6 +25,8 @@ struct session {
 	/* Crashes whose handler died before its entry (pipe mode), found in the ledger: this handler names them. */
 	struct inflight lost[SESSION_LOST_MAX];
 	unsigned n_lost, lost_more;
+	struct vacuum_share share; /* whose capture, and what of the cores that user may take before the others' */
+	bool have_share;
 };
 
 int session_open(struct session *q, int dirfd);
@@ -31,6 +34,7 @@ void session_close(struct session *q);
 int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed);
 int session_begin(struct session *q, const struct ledger_crash *crash, const char *entry);
 void session_hooks(struct session *q, struct engine_hooks *h);
+void session_share(struct session *q, uid_t uid, uint64_t bytes);
 int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
 int session_sending(struct session *q);
 int session_named(struct session *q);
@@ -41,7 +45,7 @@ int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), voi
 #define KSKIP_INTERVAL_MS 1000
 
 int session_kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks);
-int session_rate(struct session *q, const char *exe, uint64_t now, const struct rate_config *rc,
-	       struct rate_verdict *v);
+int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
+		 struct rate_verdict *v);
 
 #endif

@@ -29,6 +29,14 @@ void minicore_init(struct minicore *m, int in, int memfd, uint64_t stack_max)
 	*m = (struct minicore) { .in = in, .memfd = memfd, .stack_max = stack_max, .devnull = -1 };
 }
 
+/* Reads the input as io_read_full() does; bounded by silence_ms where it is set (m->silent says it ended so). */
+static ssize_t take(struct minicore *m, void *buf, size_t len, unsigned long *calls)
+{
+	if (m->silence_ms > 0)
+		return io_read_full_within(m->in, buf, len, m->silence_ms, calls, &m->silent);
+	return io_read_full(m->in, buf, len, calls);
+}
+
 /* Reads the core's headers and notes into m->head. 0, or -errno (the bytes read so far are kept). */
 static int read_head(struct minicore *m, unsigned long *calls)
 {
@@ -49,7 +57,7 @@ static int read_head(struct minicore *m, unsigned long *calls)
 			m->head = p;
 			cap = need;
 		}
-		got = io_read_full(m->in, m->head + m->head_len, need - m->head_len, calls);
+		got = take(m, m->head + m->head_len, need - m->head_len, calls);
 		if (got < 0)
 			return (int)got;
 		m->head_len += (size_t)got;
@@ -140,7 +148,7 @@ static ssize_t drop(struct minicore *m, uint64_t len)
 		if (r == -EINVAL && !m->scratch && !(m->scratch = malloc(SCRATCH_BYTES)))
 			return -ENOMEM;
 		if (r == -EINVAL)
-			r = io_read_full(m->in, m->scratch, want < SCRATCH_BYTES ? want : SCRATCH_BYTES, NULL);
+			r = take(m, m->scratch, want < SCRATCH_BYTES ? want : SCRATCH_BYTES, NULL);
 		if (r < 0)
 			return r;
 		if (r == 0)
@@ -194,7 +202,7 @@ static ssize_t take_piece(struct minicore *m, unsigned char *buf, size_t n, bool
 		if (got >= 0 && (uint64_t)got < left)
 			*eof = true;
 	} else {
-		got = io_read_full(m->in, buf, want, calls);
+		got = take(m, buf, want, calls);
 		if (got >= 0 && (size_t)got < want)
 			*eof = true;
 		if (got > 0)

@@ -47,6 +47,8 @@ struct minicore {
 	int devnull;
 	char *scratch;
 	struct minicore_stats st;
+	int silence_ms;         /* the input may say nothing this long, then it is taken as ended (0: for ever) */
+	bool silent;            /* it ended so */
 };
 
 void minicore_init(struct minicore *m, int in, int memfd, uint64_t stack_max);

@@ -82,12 +82,43 @@ static const char *value_of(origin_get_fn get, void *ctx, const char *name, char
 }
 
 /*
- * The sealed fields of an entry (prefix "") or of a seal (ORIGIN_SEALED_PREFIX), from get, in one canonical form:
- * "NAME LENGTH:VALUE\n" for each one present, in the list's order; any byte may be in a value. 0 or -ENOMEM.
+ * A version 2 seal's fingerprint of the core an entry holds (COREDUMP=, Storage=journal), which dump and debug act
+ * on: of an entry (prefix ""), the SHA-256 of the field's value; of a seal, the field it wrote it in. Added to m as
+ * canon() adds a field, where there is one. 0 or -errno.
  */
-int origin_canon(origin_get_fn get, void *ctx, const char *prefix, char **canon, size_t *len)
+static int canon_core(origin_get_fn get, void *ctx, const char *prefix, FILE *m)
+{
+	char name[128], hex[DIGEST_HEX + 1];
+	const void *data;
+	size_t n;
+	int r;
+
+	if (prefix[0]) {
+		(void) snprintf(name, sizeof(name), "%s%s", prefix, ORIGIN_CORE_DIGEST);
+		if (get(ctx, name, &data, &n) < 0 || n <= strlen(name) || ((const char *)data)[strlen(name)] != '=')
+			return 0;
+		fprintf(m, "%s %zu:", ORIGIN_CORE_DIGEST, n - strlen(name) - 1);
+		(void) fwrite((const char *)data + strlen(name) + 1, 1, n - strlen(name) - 1, m);
+		fputc('\n', m);
+		return 0;
+	}
+	if (get(ctx, "COREDUMP", &data, &n) < 0 || n < sizeof("COREDUMP") || ((const char *)data)[8] != '=')
+		return 0;
+	r = digest_hex((const char *)data + 9, n - 9, hex);
+	if (r == 0)
+		fprintf(m, "%s %d:%s\n", ORIGIN_CORE_DIGEST, DIGEST_HEX, hex);
+	return r;
+}
+
+/*
+ * The sealed fields of an entry (prefix "") or of a seal (ORIGIN_SEALED_PREFIX), from get, in one canonical form
+ * for the seal's version: "NAME LENGTH:VALUE\n" for each one present, in the list's order (any byte may be in a
+ * value), and from version 2 on the fingerprint of the core the entry holds. 0 or -errno.
+ */
+int origin_canon(origin_get_fn get, void *ctx, const char *prefix, unsigned version, char **canon, size_t *len)
 {
 	FILE *m = open_memstream(canon, len);
+	int r = 0;
 
 	if (!m)
 		return -ENOMEM;
@@ -104,10 +135,12 @@ int origin_canon(origin_get_fn get, void *ctx, const char *prefix, char **canon,
 		(void) fwrite((const char *)data + k + 1, 1, n - k - 1, m);
 		fputc('\n', m);
 	}
-	if (fclose(m) != 0) {
+	if (version >= 2)
+		r = canon_core(get, ctx, prefix, m);
+	if (fclose(m) != 0 || r < 0) {
 		free(*canon);
 		*canon = NULL;
-		return -ENOMEM;
+		return r < 0 ? r : -ENOMEM;
 	}
 	return 0;
 }
@@ -122,13 +155,28 @@ static int by_id(const void *a, const void *b)
 	return strcmp(((const struct seal *)a)->id, ((const struct seal *)b)->id);
 }
 
-/* The current entry of j, a seal, appended to s. 0 (also for a seal without an id), or -ENOMEM. */
+/*
+ * The version of the current entry of j, a seal: 1 where it says none (before the upgrade), else its word; 0 for a
+ * version this reader does not know (it vouches for nothing here).
+ */
+static unsigned seal_version(sd_journal *j)
+{
+	char v[16];
+	uint64_t n;
+
+	if (!value_of(journal_get, j, "CORESINK_SEAL_VERSION", v, sizeof(v)))
+		return 1;
+	return parse_u64(v, &n) == 0 && n >= 2 && n <= ORIGIN_SEAL_VERSION ? (unsigned)n : 0;
+}
+
+/* The current entry of j, a seal, appended to s. 0 (also for a seal without an id, or of an unknown version), or -errno. */
 static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
 {
 	char id[64], uid[16];
-	struct seal x = { 0 };
+	struct seal x = { .version = seal_version(j) };
+	int r;
 
-	if (!value_of(journal_get, j, "CORESINK_SEAL", id, sizeof(id)) ||
+	if (!x.version || !value_of(journal_get, j, "CORESINK_SEAL", id, sizeof(id)) ||
 	    !value_of(journal_get, j, "COREDUMP_UID", uid, sizeof(uid)))
 		return 0;
 	if (s->n == *cap) {
@@ -141,10 +189,12 @@ static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
 	}
 	x.id = strdup(id);
 	x.uid = strdup(uid);
-	if (!x.id || !x.uid || origin_canon(journal_get, j, ORIGIN_SEALED_PREFIX, &x.canon, &x.canon_len) < 0) {
+	r = !x.id || !x.uid ? -ENOMEM : origin_canon(journal_get, j, ORIGIN_SEALED_PREFIX, x.version, &x.canon,
+							&x.canon_len);
+	if (r < 0) {
 		free(x.id);
 		free(x.uid);
-		return -ENOMEM;
+		return r;
 	}
 	s->s[s->n++] = x;
 	return 0;
@@ -236,10 +286,16 @@ void origin_seals_free(struct seals *s)
 	*s = (struct seals) { 0 };
 }
 
-/* Whether s holds a seal of entry id for uid whose sealed fields are canon (canon_len bytes); which one. */
-bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, const char *canon, size_t canon_len,
+/*
+ * Whether s holds a seal of entry id for uid whose sealed fields are those of the entry get reads (its canonical
+ * form for the seal's version, made as needed); which one.
+ */
+bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, origin_get_fn get, void *ctx,
 		      const struct seal **which)
 {
+	char *canon[ORIGIN_SEAL_VERSION + 1] = { NULL };
+	size_t len[ORIGIN_SEAL_VERSION + 1] = { 0 };
+	bool yes = false;
 	size_t lo = 0, hi = s ? s->n : 0;
 
 	if (!id || !id[0] || !uid)
@@ -253,22 +309,27 @@ bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, co
 		else
 			hi = mid;
 	}
-	for (; s && lo < s->n && strcmp(s->s[lo].id, id) == 0; lo++) {
+	for (; !yes && s && lo < s->n && strcmp(s->s[lo].id, id) == 0; lo++) {
 		const struct seal *x = &s->s[lo];
+		const unsigned v = x->version;
 
-		if (strcmp(x->uid, uid) == 0 && x->canon_len == canon_len && memcmp(x->canon, canon, canon_len) == 0) {
+		if (strcmp(x->uid, uid) != 0 || v == 0 || v > ORIGIN_SEAL_VERSION ||
+		    (!canon[v] && origin_canon(get, ctx, "", v, &canon[v], &len[v]) < 0))
+			continue;
+		yes = x->canon_len == len[v] && memcmp(x->canon, canon[v], len[v]) == 0;
+		if (yes)
 			*which = x;
-			return true;
-		}
 	}
-	return false;
+	for (unsigned v = 0; v <= ORIGIN_SEAL_VERSION; v++)
+		free(canon[v]);
+	return yes;
 }
 
 /* Whether the current entry of j, sent by uid, is the very entry a seal of s vouches for. */
 static bool sealed_entry(sd_journal *j, const struct seals *s, const char *uid)
 {
-	char id[64], *canon = NULL;
-	size_t len = 0, threshold = 0;
+	char id[64];
+	size_t threshold = 0;
 	const struct seal *which = NULL;
 	bool yes;
 
@@ -276,10 +337,9 @@ static bool sealed_entry(sd_journal *j, const struct seals *s, const char *uid)
 		return false;
 	(void) sd_journal_get_data_threshold(j, &threshold);
 	(void) sd_journal_set_data_threshold(j, 0);
-	yes = origin_canon(journal_get, j, "", &canon, &len) == 0 && origin_sealed_by(s, id, uid, canon, len, &which) &&
-	      which->first && sd_journal_test_cursor(j, which->first) > 0;
+	yes = origin_sealed_by(s, id, uid, journal_get, j, &which) && which->first &&
+	      sd_journal_test_cursor(j, which->first) > 0;
 	(void) sd_journal_set_data_threshold(j, threshold);
-	free(canon);
 	return yes;
 }
 

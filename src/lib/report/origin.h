@@ -11,6 +11,14 @@
 #define CORESINK_SEAL_MESSAGE_ID "5e68f129416d40cdbbf1761bc3cc8ae4"
 /* A seal repeats each sealed field of its entry under this prefix: CORESINK_SEALED_COREDUMP_EXE=... */
 #define ORIGIN_SEALED_PREFIX "CORESINK_SEALED_"
+/*
+ * The seal's rule this coresink writes (CORESINK_SEAL_VERSION=): 1, a seal that says none, repeats the fields of
+ * origin_sealed_fields; 2 adds the fingerprint of the core an entry holds (ORIGIN_CORE_DIGEST, the SHA-256 of its
+ * COREDUMP=). Each seal is judged by its own version's rule: those written before an upgrade stay good. What later
+ * versions seal besides (a pod's fields, an encryption's recipients, a hook's fields) comes with the next number.
+ */
+#define ORIGIN_SEAL_VERSION 2
+#define ORIGIN_CORE_DIGEST "COREDUMP_SHA256"
 
 /*
  * How a reader gets a field of an entry: "NAME=value" in *data (len bytes), as sd_journal_get_data() gives it;
@@ -33,6 +41,7 @@ struct origin {
 
 /* One seal: the entry id it names, the uid, its sealed fields in canonical form, and the first entry of the id. */
 struct seal {
+	unsigned version;        /* its rule (ORIGIN_SEAL_VERSION) */
 	char *id;
 	char *uid;
 	char *canon;
@@ -50,8 +59,8 @@ extern const char *const origin_sealed_fields[];
 extern const size_t origin_n_sealed_fields;
 
 bool origin_trusted(const struct origin *o, const char **why);
-int origin_canon(origin_get_fn get, void *ctx, const char *prefix, char **canon, size_t *len);
-bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, const char *canon, size_t canon_len,
+int origin_canon(origin_get_fn get, void *ctx, const char *prefix, unsigned version, char **canon, size_t *len);
+bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, origin_get_fn get, void *ctx,
 		      const struct seal **which);
 int origin_seals_read(sd_journal *j, struct seals *s);
 void origin_seals_free(struct seals *s);

@@ -56,6 +56,7 @@ struct outcome {
 	int acl_error;              /* -errno when granting it failed */
 	const char *acl_none;       /* why the owner, who may see the entry, was not given the core */
 	bool socket;                /* came through the coredump socket (coresink --serve), not the pipe */
+	uint64_t silence_ms;        /* socket mode: how long its dump could say nothing before it was abandoned */
 	bool rejected;              /* socket mode: the kernel was told not to dump it at all */
 	bool have_siginfo;          /* the core's NT_SIGINFO note was read */
 	int signal_error;           /* socket mode, no core to read it from: why the signal is not known (-errno) */

@@ -294,6 +294,11 @@ static void limit_reason(const struct kargs *k, const struct outcome *o, char *b
 		(void) snprintf(buf, len, "keeping %llu bytes free (KeepFree)", (unsigned long long)o->st.reserve);
 	else if (o->st.limit == LIMIT_RLIMIT)
 		(void) snprintf(buf, len, "RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
+	else if (o->st.limit == LIMIT_SILENT)
+		(void) snprintf(buf, len, "the dump said nothing for %llu ms (SocketSilenceSec) after %llu of the %llu bytes "
+				"its headers announce: abandoned, what came kept, so that no crash holds a slot with a dump "
+				"the kernel reads slowly", (unsigned long long)o->silence_ms, (unsigned long long)o->st.input,
+				(unsigned long long)o->st.expected);
 	else if (o->st.limit == LIMIT_CUT_SHORT)
 		(void) snprintf(buf, len, "the dump was cut short at %llu of the %llu bytes its headers announce: the "
 				"process was killed while dumping%s", (unsigned long long)o->st.input,
@@ -331,7 +336,9 @@ static void result_clause(const struct kargs *k, const struct outcome *o, char *
 			(void) snprintf(buf, len, "not kept: MaxCoresPerSignature=%llu cores of its signature are kept "
 					"already", (unsigned long long)o->sig_max);
 		else
-			(void) snprintf(buf, len, "not stored: %s crash-rate limit (RateLimitBurst)", o->suppressed_by);
+			(void) snprintf(buf, len, "not stored: %s crash-rate limit (%s)", o->suppressed_by,
+					strcmp(o->suppressed_by, "user") == 0 ? "RateLimitUserBurst" :
+					strcmp(o->suppressed_by, "global") == 0 ? "RateLimitGlobalBurst" : "RateLimitBurst");
 		break;
 	case RESULT_SKIPPED:
 		(void) snprintf(buf, len, "not stored: RLIMIT_CORE is %llu", (unsigned long long)k->rlimit);
@@ -528,11 +535,13 @@ static bool sealed_field(const char *field, size_t len)
 
 /*
  * Vouches, as root, for the crash entry just filed in the crashing user's journal (sent with the user's uid, which
- * any user can send as): its id, the uid, and a copy of each field a reader shows or acts on, so that root's readers
- * take that entry, and no copy of it with any of them changed (origin.c).
+ * any user can send as): its id, the uid, a copy of each field a reader shows or acts on, and the fingerprint of
+ * the core it holds (read from corefd, o->st.bytes of it, where the entry holds one), so that root's readers take
+ * that entry, and no copy of it with any of them changed (origin.c, its rule of ORIGIN_SEAL_VERSION).
  */
-static void seal(const struct kargs *k, const struct outcome *o, const struct fields *entry)
+static void seal(const struct kargs *k, const struct outcome *o, const struct fields *entry, int corefd)
 {
+	char hex[DIGEST_HEX + 1];
 	struct fields f;
 
 	if (!o->entry_id[0])
@@ -542,6 +551,10 @@ static void seal(const struct kargs *k, const struct outcome *o, const struct fi
 	fields_add(&f, "MESSAGE=The entry of crash %d of uid %u, filed in that user's journal, is coresink's.",
 		   (int)k->pid, (unsigned)k->uid);
 	fields_add(&f, "CORESINK_SEAL=%s", o->entry_id);
+	fields_add(&f, "CORESINK_SEAL_VERSION=%d", ORIGIN_SEAL_VERSION);
+	/* A fingerprint that could not be made is left out: root's readers then do not take the entry (its core unvouched). */
+	if (o->in_journal && digest_fd(corefd, o->st.bytes, hex) == 0)
+		fields_add(&f, ORIGIN_SEALED_PREFIX ORIGIN_CORE_DIGEST "=%s", hex);
 	fields_add(&f, "COREDUMP_PID=%d", (int)k->pid);
 	fields_add(&f, "COREDUMP_UID=%u", (unsigned)k->uid);
 	for (size_t i = 0; i < entry->n; i++)
@@ -571,7 +584,7 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	else
 		r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	if (o->owner_entry && r == 0)
-		seal(k, o, &f);
+		seal(k, o, &f, corefd);
 	fields_free(&f);
 	return r;
 }

@@ -229,13 +229,50 @@ static int remove_oldest(void *ctx, void *entry, uint64_t *freed)
 	return 0;
 }
 
+/* The uid a core was stored for (user.coredump.uid, xattr.c); -1 where it has none. */
+static uid_t owner_of(int dirfd, const char *name)
+{
+	char path[64 + OLDEST_NAME_MAX], v[16];
+	uint64_t uid;
+	ssize_t n;
+
+	(void) snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
+	n = lgetxattr(path, "user.coredump.uid", v, sizeof(v) - 1);
+	if (n <= 0)
+		return (uid_t)-1;
+	v[n] = '\0';
+	return parse_u64(v, &uid) == 0 && uid < (uid_t)-1 ? (uid_t)uid : (uid_t)-1;
+}
+
+/*
+ * The cores of list (n, oldest first) a capture for share->uid may remove: every one while that user's cores take
+ * at most share->bytes, else only that user's own, so that one user's crash loop makes room from its own cores
+ * and never takes the others' (MaxUsePerUser=). Packed at the list's start: how many.
+ */
+static size_t mine_first(int dirfd, struct core *list, size_t n, const struct vacuum_share *share)
+{
+	uint64_t theirs = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		list[i].uid = owner_of(dirfd, list[i].o.name);
+		theirs += list[i].uid == share->uid ? list[i].o.bytes : 0;
+	}
+	if (theirs <= share->bytes)
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (list[i].uid == share->uid)
+			list[k++] = list[i];
+	return k;
+}
+
 /*
  * Removes the oldest cores until need bytes are freed or none is left, passing over the n_held inodes in held
- * (cores their handlers still analyse). 0 or -errno; *freed, *removed tell, and *unsent how many of the removed
- * were still to be uploaded.
+ * (cores their handlers still analyse); with share, only those mine_first() leaves to its user. 0 or -errno;
+ * *freed, *removed tell, and *unsent how many of the removed were still to be uploaded.
  */
-int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, uint64_t *freed, unsigned *removed,
-		  unsigned *unsent)
+int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held, const struct vacuum_share *share,
+		  uint64_t *freed, unsigned *removed, unsigned *unsent)
 {
 	struct core *list;
 	struct trim t = { dirfd, held, n_held, 0 };
@@ -243,6 +280,8 @@ int vacuum_oldest(int dirfd, uint64_t need, const uint64_t *held, size_t n_held,
 
 	*freed = 0;
 	*removed = 0;
+	if (n > 0 && share)
+		n = (int)mine_first(dirfd, list, (size_t)n, share);
 	if (n > 0)
 		*freed = oldest_remove(list, (size_t)n, sizeof(*list), need, remove_oldest, &t, removed);
 	*unsent = t.unsent;

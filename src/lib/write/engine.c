@@ -260,7 +260,7 @@ static int copy_setup(struct copy *c)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
 	/* Best effort too: without a thread, the copy reads in its own. */
 	if (c->o->read_ahead > 0 && c->strategy == STRATEGY_READWRITE && !c->o->minicore && !c->in_regular)
-		c->ahead = prefetch_start(&c->pf, c->in, c->o->buffer, c->o->read_ahead) == 0;
+		c->ahead = prefetch_start(&c->pf, c->in, c->o->buffer, c->o->read_ahead, c->o->silence_ms) == 0;
 	if (c->strategy != STRATEGY_SPLICE)
 		return 0;
 	if (pipe2(c->stage, O_CLOEXEC) < 0)
@@ -476,8 +476,13 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 		if (pos >= 0)
 			c.off = (uint64_t)pos;
 	}
-	/* The input ended, no limit cut it, and it holds less than its headers announce: the dump was stopped. */
-	if (r == 0 && !st->truncated && st->expected && st->input < st->expected)
+	if ((c.ahead && c.pf.silent) || (o->minicore && o->minicore->silent))
+		st->silent = true;
+	/*
+	 * The input ended, no limit cut it, and it holds less than its headers announce, or it fell silent (socket
+	 * mode's SocketSilenceSec=, its end taken here): the dump was stopped.
+	 */
+	if (r == 0 && !st->truncated && (st->silent || (st->expected && st->input < st->expected)))
 		st->cut_short = true;
 	f = copy_finish(&c);
 	st->bytes = c.off;

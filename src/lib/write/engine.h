@@ -59,6 +59,8 @@ struct engine_opts {
 	bool check_space;         /* fstatfs before each chunk */
 	void *head;               /* receives the first head_len bytes as they pass (the core's notes); NULL: none */
 	size_t head_len;
+	int silence_ms;           /* the input (socket mode's connection) may say nothing this long, then it is taken
+				     as ended, what came kept (SocketSilenceSec=); 0 for ever */
 	const struct engine_hooks *hooks;  /* NULL for none */
 	struct minicore *minicore; /* the input is read through it (a minimal core), by read/write; NULL: as it is */
 	/*
@@ -78,7 +80,8 @@ struct engine_stats {
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
 	uint64_t expected;        /* the core's size as its headers say (its extent), 0 when not known */
 	bool truncated;           /* the input had more than was stored */
-	bool cut_short;           /* the input ended before expected: the kernel stopped the dump */
+	bool cut_short;           /* the input ended before expected: the kernel stopped the dump, or it fell silent */
+	bool silent;              /* the input said nothing for silence_ms: its end was taken here (cut_short) */
 	enum limit limit;         /* what stopped it, when truncated by a limit */
 	bool fell_back;           /* splice was refused and read/write took over */
 	int fallback_error;       /* the -errno that caused it */

@@ -15,6 +15,12 @@
 #include "holes.h"
 #include "minicore.h"
 
+/* How long the input may say nothing before it is taken as ended (SocketSilenceSec=): poll's timeout, -1 none. */
+static int silence(const struct copy *c)
+{
+	return c->o->silence_ms > 0 ? c->o->silence_ms : -1;
+}
+
 /* Errors that mean "splice cannot do this pair of files", after which read/write does the rest. */
 static bool splice_refused(int r)
 {
@@ -151,6 +157,8 @@ ssize_t copy_read(struct copy *c, void *buf, size_t n)
 		return prefetch_read(&c->pf, buf, n);
 	if (c->o->minicore)
 		return minicore_read(c->o->minicore, buf, n, &c->st->in_calls);
+	if (c->o->silence_ms > 0)
+		return io_read_full_within(c->in, buf, n, c->o->silence_ms, &c->st->in_calls, &c->st->silent);
 	return io_read_full(c->in, buf, n, &c->st->in_calls);
 }
 
@@ -231,7 +239,12 @@ static ssize_t stage_fill(struct copy *c, size_t want)
 		r = io_pipe_is_full(c->stage[1]);
 		if (r != 0)
 			return r < 0 ? r : (ssize_t)filled;
-		r = io_wait_readable(c->in);
+		r = io_wait_readable(c->in, silence(c));
+		if (r == -ETIME) {
+			/* The input said nothing past SocketSilenceSec: taken as its end (engine_copy says it was silent). */
+			c->eof = c->st->silent = true;
+			break;
+		}
 		if (r < 0)
 			return r;
 	}
@@ -265,8 +278,13 @@ static ssize_t move_naive(struct copy *c, size_t want)
 	size_t done = 0;
 
 	while (done < want) {
-		ssize_t r = io_splice(c->in, c->out, want - done, SPLICE_F_MOVE);
+		ssize_t r = c->o->silence_ms > 0 ? io_wait_readable(c->in, silence(c)) : 0;
 
+		if (r == -ETIME) {
+			c->eof = c->st->silent = true;
+			break;
+		}
+		r = r < 0 ? r : io_splice(c->in, c->out, want - done, SPLICE_F_MOVE);
 		c->st->in_calls++;
 		if (r < 0)
 			return done > 0 ? (ssize_t)done : r;

@@ -16,14 +16,18 @@
 #include "base.h"
 #include "prefetch.h"
 
-/* Waits for the input, or for the consumer to stop the reader. 0, 1 when stopped, or -errno. */
+/*
+ * Waits for the input, or for the consumer to stop the reader, at most silence_ms. 0, 1 when stopped, -ETIME when
+ * the input said nothing for that long, or -errno.
+ */
 static int wait_input(struct prefetch *p)
 {
 	struct pollfd fds[2] = { { .fd = p->fd, .events = POLLIN }, { .fd = p->stopfd, .events = POLLIN } };
+	int r = poll(fds, 2, p->silence_ms);
 
-	if (poll(fds, 2, -1) < 0)
+	if (r < 0)
 		return errno == EINTR ? 0 : -errno;
-	return fds[1].revents ? 1 : 0;
+	return fds[1].revents ? 1 : r == 0 ? -ETIME : 0;
 }
 
 /* Fills one buffer: until it is full, the input ends, or an error. 1 when stopped, else 0. */
@@ -43,7 +47,11 @@ static int fill(struct prefetch *p, struct prefetch_slot *s, char *buf)
 			r = wait_input(p);
 			if (r > 0)
 				return 1;
-			s->err = r;
+			/* Silent past its bound: the end of the input, said (prefetch's silent). */
+			if (r == -ETIME)
+				s->eof = p->silent = true;
+			else
+				s->err = r;
 		} else if (errno != EINTR) {
 			s->err = -errno;
 		}
@@ -80,12 +88,16 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* Starts reading fd ahead, n buffers of size bytes. 0 or -errno (then nothing was started). */
-int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n)
+/*
+ * Starts reading fd ahead, n buffers of size bytes; an input silent for silence_ms (0: no bound) is taken as
+ * ended. 0 or -errno (then nothing was started).
+ */
+int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n, int silence_ms)
 {
 	int flags = fcntl(fd, F_GETFL), r;
 
-	*p = (struct prefetch) { .fd = fd, .size = size, .n = n, .flags = flags, .stopfd = -1 };
+	*p = (struct prefetch) { .fd = fd, .size = size, .n = n, .flags = flags, .stopfd = -1,
+				 .silence_ms = silence_ms > 0 ? silence_ms : -1 };
 	if (flags < 0 || n == 0)
 		return flags < 0 ? -errno : -EINVAL;
 	if (posix_memalign((void **)&p->mem, PAGE_BYTES, size * n) != 0)

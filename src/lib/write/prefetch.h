@@ -23,13 +23,15 @@ struct prefetch {
 	unsigned head, filled;    /* the consumer's buffer; how many the reader has filled */
 	size_t off;               /* what of the head buffer the consumer has released */
 	bool stop, finished, running;
+	int silence_ms;           /* how long the input may say nothing before it is taken as ended; -1 for ever */
+	bool silent;              /* it ended so (set by the reader before its last buffer) */
 	unsigned long calls;      /* read(2) calls that returned data: the reader's own */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
 };
 
-int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n);
+int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n, int silence_ms);
 ssize_t prefetch_take(struct prefetch *p, const char **data, size_t n);
 void prefetch_release(struct prefetch *p, size_t n);
 ssize_t prefetch_read(struct prefetch *p, void *buf, size_t n);

@@ -21,6 +21,7 @@ static const char *const limit_names[] = {
 	[LIMIT_RLIMIT] = "RLIMIT_CORE",
 	[LIMIT_CUT_SHORT] = "the dump was cut short: the process was killed while dumping (SIGKILL, a stop timeout, the "
 			    "OOM killer)",
+	[LIMIT_SILENT] = "SocketSilenceSec",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(limit, enum limit, limit_names, _LIMIT_MAX)

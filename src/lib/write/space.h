@@ -14,6 +14,7 @@ enum limit {
 	LIMIT_MAX_CORE,    /* this core would exceed MaxCoreSize */
 	LIMIT_RLIMIT,      /* this core would exceed the process's RLIMIT_CORE */
 	LIMIT_CUT_SHORT,   /* not a limit of coresink's: the kernel stopped the dump (the process was killed) */
+	LIMIT_SILENT,      /* socket mode: the dump said nothing for SocketSilenceSec, and was abandoned */
 	_LIMIT_MAX
 };
 
