@@ -202,16 +202,16 @@ END_TEST
 
 START_TEST(test_rate_windows_shared)
 {
-	const struct rate_config rc = { 60, 1, 100 };
+	const struct rate_config rc = { 60, 1, 100, 0 };
 	struct rate_verdict v;
 
 	if (geteuid() != 0)
 		return;
-	ck_assert_int_eq(session_rate(&a, "/usr/bin/loop", 1000, &rc, &v), 0);
+	ck_assert_int_eq(session_rate(&a, "/usr/bin/loop", 1000, 1000, &rc, &v), 0);
 	ck_assert(v.allowed);
-	ck_assert_int_eq(session_rate(&b, "/usr/bin/loop", 1001, &rc, &v), 0);
+	ck_assert_int_eq(session_rate(&b, "/usr/bin/loop", 1000, 1001, &rc, &v), 0);
 	ck_assert(!v.allowed);
-	ck_assert_int_eq(session_rate(&b, "/usr/bin/other", 1001, &rc, &v), 0);
+	ck_assert_int_eq(session_rate(&b, "/usr/bin/other", 1000, 1001, &rc, &v), 0);
 	ck_assert(v.allowed);
 }
 END_TEST

@@ -228,12 +228,18 @@ start_journald() {
 }
 
 # stop_started VAR: stops the background process whose pid VAR holds (one this test started), by that pid:
-# SIGTERM, then reaped; VAR is emptied.
+# SIGTERM, then reaped; VAR is emptied. At exit the undo list runs in a subshell (_run_undo's pipe), whose wait
+# cannot reap the test's child: there it waits (10 s at most) until the process is gone or a zombie, so that the
+# runner's check after the test never finds it alive (a journald still flushing failed t-ratelimit so).
 stop_started() {
 	local pid=${!1:-}
 	[ -n "$pid" ] || return 0
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+	for _ in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" != Z ] || break
+		sleep 0.05
+	done
 	printf -v "$1" '%s' ""
 }
 

@@ -2,7 +2,7 @@
  * fuzz_entry.c: libFuzzer harness for the entry reader root's tools run on any journal's entries (a user's, another
  * host's): fields of any bytes and lengths, NULs included, read into a record (coresinkctl's record_read()), judged by
  * the trust rule's canonical form and seals (origin.c), and shown every way list and info show one, as text and as
- * JSON. Invariants: the text is valid UTF-8 with no control character but newline; the JSON is valid JSON (checked
+ * JSON, and grouped as summary groups crashes (summary_of()). Invariants: the text is valid UTF-8 with no control character but newline; the JSON is valid JSON (checked
  * here by a small parser) with no raw control character (C0, DEL, C1); a seal of an entry's fields matches it, and no longer once one
  * byte of one field differs; nothing reads out of bounds (ASan).
  * Input: records of a name index byte (into the known field names), a 16-bit length, and that many value bytes.
@@ -167,8 +167,10 @@ static const char *value(const char *p, const char *end)
 		return items(p, end, ']', false);
 	if (*p == '"')
 		return string(p, end);
-	if ((size_t)(end - p) >= 4 && memcmp(p, "null", 4) == 0)
+	if ((size_t)(end - p) >= 4 && (memcmp(p, "null", 4) == 0 || memcmp(p, "true", 4) == 0))
 		return p + 4;
+	if ((size_t)(end - p) >= 5 && memcmp(p, "false", 5) == 0)
+		return p + 5;
 	return number(p, end);
 }
 
@@ -207,6 +209,34 @@ static void show(const struct found *f, int how)
 	else
 		check_json(out, n, how > 3);
 	free(out);
+}
+
+/* summary of the entry, twice (one group of two crashes), as a table and as JSON: text and JSON as show()'s. */
+static void summarize(struct entry *e)
+{
+	void *const ctxs[] = { e, e };
+	const uint64_t usec[] = { 1000000, 2000000 };
+
+	for (int json = 0; json <= 1; json++) {
+		char *out = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&out, &n);
+
+		if (!m)
+			return;
+		if (summary_of(get, ctxs, usec, 2, m, json) < 0) {
+			fclose(m);
+			free(out);
+			return;
+		}
+		if (fclose(m) != 0)
+			abort();
+		if (json)
+			check_json(out, n, false);
+		else
+			check_text(out, n);
+		free(out);
+	}
 }
 
 /*
@@ -251,6 +281,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			show(&f, how);
 		record_free(&r);
 	}
+	summarize(&e);
 	check_seal(&e, 1);
 	check_seal(&e, ORIGIN_SEAL_VERSION);
 	for (size_t i = 0; i < N_NAMES; i++)

@@ -52,14 +52,25 @@ struct table {
 	uint64_t foreign;     /* entries with coresink's MESSAGE_ID that coresink did not write (origin.c) */
 };
 
-/* The value of field name in the current entry into buf ("" when it has none), cut to len. */
-static void get(sd_journal *j, const char *name, char *buf, size_t len)
+/* Where the entry's fields come from: the journal's current entry, or any origin_get_fn (the fuzzer's). */
+struct source {
+	origin_get_fn fn;
+	void *ctx;
+};
+
+static int journal_get(void *ctx, const char *name, const void **data, size_t *len)
+{
+	return sd_journal_get_data(ctx, name, data, len);
+}
+
+/* The value of field name in the entry into buf ("" when it has none), cut to len. */
+static void get(const struct source *e, const char *name, char *buf, size_t len)
 {
 	const void *data;
 	size_t n, k = strlen(name);
 
 	buf[0] = '\0';
-	if (sd_journal_get_data(j, name, &data, &n) < 0 || n <= k + 1)
+	if (e->fn(e->ctx, name, &data, &n) < 0 || n <= k + 1)
 		return;
 	n -= k + 1;
 	if (n >= len)
@@ -191,7 +202,7 @@ static void merge(struct group *to, struct group *from)
 		char older[sizeof(to->sig)];
 
 		memcpy(older, to->sig, sizeof(older));
-		(void) snprintf(to->sig, sizeof(to->sig), "%s", from->sig);
+		memmove(to->sig, from->sig, sizeof(to->sig));
 		add_also(to, older);
 		memcpy(to->exe, from->exe, sizeof(to->exe));
 		memcpy(to->top, from->top, sizeof(to->top));
@@ -246,7 +257,7 @@ static void top_of(const char *text, char *buf, size_t len)
 }
 
 /* The newest crash, or a retrace of it, speaks for the group. */
-static void take_newest(sd_journal *j, struct group *g, uint64_t at)
+static void take_newest(const struct source *j, struct group *g, uint64_t at)
 {
 	char field[FIELD_MAX];
 
@@ -260,25 +271,18 @@ static void take_newest(sd_journal *j, struct group *g, uint64_t at)
 	get(j, "CORESINK_SIGNATURE_FROM", g->from, sizeof(g->from));
 }
 
-/* Takes the current entry (a crash's, or a retrace's: retraced.c) into its group. */
-static void take(sd_journal *j, struct seals *seals, struct table *t, bool retrace)
+/* Takes an entry coresink wrote (a crash's, or a retrace's: retraced.c), written at at, into its group. */
+static void group_entry(struct table *t, const struct source *j, uint64_t at, bool retrace)
 {
 	char sig[32], host[256], field[FIELD_MAX];
 	struct group *g;
-	uint64_t at = 0;
 
-	/* Anyone may send an entry with coresink's MESSAGE_ID: only those coresink wrote are counted. */
-	if (!origin_of_entry(j, seals, getuid(), NULL)) {
-		t->foreign++;
-		return;
-	}
 	get(j, "CORESINK_SIGNATURE", sig, sizeof(sig));
 	g = sig[0] ? group_of(t, sig) : NULL;
 	if (!g) {
 		t->unsigned_entries += !retrace;
 		return;
 	}
-	(void) sd_journal_get_realtime_usec(j, &at);
 	get(j, "CORESINK_SIGNATURE_KEYS", field, sizeof(field));
 	add_keys(g, field);
 	if (retrace) {
@@ -302,6 +306,20 @@ static void take(sd_journal *j, struct seals *seals, struct table *t, bool retra
 	if (field[0])
 		add_space(g, field, 1);
 	take_newest(j, g, at);
+}
+
+/* Takes the current entry of j into its group, where coresink wrote it: anyone may send one with its MESSAGE_ID. */
+static void take(sd_journal *j, struct seals *seals, struct table *t, bool retrace)
+{
+	const struct source e = { journal_get, j };
+	uint64_t at = 0;
+
+	if (!origin_of_entry(j, seals, getuid(), NULL)) {
+		t->foreign++;
+		return;
+	}
+	(void) sd_journal_get_realtime_usec(j, &at);
+	group_entry(t, &e, at, retrace);
 }
 
 static int by_count(const void *a, const void *b)
@@ -408,6 +426,23 @@ static void table_free(struct table *t)
 	free(t->g);
 }
 
+/* The groups read into t packed at its start, those of one bug joined, most crashes first. 0 or -ENOMEM. */
+static int settle(struct table *t)
+{
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->g[i].key)
+			t->g[n++] = t->g[i];
+	t->n = n;
+	r = join(t);
+	/* No group: no table (qsort's array may not be NULL, even for none). */
+	if (t->n > 1)
+		qsort(t->g, t->n, sizeof(*t->g), by_count);
+	return r;
+}
+
 /*
  * Reads every crash entry of j from since (microseconds since the epoch, 0: all) into t, the groups then packed at
  * its start, most crashes first. 0 or -errno.
@@ -415,7 +450,6 @@ static void table_free(struct table *t)
 static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 {
 	struct seals seals;
-	size_t n = 0;
 	int r;
 
 	/* Only the fields read here are wanted: a stack trace of 64 threads is not read 100000 times. */
@@ -434,16 +468,29 @@ static int read_groups(sd_journal *j, uint64_t since, struct table *t)
 			take(j, &seals, t, retrace);
 	}
 	origin_seals_free(&seals);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->g[i].key)
-			t->g[n++] = t->g[i];
-	t->n = n;
-	r = join(t);
-	/* No group: no table (qsort's array may not be NULL, even for none). */
-	if (t->n > 1)
-		qsort(t->g, t->n, sizeof(*t->g), by_count);
+	return r < 0 ? r : settle(t);
+}
+
+/*
+ * The summary of n entries (each read by fn from ctxs[i], written at usec[i]), taken as coresink's, printed to f
+ * as a table or JSON: what summary_main() prints of a journal's, for the fuzzer (fuzz_entry). 0 or -ENOMEM.
+ */
+int summary_of(origin_get_fn fn, void *const *ctxs, const uint64_t *usec, size_t n, FILE *f, bool json)
+{
+	struct table t = { .n = 0 };
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct source e = { fn, ctxs[i] };
+
+		group_entry(&t, &e, usec[i], false);
+	}
+	r = settle(&t);
+	if (r == 0 && json)
+		print_json(&t, f);
+	else if (r == 0)
+		print_table(&t, f);
+	table_free(&t);
 	return r;
 }
 

@@ -74,23 +74,36 @@ ssize_t io_read_record(int fd, void *buf, size_t len)
 	return r < 0 ? -errno : r;
 }
 
-/* Writes all len bytes, advancing through partial writes: 0 or -errno. */
-int io_write_full(int fd, const void *buf, size_t len)
+/* Writes all len bytes at off (>= 0), or at the file position (off < 0), through partial writes: 0 or -errno. */
+static int write_full_at(int fd, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;
 
 	while (len > 0) {
 		ssize_t r;
 
-		RETRY(r, write(fd, p, len));
+		RETRY(r, off < 0 ? write(fd, p, len) : pwrite(fd, p, len, off));
 		if (r < 0)
 			return -errno;
 		if (r == 0)
 			return -EIO;
 		p += r;
 		len -= (size_t)r;
+		off += off < 0 ? 0 : (off_t)r;
 	}
 	return 0;
+}
+
+/* Writes all len bytes, advancing through partial writes: 0 or -errno. */
+int io_write_full(int fd, const void *buf, size_t len)
+{
+	return write_full_at(fd, buf, len, -1);
+}
+
+/* pwrite(2) until len bytes at off (>= 0) are written: 0 or -errno. */
+int io_pwrite_full(int fd, const void *buf, size_t len, off_t off)
+{
+	return off < 0 ? -EINVAL : write_full_at(fd, buf, len, off);
 }
 
 /* One splice(2) at the file positions, retried on EINTR: bytes moved, 0 at EOF, or -errno. */

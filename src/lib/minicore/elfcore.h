@@ -19,5 +19,6 @@ struct core_signal {
 int elfcore_siginfo(const void *head, size_t len, struct core_signal *s);
 int elfcore_thread(const void *head, size_t len, pid_t pid, pid_t *tid);
 int elfcore_size(const void *head, size_t len, uint64_t *size);
+int elfcore_clean_psinfo(void *head, size_t len);
 
 #endif
