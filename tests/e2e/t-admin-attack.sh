@@ -25,6 +25,9 @@ as() { local id=$1; shift; HOME=$T setpriv --reuid="$id" --regid="$id" --clear-g
 # clean TEXT: TEXT holds no byte a terminal acts on: no C0 control but newline and tab, no DEL, no C1 (as UTF-8).
 clean() { ! printf '%s' "$1" | LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]'; }
 no_pwn() { [ ! -e "$PWNED" ]; }
+# both CMD... -- CMD...: both commands succeed. jq_valid TEXT: TEXT is JSON, one value a line.
+both() { local a=(); while [ "$1" != -- ]; do a+=("$1"); shift; done; shift; "${a[@]}" && "$@"; }
+jq_valid() { jq -e . <<< "$1" > /dev/null 2>&1; }
 # check, as every attempt is made and said whatever came of the ones before (a run on an older build lists them
 # all); the test fails at its end if any got through.
 THROUGH=0
@@ -189,5 +192,99 @@ wait $dbg
 rc=$?
 check "debug, sent SIGTERM while gdb runs: ended by it (exit $rc), and nothing left in /var/tmp ($before before, $(ls /var/tmp | grep -c '^coresinkctl') after)" \
 	test $rc = 143 -a "$(ls /var/tmp | grep -c '^coresinkctl')" = "$before"
+check "no command of any entry ran, in all of it" no_pwn
+
+# 6. A user who speaks before the handler does. The attacker's own crash, held between its core's publication and
+# its entry: the analysis (as the attacker) is stopped, so the handler waits for it. Meanwhile the attacker reads
+# what the core says of its entry (user.coresink.entry) and sends entries with it first. Once the analysis goes on,
+# root's tools still take the genuine entry (sealed, the first with its id), and the forgeries are skipped.
+crash_race() {
+	local pid rec stopped tries=0
+	( ulimit -c unlimited; exec setpriv --reuid=$EVIL --regid=$EVIL --clear-groups "$T/evilapp" -c raceapp 4 ) &
+	pid=$!
+	stopped=$("$STOPUID" $EVIL coresink 15000) || { wait $pid; fail "the analysis of the race's crash was not caught"; }
+	# The core is published (the analysis reads it): its record, read as the attacker.
+	core=$(ls -t "$T/cores" | grep '^core\.raceapp\.' | head -n 1)
+	rec=$(as $EVIL getfattr --only-values -n user.coresink.entry "$T/cores/$core" 2>/dev/null)
+	for id in "$rec" "${rec#sha256:}"; do
+		[ -n "$id" ] || continue
+		printf 'MESSAGE_ID=%s\nMESSAGE=Process %s (raceapp) of user %s dumped core.\nSYSLOG_IDENTIFIER=coresink\nCORESINK_ENTRY=%s\nCOREDUMP_PID=%s\nCOREDUMP_UID=%s\nCOREDUMP_GID=%s\nCOREDUMP_SIGNAL=11\nCOREDUMP_COMM=raceapp\nCOREDUMP_EXE=-ex=shell touch %s\nCOREDUMP_FILENAME=%s\nCORESINK_RESULT=stored\n' \
+			"$MESSAGE_ID" "$pid" $EVIL "$id" "$pid" $EVIL $EVIL "$PWNED" "$T/cores/$core" | as $EVIL logger --journald
+		tries=$((tries + 1))
+	done
+	sleep 0.5
+	kill -CONT "$stopped"
+	wait $pid
+	# The handler's own entry: its id is 32 hex digits (the attacker's were the record, and its digest).
+	for _ in $(seq 100); do
+		jctl -o export "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$pid" | tr -d '\0' | grep -qE '^CORESINK_ENTRY=[0-9a-f]{32}$' &&
+			break
+		sleep 0.1
+	done
+	RACE_PID=$pid RACE_RECORD=$rec RACE_TRIES=$tries
+}
+crash_race
+check "the race: the attacker read the core's record ($RACE_RECORD) and sent $RACE_TRIES entries with it before the handler's" \
+	test "$RACE_TRIES" -ge 1
+check "  the record is no entry id: a digest (sha256:...)" matches "$RACE_RECORD" "^sha256:[0-9a-f]{64}$"
+g=$(jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$RACE_PID" _UID=$EVIL |
+	jq -r 'select(.CORESINK_ENTRY | test("^[0-9a-f]{32}$")) | .COREDUMP_FILENAME')
+[ -n "$g" ] || fail "no entry of the race's crash from its handler, or no file in it"
+out=$(ctl --since "$TEST_SINCE" list "$RACE_PID" 2>&1)
+check "  root's list takes the handler's entry: $(grep -c " $RACE_PID " <<< "$out") row(s) of pid $RACE_PID" \
+	test "$(grep -c " $RACE_PID " <<< "$out")" = 1
+check "  and skips the early ones: $(grep skipped <<< "$out")" matches "$out" "entries with coresink's MESSAGE_ID skipped"
+out=$(ctl --since "$TEST_SINCE" info "$RACE_PID" 2>&1)
+check "  info shows the handler's executable, not the attacker's words" \
+	both has "$out" "$T/evilapp" -- lacks "$out" "-ex=shell"
+ctl --since "$TEST_SINCE" dump -o "$T/race.core" "$RACE_PID" > /dev/null 2>&1
+f=$g
+case $f in *.zst) zstd -q -d -c "$f" > "$T/race.stored" ;; *) cp "$f" "$T/race.stored" ;; esac
+check "  dump gives the crash's own core ($(basename "$f"))" cmp -s "$T/race.core" "$T/race.stored"
+
+# 7. Another host's signatures, bidi controls and NULs: escaped everywhere, not counted as a signature.
+RLO=$'\xe2\x80\xae' LS=$'\xe2\x80\xa8'
+printf 'evil\0/etc/shadow' > "$T/nul.bin"
+{
+	remote_entry 5 "MESSAGE=Process 5 dumped core." "COREDUMP_PID=5" "COREDUMP_UID=0" "COREDUMP_EXE=/usr/bin/gpj${RLO}exe" \
+		"CORESINK_SIGNATURE="$'\r\n\t\v\f'"00000000001" "CORESINK_RESULT=stored" "COREDUMP_COMM=a${LS}b" \
+		"CORESINK_ENTRY=5555f0f0f0f0f0f0f0f0f0f0f0f0f0f0"
+	binfield COREDUMP_CMDLINE "$T/nul.bin"
+	echo
+} > "$T/fleet2.export"
+mkdir -p "$T/fleet2"
+"$REMOTE" --output="$T/fleet2/remote.journal" "$T/fleet2.export" > "$T/remote2.log" 2>&1 ||
+	{ cat "$T/remote2.log"; fail "systemd-journal-remote (2)"; }
+out=$("$CORESINK" --config "$T/c.conf" --summary -D "$T/fleet2" 2>&1)
+check "summary -D: a signature of blanks, a line break and 11 digits is no signature: $(tail -n 1 <<< "$out" | cut -c1-80)" \
+	both lacks "$out" "00000000001" -- has "$out" "without a signature"
+check "  and nothing raw reaches the terminal" clean "$out"
+j=$("$CORESINK" --config "$T/c.conf" --summary --json -D "$T/fleet2" 2>&1)
+check "summary --json -D: valid JSON ($(jq -c .without_signature <<< "$j" 2>&1) without a signature)" \
+	test "$(jq .without_signature <<< "$j")" = 1
+out=$(ctl -D "$T/fleet2" list 2>&1)
+check "-D list: a right-to-left override is escaped ($(grep -o 'gpj[^ ]*' <<< "$out"))" \
+	both lacks "$out" "$RLO" -- has "$out" 'gpj\xe2\x80\xaeexe'
+out=$(ctl -D "$T/fleet2" info 2>&1)
+check "-D info: a NUL is shown, and what follows it: $(grep -o 'evil[^ ]*' <<< "$out" | head -n 1)" \
+	has "$out" 'evil\x00/etc/shadow'
+check "  a line separator is escaped" lacks "$out" "$LS"
+j=$(ctl -D "$T/fleet2" info --json 2>&1)
+check "-D info --json: valid, the NUL as \\u0000" both jq_valid "$j" -- has "$j" 'evil\u0000/etc/shadow'
+
+# 8. Dates before 1970 and clocks that ran ahead.
+out=$(ctl --until 1900-01-01 list 2>&1); rc=$?
+check "--until 1900-01-01: refused (exit $rc), not this year's crashes" test $rc = 100
+out=$(ctl --since 1969-12-31 list 2>&1); rc=$?
+check "--since 1969-12-31: refused (exit $rc)" test $rc = 100
+out=$(ctl --until 1900-01-01 remove --dry-run evilapp 2>&1); rc=$?
+check "remove --until 1900-01-01: refused (exit $rc), nothing named" both test $rc = 100 -- lacks "$out" "core.evilapp"
+future=$(ls "$T/cores" | grep '^core\.evilapp\.' | head -n 1)
+touch -d '+2 days' "$T/cores/$future"
+out=$(ctl vacuum --older-than=1h --dry-run 2>&1)
+check "vacuum --older-than=1h: a core written in the future is taken as new, and said: $(grep -o 'in the future[^:]*' <<< "$out" | head -n 1)" \
+	both lacks "$out" "would remove $future" -- has "$out" "in the future"
+touch "$T/cores/$future"
+
 check "no command of any entry ran, in all of it" no_pwn
 [ "$THROUGH" -eq 0 ] || fail "$THROUGH attempts got through"

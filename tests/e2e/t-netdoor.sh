@@ -106,6 +106,34 @@ check "the core arrived byte for byte, its JSON beside it" \
 	bash -c "cmp -s '$core' '$T/store/cores/$(basename "$core")' && jq -e .COREDUMP_PID '$T/store/cores/$(basename "$core").json' > /dev/null"
 check "the cache is the door's fetch user's" test "$(stat -c %U "$DIR/.debuginfo")" = coresink-debuginfod
 
+# 2b. A server a hostile core has taken over speaks the door's wire (as root, as the server runs): the stored core's
+# name, with fields that are no crash's (LD_PRELOAD=, PATH=, CORESINK_CORE=, HTTPS_PROXY=). The door refuses the
+# whole request, says so, and runs nothing: the library, preloaded, would leave a mark as UploadUser.
+mkdir -p "$T/drop" && chmod 1777 "$T/drop"
+printf '#include <stdio.h>\n__attribute__((constructor)) static void mark(void) { FILE *f = fopen("%s/drop/preloaded", "w"); if (f) fclose(f); }\n' "$T" > "$T/evil.c"
+cc -shared -fPIC -o "$T/evil.so" "$T/evil.c" && chmod 0755 "$T/evil.so" || fail "building the preload library"
+forge() {
+	python3 - "$DOOR" "$(basename "$core")" "$@" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+items = [a.encode() for a in sys.argv[2:]]
+s.sendall(b"U" + struct.pack("<I", len(items)) + b"".join(struct.pack("<I", len(i)) + i for i in items))
+n = struct.unpack("<I", s.recv(4))[0]
+print(s.recv(n).decode(errors="replace"))
+PY
+}
+since=$(date '+%Y-%m-%d %H:%M:%S')
+said=$(forge "COREDUMP_PID=$CRASH_PID" "LD_PRELOAD=$T/evil.so" "PATH=$T/drop" "CORESINK_CORE=/etc/shadow" \
+	"HTTPS_PROXY=http://127.0.0.1:9")
+check "a forged server's upload with LD_PRELOAD= and friends: refused ($said)" matches "$said" "^refused"
+sleep 1
+check "  nothing ran: no mark of the preloaded library" test ! -e "$T/drop/preloaded"
+check "  and it is said: $(journalctl --no-pager --since "$since" -o cat | grep -m1 'door to the network' | cut -c1-140)" \
+	bash -c "journalctl --no-pager --since '$since' -o cat | grep -q 'asked of the door to the network, refused'"
+said=$(forge "COREDUMP_PID=$CRASH_PID" "COREDUMP_EXE=/bin/x"$'\n'"LD_PRELOAD=$T/evil.so")
+check "a value the handler never writes (a second line that names LD_PRELOAD): refused ($said)" matches "$said" "^refused"
+
 # 3. The door down: said, and the core kept for the retry timer.
 stop_server
 stop_started DOOR_PID
