@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <sys/socket.h>
@@ -367,4 +369,90 @@ int io_unix_socket(const char *path, int type, struct sockaddr_un *sa)
 	strcpy(sa->sun_path, path);
 	fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
+}
+
+/* A call run by io_run_within(): whoever of the caller and the thread is last frees it. */
+struct within {
+	int (*fn)(void *);
+	void *arg;
+	int r;
+	bool done, abandoned;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void within_free(struct within *w)
+{
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+static void *within_main(void *p)
+{
+	struct within *w = p;
+	int r = w->fn(w->arg);
+	bool abandoned;
+
+	pthread_mutex_lock(&w->lock);
+	w->r = r;
+	w->done = true;
+	abandoned = w->abandoned;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (abandoned)
+		within_free(w);
+	return NULL;
+}
+
+/*
+ * Runs fn(arg) in a thread of its own and waits for it at most timeout_ms: for a read no signal can cut short
+ * (the crashed process's memory, mapped from a file system that answers when it likes: FUSE). fn's result; or
+ * -ETIME, and the thread is left to finish, or to die with the process: whatever it touches must then outlive
+ * this call (the caller leaks it). -errno where no thread could be made (fn not run).
+ */
+int io_run_within(int (*fn)(void *), void *arg, int timeout_ms)
+{
+	struct within *w = calloc(1, sizeof(*w));
+	pthread_condattr_t ca;
+	pthread_attr_t ta;
+	struct timespec end;
+	pthread_t t;
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	*w = (struct within) { .fn = fn, .arg = arg };
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_attr_init(&ta);
+	pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+	r = -pthread_create(&t, &ta, within_main, w);
+	pthread_attr_destroy(&ta);
+	if (r < 0) {
+		within_free(w);
+		return r;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (!w->done && pthread_cond_timedwait(&w->cond, &w->lock, &end) != ETIMEDOUT)
+		;
+	if (!w->done) {
+		w->abandoned = true;
+		pthread_mutex_unlock(&w->lock);
+		return -ETIME;
+	}
+	r = w->r;
+	pthread_mutex_unlock(&w->lock);
+	within_free(w);
+	return r;
 }

@@ -24,7 +24,7 @@
 
 /* EarlyStacks=: what stacks.c read of the process as it began to dump (what came of it: the outcome's stacks). */
 struct early_stacks {
-	enum { ES_OFF, ES_WAITING, ES_READ, ES_NONE } state;
+	enum { ES_OFF, ES_WAITING, ES_READ, ES_NONE, ES_ABANDONED } state;
 	struct rescue r;
 	unsigned char *head;  /* the core's headers and notes, as the rescue needs them */
 	size_t head_len;

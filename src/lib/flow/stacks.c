@@ -43,15 +43,16 @@ static int take_head(struct early_stacks *es, int out, const void *head, size_t 
 	return io_pread_full(out, es->head, need, 0) == (ssize_t)need ? 0 : -EIO;
 }
 
-/* The pieces, planned and read from the process's memory into a memfd of their own. 0 or -errno. */
-static int read_stacks(struct crash *cr)
+/*
+ * The pieces, planned and read from the process's memory into a memfd of their own. 0 or -errno. Run in a thread
+ * of its own (io_run_within), which may outlive its wait.
+ */
+static int read_stacks(void *arg)
 {
+	struct crash *cr = arg;
 	struct early_stacks *es = &cr->es;
-	const struct procinfo_id id = crash_process_id(cr);
 	int store, r;
 
-	if (cr->memfd < 0)
-		cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
 	if (cr->memfd < 0)
 		return cr->memfd;
 	r = rescue_plan(es->head, es->head_len, cr->memfd, cr->c.minimal_stack_max, &es->r);
@@ -72,6 +73,7 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 	struct crash *cr = ctx;
 	struct early_stacks *es = &cr->es;
 	struct rescue_stats *rs = &cr->o.stacks;
+	const struct procinfo_id id = crash_process_id(cr);
 	uint64_t need = 0, t0;
 	int r;
 
@@ -87,9 +89,22 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 	t0 = now_us();
 	if (r == 0)
 		r = take_head(es, out, head, head_bytes, need);
+	if (r == 0 && cr->memfd < 0)
+		cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
+	/*
+	 * Bounded: a mapping of a file system that answers when it likes (a user's FUSE mount) would hold this read,
+	 * and the capture's slot, for as long as it likes. Past the bound the reader is left to itself, with the
+	 * memory fd and the pieces it uses (never freed here: it may still write them); the core goes on without.
+	 */
 	if (r == 0)
-		r = read_stacks(cr);
+		r = io_run_within(read_stacks, cr, (int)cr->c.socket_silence_ms);
 	rs->us = now_us() - t0;
+	if (r == -ETIME) {
+		es->state = ES_ABANDONED;
+		cr->memfd = -1;
+		rs->why = "the process's memory did not answer within SocketSilenceSec (a mapping of a slow file system)";
+		return;
+	}
 	es->state = r == 0 ? ES_READ : ES_NONE;
 	rs->read = r == 0;
 	rs->threads = es->r.threads;
@@ -225,7 +240,8 @@ int crash_stacks_give(struct crash *cr, int fd)
 /* What EarlyStacks= holds: nothing unless crash_stacks_hook() set it up (its store is -1 until then). */
 void crash_stacks_free(struct crash *cr)
 {
-	if (cr->es.state == ES_OFF)
+	/* An abandoned reader may still write them: they go with the process. */
+	if (cr->es.state == ES_OFF || cr->es.state == ES_ABANDONED)
 		return;
 	rescue_free(&cr->es.r);
 	free(cr->es.head);
