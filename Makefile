@@ -172,24 +172,16 @@ $(B)/deadsock: tests/helpers/deadsock.c
 check: $(B)/.deps-test
 	sh scripts/check-layout.sh
 	$(MAKE) all $(UNIT_BIN) $(HELPERS)
-	sh tests/run-units.sh $(B) $(UNITS)
+	sh tests/run-units.sh -j 2 $(B) $(UNITS)
 	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
 	bash tests/e2e/run.sh $(B) fast
 
 # Everything (CI runs it): the same suites, and under valgrind, a short run of each fuzzer, every end-to-end test
 # (the fault and kill sweeps' short lists, storms, file systems, containers, piuparts, the releases under nspawn),
-# then the VM tier (make check-vm).
-check-all: $(B)/.deps-test
-	sh scripts/check-layout.sh
-	$(MAKE) analyze
-	$(MAKE) all $(UNIT_BIN) $(HELPERS)
-	sh tests/run-units.sh $(B) $(UNITS)
-	sh tests/run-units.sh --valgrind $(B) $(UNITS)
-	$(MAKE) B=$(B)/asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" asan-units
-	$(MAKE) fuzz-run FUZZ_SECONDS=$(FUZZ_SECONDS)
-	bash tests/e2e/run.sh $(B) all
-	$(MAKE) check-vm
-	$(MAKE) check-powercut
+# the VM tier and the power cuts (make check-vm, whose unstable boot records them): in two lanes, the VMs beside the
+# rest (tests/check-all.sh says how).
+check-all: $(B)/.deps-test $(B)/.deps-vm
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/check-all.sh $(B)
 
 # Static analysis (make check-all runs it): clang's analyzer (scan-build) over everything the checks build (the
 # programs, the Check suites, the helpers) and cppcheck over every C file; any report fails. A false positive is
@@ -199,13 +191,13 @@ CPPCHECK_FLAGS = --quiet --inline-suppr --error-exitcode=1 --std=c11 -D_GNU_SOUR
 
 analyze: $(B)/.deps-test
 	rm -rf $(B)/analyze
-	scan-build -o $(B)/analyze/reports --status-bugs $(MAKE) -s B=$(B)/analyze test-programs
-	cppcheck $(CPPCHECK_FLAGS) src tests
+	scan-build -o $(B)/analyze/reports --status-bugs $(MAKE) -s -j2 B=$(B)/analyze test-programs
+	cppcheck -j 2 $(CPPCHECK_FLAGS) src tests
 
 test-programs: all $(UNIT_BIN) $(HELPERS)
 
 asan-units: $(UNIT_BIN) $(B)/coresink $(B)/fetchprobe
-	sh tests/run-units.sh $(B) $(UNITS)
+	sh tests/run-units.sh -j 2 $(B) $(UNITS)
 
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
 FUZZ_OBJ = $(LIB_SRC:src/lib/%.c=$(B)/fuzz/%.o)
@@ -220,15 +212,10 @@ $(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
 $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
 
+# Two at a time: each is one thread, and the machine has two CPUs (FUZZ_JOBS=).
+FUZZ_JOBS = 2
 fuzz-run: $(FUZZ_BIN)
-	for f in $(FUZZERS); do \
-		mkdir -p $(B)/fuzz/corpus-$$f; \
-		(cd $(B)/fuzz && ./fuzz_$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			corpus-$$f $(CURDIR)/tests/fuzz/corpus/$$f > fuzz_$$f.log 2>&1); rc=$$?; \
-		grep -E '^(Done|stat::number_of_executed_units|stat::new_units_added)' $(B)/fuzz/fuzz_$$f.log; \
-		if [ $$rc -ne 0 ]; then tail -n 40 $(B)/fuzz/fuzz_$$f.log; echo "fuzz_$$f: FOUND A CRASH"; exit 1; fi; \
-		echo "fuzz_$$f: no finding in $(FUZZ_SECONDS) s"; \
-	done
+	sh tests/fuzz/run.sh $(B) $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZERS)
 
 fuzz:
 	$(MAKE) fuzz-run FUZZ_SECONDS=600
@@ -324,9 +311,11 @@ $(B)/.deps-vm:
 	@touch $@
 
 # The VM tier: Debian 12's, 13's and unstable's own kernels and systemd, booted under qemu with this tree's package
-# (tests/vm/run.sh); the table goes to $(B)/vm.md.
+# (tests/vm/run.sh), unstable's last boot recording the power cuts, replayed here; the tables go to $(B)/vm.md and
+# $(B)/powercut.md.
 check-vm: $(B)/.deps-vm $(B)/.deps-test
-	$(MAKE) all
+	$(MAKE) all $(HELPERS)
+	$(MAKE) B=$(B)/planted PLANT=-DCORESINK_TEST_PLANT_LINK_BEFORE_SYNC $(B)/planted/coresink
 	bash tests/vm/run.sh $(B)
 
 # Power cuts (tests/vm/run.sh --powercut): real crashes stored through a dm-log-writes target on ext4, xfs and btrfs

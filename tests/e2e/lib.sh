@@ -498,6 +498,14 @@ storm_count() {
 	BOTH=$(comm -12 "$T/recorded" "$T/reported" | wc -l)
 }
 
+# apt_mirror: the Debian mirror this machine's own apt sources name (deb822 or one-line), for a tool that needs one
+# (piuparts); never a host name of the tree's own.
+apt_mirror() {
+	{ sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null
+	  sed -n 's/^deb \(\[[^]]*\] *\)\{0,1\}\([^ ]*\) .*/\2/p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
+	} | grep -v -m1 security
+}
+
 # os_release KEY: KEY's value in /etc/os-release (sourced in a subshell: its NAME= is not this test's).
 os_release() { (. /etc/os-release && eval "echo \"\${$1:-}\""); }
 

@@ -25,24 +25,37 @@ check "lintian: no error, no warning; overridden: $(printf '%s\n' "$lint" | grep
 # pulls it in for systemd-sysusers). From Debian 13 on, this host's piuparts (1.1.7) finds the scratch directory of
 # debconf's dpkg-preconfigure left after any package installed from a file: Debian's own 'hello' leaves it the same
 # way (docs/package.md). It is no file of coresink's, and is ignored there.
-mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+mirror=$(apt_mirror)
 # make check (CORESINK_TIER=fast) leaves piuparts and its three roots to make check-all.
 [ "${CORESINK_TIER:-all}" = fast ] && ok "piuparts: left to make check-all (the fast tier)"
-for rel in $([ "${CORESINK_TIER:-all}" = fast ] || echo "${CORESINK_RELEASES:-bookworm trixie sid}"); do
-	base=${CORESINK_ROOT_CACHE:-$T}/piuparts-$rel.tar.gz
+[ -n "$mirror" ] || [ "${CORESINK_TIER:-all}" = fast ] ||
+	fail "no Debian mirror in this machine's apt sources for piuparts"
+# piu REL: piuparts on REL, its root built first where the run has none; its log and exit status in $T/piu-REL.*.
+piu() {
+	local rel=$1 base=${CORESINK_ROOT_CACHE:-$T}/piuparts-$1.tar.gz ignore="" t0
 	if [ ! -s "$base" ]; then
 		mmdebstrap --variant=minbase --include=systemd --aptopt='Acquire::Check-Valid-Until "false"' "$rel" "$base" \
-			> "$T/mmdebstrap.log" 2>&1 || skip "mmdebstrap could not build a $rel root: $(tail -n 1 "$T/mmdebstrap.log")"
+			> "$T/mmdebstrap-$rel.log" 2>&1 ||
+			{ echo "mmdebstrap could not build a $rel root: $(tail -n 1 "$T/mmdebstrap-$rel.log")" > "$T/piu-$rel.log"
+			  echo 77 > "$T/piu-$rel.rc"; return; }
 	fi
-	ignore=""
 	[ "$rel" = bookworm ] || ignore=--ignore=/var/cache/debconf/tmp.ci/
 	t0=$(date +%s)
-	piuparts -d "$rel" -m "${mirror:-http://deb.debian.org/debian}" -b "$base" $ignore "$DEB" > "$T/piuparts.log" 2>&1
-	rc=$?
-	cp "$T/piuparts.log" "$B/deb/piuparts-$rel.log"
-	[ $rc -eq 0 ] || grep -E 'ERROR|FAIL' -A8 "$T/piuparts.log" | head -n 40
-	check "piuparts on $rel: $(grep -c 'PASS' "$T/piuparts.log") passed, in $(( $(date +%s) - t0 )) s ($B/deb/piuparts-$rel.log)" \
-		test $rc -eq 0
+	piuparts -d "$rel" -m "$mirror" -b "$base" $ignore "$DEB" > "$T/piu-$rel.log" 2>&1
+	echo $? > "$T/piu-$rel.rc"
+	echo $(( $(date +%s) - t0 )) > "$T/piu-$rel.secs"
+}
+# The releases side by side: each waits on its mirror and its dpkg more than on a CPU.
+RELS=$([ "${CORESINK_TIER:-all}" = fast ] || echo "${CORESINK_RELEASES:-bookworm trixie sid}")
+for rel in $RELS; do piu "$rel" & done
+wait
+for rel in $RELS; do
+	rc=$(cat "$T/piu-$rel.rc")
+	[ "$rc" = 77 ] && skip "$(cat "$T/piu-$rel.log")"
+	cp "$T/piu-$rel.log" "$B/deb/piuparts-$rel.log"
+	[ "$rc" -eq 0 ] || grep -E 'ERROR|FAIL' -A8 "$T/piu-$rel.log" | head -n 40
+	check "piuparts on $rel: $(grep -c 'PASS' "$T/piu-$rel.log") passed, in $(cat "$T/piu-$rel.secs") s ($B/deb/piuparts-$rel.log)" \
+		test "$rc" -eq 0
 done
 
 # 3. Beside systemd-coredump, on this machine.

@@ -419,6 +419,7 @@ stage2() {
 	dump root test-dump SIGSEGV
 	check "a crash after the removal is systemd-coredump's" wait_coredumpctl_storage
 
+	powercut_here && powercut_record
 	echo "done 2"
 }
 
@@ -428,6 +429,7 @@ stage3() {
 		test "$(live)" = "@@/run/systemd/coredumpd/kernel"
 	dump root test-dump SIGSEGV
 	check "and a crash is stored by it" wait_coredumpctl_storage
+	powercut_here && powercut_record
 	echo "done 3"
 }
 
@@ -524,7 +526,12 @@ record() {
 	rm -rf "$PC"
 }
 
-stagepowercut() {
+# powercut_here: this boot records the power cuts too (vmtest.powercut=1: the last boot of the release, so that
+# make check-all boots each release once for both tiers).
+powercut_here() { grep -qw 'vmtest.powercut=1' /proc/cmdline; }
+
+# powercut_record: each file system and mode recorded through dm-log-writes into /out/powercut, and the planted bug.
+powercut_record() {
 	local fs mode
 	sh /src/scripts/add-user.sh /src/systemd/coresink.sysusers > /dev/null || fail "coresink's users"
 	modprobe dm-log-writes || fail "no dm-log-writes in $(uname -r)"
@@ -543,6 +550,10 @@ stagepowercut() {
 	# the replay must find it broken. On btrfs: xfs writes the data back when the file's size is set (its "null
 	# files" guard: the engine's trim does it), ext4's ordered mode before the name's commit, so both hide the bug.
 	record btrfs pipe /src/build/planted/coresink planted-btrfs-pipe
+}
+
+stagepowercut() {
+	powercut_record
 	echo "done powercut"
 }
 

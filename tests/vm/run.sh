@@ -11,7 +11,12 @@
 #      gives systemd-coredump's pattern back;
 #   3. (systemd 262 on Linux 6.19 or later) a reboot after the removal: systemd-coredumpd serves "@@" again.
 # A VM that does not boot, a mirror that does not answer, a kernel that moved: the tier says which and fails.
+# The last boot of unstable also records the power cuts (tests/vm/guest.sh's powercut_record: each file system and
+# mode through dm-log-writes), replayed here at the end (replay_all, the check of make check-powercut): each release
+# is booted once for both. The images are built side by side before the first boot.
 # One row per release goes to $B/vm.md. CORESINK_VM_RELEASES picks the releases (default: bookworm trixie sid).
+# With --record, the recordings are left for a later --replay (make check-all: the replay crashes processes under
+# this host's kernel.core_pattern, which the end-to-end tests must have to themselves); --replay replays them.
 # With --bench (make bench-vm), instead: one boot of a fresh unstable image with 4 GiB, where coresink-bench --crash
 # compares coresink's socket mode with systemd-coredumpd (guest.sh's stagebench); its tables go to $B/vm/out/.
 # Images are built once per run and kept in $B/vm/ (rebuilt when their recipe changes or a day has passed).
@@ -170,16 +175,25 @@ stage() {
 fact() { sed -n "s/^fact $2 //p" "$VM/out/$1"-*.log 2>/dev/null | tail -n 1; }
 
 release() {
-	local rel=$1 t0 checks
+	local rel=$1 t0 checks last=2 pc="" bt=$BOOT_TIMEOUT
 	t0=$(date +%s)
 	image "$rel"
 	[ -n "${ACCEL:-}" ] || { ACCEL=$(probe_accel "$VM/$rel/vmlinuz"); ok "accelerator: $ACCEL$( [ "$ACCEL" = tcg ] &&
 		echo " (KVM did not boot a stock kernel here: $(grep -m1 -iE 'error|internal' "$T/kvm-probe.out" 2>/dev/null || echo "no /dev/kvm or no output"))")"; }
 	cp --sparse=always "$VM/$rel/base.img" "$VM/$rel/disk.img" || fail "$rel: copying the image"
 	stage "$rel" 1
-	stage "$rel" 2 vmtest.early=1
-	if [ "$(fact "$rel" coredumpd)" = yes ]; then
-		stage "$rel" 3
+	[ "$(fact "$rel" coredumpd)" = yes ] && last=3
+	# The power cuts are recorded in unstable's last boot (a kernel with dm-log-writes, xfs and btrfs as modules).
+	if [ "$rel" = sid ] && [ -n "$RECORD" ]; then
+		[ -x "$B/planted/coresink" ] && [ -x "$B/replaylog" ] || fail "the VM tier builds $B/planted and replaylog first"
+		rm -rf "$VM/out/powercut"
+		pc=vmtest.powercut=1 bt=3600
+	fi
+	if [ $last = 3 ]; then
+		stage "$rel" 2 vmtest.early=1
+		BOOT_TIMEOUT=$bt stage "$rel" 3 "$pc"
+	else
+		BOOT_TIMEOUT=$bt stage "$rel" 2 "vmtest.early=1${pc:+ $pc}"
 	fi
 	rm -f "$VM/$rel/disk.img"
 	checks=$(cat "$VM/out/$rel"-*.log | grep -c '^ok ')
@@ -240,14 +254,10 @@ replay() {
 	fi
 }
 
-powercut() {
-	image sid
-	ACCEL=$(probe_accel "$VM/sid/vmlinuz")
-	[ -x "$B/planted/coresink" ] && [ -x "$B/replaylog" ] || fail "make check-powercut builds $B/planted and replaylog"
-	cp --sparse=always "$VM/sid/base.img" "$VM/sid/disk.img" || fail "sid: copying the image"
-	rm -rf "$VM/out/powercut"
-	BOOT_TIMEOUT=3600 stage sid powercut
-	rm -f "$VM/sid/disk.img"
+# replay_all: every recording in $VM/out/powercut replayed and checked (replay), its row in $B/powercut.md.
+replay_all() {
+	local log
+	ls "$VM"/out/powercut/*.log > /dev/null 2>&1 || fail "no power-cut recording in $VM/out/powercut to replay"
 	start_journald
 	printf '| recording | crashes | points checked | broken | ledger as left counts more (a note) |\n' > "$B/powercut.md"
 	printf '| --- | --- | --- | --- | --- |\n' >> "$B/powercut.md"
@@ -256,13 +266,45 @@ powercut() {
 		rm -f "$log"
 	done
 	sed 's/^/     /' "$B/powercut.md"
+}
+
+# make check-powercut alone: a boot of its own for the recordings, then their replay.
+powercut() {
+	image sid
+	ACCEL=$(probe_accel "$VM/sid/vmlinuz")
+	[ -x "$B/planted/coresink" ] && [ -x "$B/replaylog" ] || fail "make check-powercut builds $B/planted and replaylog"
+	cp --sparse=always "$VM/sid/base.img" "$VM/sid/disk.img" || fail "sid: copying the image"
+	rm -rf "$VM/out/powercut"
+	BOOT_TIMEOUT=3600 stage sid powercut
+	rm -f "$VM/sid/disk.img"
+	replay_all
 	exit 0
+}
+
+# images: the releases' images built side by side (mmdebstrap waits on the mirror and on dpkg, rarely on a CPU);
+# each one's failure said.
+images() {
+	local rel pids=() rc=0
+	for rel in "$@"; do
+		( image "$rel" ) > "$VM/image-$rel.out" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || rc=1
+	done
+	cat "$VM"/image-*.out
+	rm -f "$VM"/image-*.out
+	[ $rc = 0 ] || fail "an image could not be built (above)"
 }
 
 [ "$BENCH" = --bench ] && bench
 [ "$BENCH" = --powercut ] && powercut
+[ "$BENCH" = --replay ] && { replay_all; exit 0; }
+# The power cuts are recorded in unstable's last boot, unless CORESINK_VM_RELEASES leaves it out.
+RECORD=yes
 package_debs
 payload
+images ${CORESINK_VM_RELEASES:-bookworm trixie sid}
 
 rm -f "$VM"/out/*.log
 printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"
@@ -272,3 +314,7 @@ for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
 done
 echo "accelerator: $ACCEL" >> "$TABLE"
 sed 's/^/     /' "$TABLE"
+# With --record, the replay is left for later (make check-all runs it once the end-to-end tests are done).
+case " ${CORESINK_VM_RELEASES:-bookworm trixie sid} " in
+*" sid "*) [ "$BENCH" = --record ] || replay_all ;;
+esac
