@@ -81,7 +81,7 @@ START_TEST(test_oldest_first)
 	ck_assert_int_eq(fsetxattr(fd, UPLOAD_XATTR, "pending 1 0", 11, 0), 0);
 	close(fd);
 	/* 10000 bytes needed: the oldest (8 KiB) is not enough, the next (16 KiB) is. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, NULL, 0, &freed, &removed, &unsent), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 10000, NULL, 0, NULL, &freed, &removed, &unsent), 0);
 	ck_assert_uint_eq(freed, 24576);
 	ck_assert_uint_eq(removed, 2);
 	ck_assert_uint_eq(unsent, 1);
@@ -89,7 +89,7 @@ START_TEST(test_oldest_first)
 	ck_assert_int_eq(faccessat(dirfd, "keep-me.txt", F_OK, 0), 0);
 	ck_assert_int_eq(faccessat(dirfd, ".coresink.state", F_OK, 0), 0);
 	/* Asking for more than there is removes every core and nothing else. */
-	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, NULL, 0, &freed, &removed, &unsent), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 30, NULL, 0, NULL, &freed, &removed, &unsent), 0);
 	ck_assert_uint_eq(removed, 1);
 	ck_assert_uint_eq(unsent, 0);
 	ck_assert_int_eq(vacuum_total(dirfd, &total), 0);
@@ -123,7 +123,7 @@ START_TEST(test_held_and_readers)
 	reader = openat(dirfd, "core.b.2.20261121T130000Z", O_RDONLY);
 	ck_assert_int_ge(reader, 0);
 	ck_assert_int_eq(flock(reader, LOCK_SH), 0);
-	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 20, held, 1, &freed, &removed, &unsent), 0);
+	ck_assert_int_eq(vacuum_oldest(dirfd, 1 << 20, held, 1, NULL, &freed, &removed, &unsent), 0);
 	ck_assert_uint_eq(removed, 1);
 	ck_assert_uint_eq(freed, 8 << 20);
 	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
@@ -158,6 +158,50 @@ START_TEST(test_not_root_owned_ignored)
 }
 END_TEST
 
+/* Whose cores make room: a user past their share of MaxUse makes it from their own alone, never from another's. */
+START_TEST(test_user_share)
+{
+	static const struct { const char *name; const char *uid; time_t mtime; } cores[] = {
+		{ "core.a.1.20261121T130000Z", "1001", 1000 },   /* Alice's, the oldest */
+		{ "core.m.2.20261121T130000Z", "1002", 2000 },   /* Mallory's */
+		{ "core.m.3.20261121T130000Z", "1002", 3000 },
+	};
+	struct vacuum_share mallory = { .uid = 1002, .bytes = 4096 }, alice = { .uid = 1001, .bytes = 1 << 20 };
+	char dir[256];
+	uint64_t freed;
+	unsigned removed, unsent;
+	int dirfd, fd;
+
+	if (geteuid() != 0)
+		return;
+	unit_tmpdir(dir, sizeof(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	for (size_t i = 0; i < sizeof(cores) / sizeof(cores[0]); i++) {
+		make_file(dirfd, cores[i].name, 8192, 0, cores[i].mtime);
+		fd = openat(dirfd, cores[i].name, O_RDONLY);
+		if (fsetxattr(fd, "user.coredump.uid", cores[i].uid, strlen(cores[i].uid), 0) < 0) {
+			close(fd), close(dirfd);
+			unit_rmtree(dir);
+			fprintf(stderr, "vacuum: no user xattrs in %s: the share not checked\n", dir);
+			return;
+		}
+		close(fd);
+	}
+	/* Mallory holds 16 KiB, past her 4 KiB: her crash takes her oldest, not Alice's older core. */
+	ck_assert_int_eq(vacuum_oldest(dirfd, 4096, NULL, 0, &mallory, &freed, &removed, &unsent), 0);
+	ck_assert_uint_eq(removed, 1);
+	ck_assert_int_eq(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
+	ck_assert_int_ne(faccessat(dirfd, "core.m.2.20261121T130000Z", F_OK, 0), 0);
+	/* Alice, within hers, makes room as before: the oldest of all. */
+	ck_assert_int_eq(vacuum_oldest(dirfd, 4096, NULL, 0, &alice, &freed, &removed, &unsent), 0);
+	ck_assert_uint_eq(removed, 1);
+	ck_assert_int_ne(faccessat(dirfd, "core.a.1.20261121T130000Z", F_OK, 0), 0);
+	ck_assert_int_eq(faccessat(dirfd, "core.m.3.20261121T130000Z", F_OK, 0), 0);
+	close(dirfd);
+	unit_rmtree(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("vacuum");
@@ -167,6 +211,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_oldest_first);
 	tcase_add_test(tc, test_not_root_owned_ignored);
 	tcase_add_test(tc, test_held_and_readers);
+	tcase_add_test(tc, test_user_share);
 	suite_add_tcase(s, tc);
 	return s;
 }
