@@ -17,7 +17,7 @@ pc:libelf libelf-dev elfutils libelf (stack traces)
 pc:libacl libacl1-dev libacl (read access for the crashing user)
 pc:libzstd libzstd-dev libzstd (compression)
 pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)
-pc:libcrypto libssl-dev OpenSSL's libcrypto (SHA-256: a core's record of its entry, a seal's of a core)
+pc:libcrypto libssl-dev the OpenSSL crypto library (SHA-256: the record of an entry on its core, a seal of a core)
 pc:libdebuginfod libdebuginfod-dev libdebuginfod (debug info by build-id, DebuginfodURLs=)'
 test_needs='
 pc:check check the Check unit test library
@@ -56,7 +56,9 @@ file:/usr/bin/docker docker.io Docker (t-pods)
 cmd:dockerd docker.io dockerd (t-pods)
 cmd:ctr containerd ctr (t-pods: a plain containerd task)
 py:grpc python3-grpcio Python gRPC (t-pods: a CRI client, as the kubelet)
-py:grpc_tools python3-grpc-tools Python protoc (t-pods: the CRI client from tests/helpers/cri.proto)'
+py:grpc_tools python3-grpc-tools Python protoc (t-pods: the CRI client from tests/helpers/cri.proto)
+py:fusepy python3-fusepy Python FUSE (t-fairness: a file system that answers a dump slowly)
+cmd:inotifywait inotify-tools inotifywait (t-admin-attack: a user watching the core directory)'
 
 # What 'make deb' builds and checks the Debian package with (make check's t-package runs it).
 deb_needs='

@@ -242,6 +242,42 @@ f=$g
 case $f in *.zst) zstd -q -d -c "$f" > "$T/race.stored" ;; *) cp "$f" "$T/race.stored" ;; esac
 check "  dump gives the crash's own core ($(basename "$f"))" cmp -s "$T/race.core" "$T/race.stored"
 
+# The same race, not held: the attacker watches the core directory (inotify), and at the first sight of their
+# crash's core reads its record and sends an entry with it, while the real handler goes on.
+mkdir -p "$T/drop" && chmod 1777 "$T/drop"
+mkfifo "$T/drop/events" && chmod 0666 "$T/drop/events"
+# inotifywait and the reader both the attacker's, each by its pid, neither holding this test's output.
+setpriv --reuid=$EVIL --regid=$EVIL --clear-groups inotifywait -q -m -e create,moved_to --format %f "$T/cores" \
+	> "$T/drop/events" 2> /dev/null &
+INOTIFY=$!
+at_exit "kill $INOTIFY 2>/dev/null"
+setpriv --reuid=$EVIL --regid=$EVIL --clear-groups bash -c 'while read -r f; do
+	case $f in core.watchapp.*) ;; *) continue ;; esac
+	r=$(getfattr --only-values -n user.coresink.entry "$1/$f" 2>/dev/null)
+	for id in "$r" "${r#sha256:}"; do
+		printf "MESSAGE_ID=%s\nMESSAGE=forged\nSYSLOG_IDENTIFIER=coresink\nCORESINK_ENTRY=%s\nCOREDUMP_PID=%s\nCOREDUMP_UID=%s\nCOREDUMP_EXE=-ex=shell touch %s\nCORESINK_RESULT=stored\n" \
+			"$3" "$id" "$(cut -d. -f3 <<< "$f")" "$(id -u)" "$4" | logger --journald
+	done
+	echo "$r" > "$2"
+	break
+done < "$1/../drop/events"' _ "$T/cores" "$T/drop/watched" "$MESSAGE_ID" "$PWNED" > /dev/null 2>&1 &
+WATCHER=$!
+at_exit "kill $WATCHER 2>/dev/null"
+sleep 0.5
+crash_run setpriv --reuid=$EVIL --regid=$EVIL --clear-groups "$T/evilapp" -c watchapp 4
+WPID=$CRASH_PID
+for _ in $(seq 100); do
+	[ -s "$T/drop/watched" ] && jctl -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$WPID" _UID=$EVIL |
+		jq -e 'select(.CORESINK_ENTRY | test("^[0-9a-f]{32}$"))' > /dev/null 2>&1 && break
+	sleep 0.1
+done
+kill $WATCHER $INOTIFY 2>/dev/null
+check "a user watching with inotify saw their core's record as it appeared: $(cut -c1-20 "$T/drop/watched" 2>/dev/null)..." \
+	test -s "$T/drop/watched"
+out=$(ctl --since "$TEST_SINCE" list "$WPID" 2>&1)
+check "  root's list takes the handler's entry of that crash ($(grep -c " $WPID " <<< "$out") row), the watcher's are skipped" \
+	test "$(grep -c " $WPID " <<< "$out")" = 1
+
 # 7. Another host's signatures, bidi controls and NULs: escaped everywhere, not counted as a signature.
 RLO=$'\xe2\x80\xae' LS=$'\xe2\x80\xa8'
 printf 'evil\0/etc/shadow' > "$T/nul.bin"
