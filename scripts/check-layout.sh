@@ -79,6 +79,21 @@ for f in src/coresink/*.[ch] src/coresinkctl/*.[ch] src/bench/*.[ch] src/bench/*
 	done < "$inc"
 done
 
+# Guards of what one home holds (issue 61, 63): one JSON string writer (base/escape.c's escape_json); no file of the
+# handler's over 700 lines; no Debian mirror's host name in the tree (tests take the machine's: apt_mirror).
+for f in $(grep -rlE '^(static )?void [a-z_]*json_string\(|fputs\("\\\\u' src tests 2>/dev/null); do
+	echo "check-layout: $f: a JSON string writer of its own (escape_json is the one)" >&2
+	bad=1
+done
+for f in src/lib/*/*.c src/coresink/*.c; do
+	n=$(wc -l < "$f")
+	[ "$n" -le 700 ] || { echo "check-layout: $f: $n lines, over 700 (split it by concern)" >&2; bad=1; }
+done
+if grep -rnE 'deb\.debian\.org|ftp\.[a-z]*\.debian\.org' scripts tests src Makefile debian/rules 2>/dev/null; then
+	echo "check-layout: a Debian mirror's host name in the tree (take the machine's own apt sources)" >&2
+	bad=1
+fi
+
 [ "$bad" -eq 0 ] || exit 1
 echo "check-layout: $(sort -u "$arrows" | wc -l) arrows between the $(echo $STAGES | wc -w) stages, all down:"
 sort "$arrows" | uniq -c | awk '{ printf "  %s %s %s (%d)\n", $2, $3, $4, $1 }'

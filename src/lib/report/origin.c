@@ -1,6 +1,7 @@
 /*
  * origin.c: whether a crash entry in the journal is one coresink wrote: the trust rule (docs/security.md), in one
- * place, for every reader (coresinkctl's verbs, coresink --summary, a retrace). Any local user can send an entry
+ * place, for every reader (coresinkctl's verbs, coresink --summary, a retrace), with the seal it judges by written
+ * beside it (origin_seal: the format and its reader side by side). Any local user can send an entry
  * with coresink's MESSAGE_ID and any COREDUMP_*, CORESINK_* or SYSLOG_IDENTIFIER field, and any process can name
  * itself "coresink". What no client can set is what journald records of the sender itself: _TRANSPORT, and _UID,
  * which only root can give as another user's. So an entry is coresink's when it came through the native protocol
@@ -360,4 +361,48 @@ bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const c
 	o.sealed = !o.own && o.uid && !is(o.uid, "0") && is(o.crash_uid, o.uid) && is(o.ident, "coresink") &&
 		   is(o.transport, "journal") && sealed_entry(j, s, o.uid);
 	return origin_trusted(&o, why);
+}
+
+/* Whether the field "NAME=value" (len bytes) is one a seal repeats. */
+static bool sealed_field(const char *field, size_t len)
+{
+	const char *eq = memchr(field, '=', len);
+
+	for (size_t i = 0; eq && i < origin_n_sealed_fields; i++)
+		if (strlen(origin_sealed_fields[i]) == (size_t)(eq - field) &&
+		    memcmp(field, origin_sealed_fields[i], (size_t)(eq - field)) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Vouches, as root, for the crash entry just filed in the crashing user's journal (sent with the user's uid, which
+ * any user can send as): its id, the uid, a copy of each field a reader shows or acts on, and the fingerprint of
+ * the core it holds (read from corefd, o->st.bytes of it, where the entry holds one), so that root's readers take
+ * that entry, and no copy of it with any of them changed (its rule of ORIGIN_SEAL_VERSION, judged above).
+ */
+void origin_seal(const struct kargs *k, const struct outcome *o, const struct fields *entry, int corefd)
+{
+	char hex[DIGEST_HEX + 1];
+	struct fields f;
+
+	if (!o->entry_id[0])
+		return;
+	fields_init(&f, 6);
+	fields_add(&f, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID);
+	fields_add(&f, "MESSAGE=The entry of crash %d of uid %u, filed in that user's journal, is coresink's.",
+		   (int)k->pid, (unsigned)k->uid);
+	fields_add(&f, "CORESINK_SEAL=%s", o->entry_id);
+	fields_add(&f, "CORESINK_SEAL_VERSION=%d", ORIGIN_SEAL_VERSION);
+	/* A fingerprint that could not be made is left out: root's readers then do not take the entry (its core unvouched). */
+	if (o->in_journal && digest_fd(corefd, o->st.bytes, hex) == 0)
+		fields_add(&f, ORIGIN_SEALED_PREFIX ORIGIN_CORE_DIGEST "=%s", hex);
+	fields_add(&f, "COREDUMP_PID=%d", (int)k->pid);
+	fields_add(&f, "COREDUMP_UID=%u", (unsigned)k->uid);
+	for (size_t i = 0; i < entry->n; i++)
+		if (sealed_field(entry->iov[i].iov_base, entry->iov[i].iov_len))
+			fields_add(&f, ORIGIN_SEALED_PREFIX "%.*s", (int)entry->iov[i].iov_len,
+				   (const char *)entry->iov[i].iov_base);
+	(void) journal_send(&f);
+	fields_free(&f);
 }

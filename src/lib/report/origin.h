@@ -65,5 +65,9 @@ bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, or
 int origin_seals_read(sd_journal *j, struct seals *s);
 void origin_seals_free(struct seals *s);
 bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const char **why);
+struct kargs;
+struct outcome;
+struct fields;
+void origin_seal(const struct kargs *k, const struct outcome *o, const struct fields *entry, int corefd);
 
 #endif

@@ -521,50 +521,6 @@ int report_upload(pid_t pid, const char *path, unsigned attempt, const struct sa
 	return r;
 }
 
-/* Whether the field "NAME=value" (len bytes) is one a seal repeats (origin.c). */
-static bool sealed_field(const char *field, size_t len)
-{
-	const char *eq = memchr(field, '=', len);
-
-	for (size_t i = 0; eq && i < origin_n_sealed_fields; i++)
-		if (strlen(origin_sealed_fields[i]) == (size_t)(eq - field) &&
-		    memcmp(field, origin_sealed_fields[i], (size_t)(eq - field)) == 0)
-			return true;
-	return false;
-}
-
-/*
- * Vouches, as root, for the crash entry just filed in the crashing user's journal (sent with the user's uid, which
- * any user can send as): its id, the uid, a copy of each field a reader shows or acts on, and the fingerprint of
- * the core it holds (read from corefd, o->st.bytes of it, where the entry holds one), so that root's readers take
- * that entry, and no copy of it with any of them changed (origin.c, its rule of ORIGIN_SEAL_VERSION).
- */
-static void seal(const struct kargs *k, const struct outcome *o, const struct fields *entry, int corefd)
-{
-	char hex[DIGEST_HEX + 1];
-	struct fields f;
-
-	if (!o->entry_id[0])
-		return;
-	fields_init(&f, 6);
-	fields_add(&f, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID);
-	fields_add(&f, "MESSAGE=The entry of crash %d of uid %u, filed in that user's journal, is coresink's.",
-		   (int)k->pid, (unsigned)k->uid);
-	fields_add(&f, "CORESINK_SEAL=%s", o->entry_id);
-	fields_add(&f, "CORESINK_SEAL_VERSION=%d", ORIGIN_SEAL_VERSION);
-	/* A fingerprint that could not be made is left out: root's readers then do not take the entry (its core unvouched). */
-	if (o->in_journal && digest_fd(corefd, o->st.bytes, hex) == 0)
-		fields_add(&f, ORIGIN_SEALED_PREFIX ORIGIN_CORE_DIGEST "=%s", hex);
-	fields_add(&f, "COREDUMP_PID=%d", (int)k->pid);
-	fields_add(&f, "COREDUMP_UID=%u", (unsigned)k->uid);
-	for (size_t i = 0; i < entry->n; i++)
-		if (sealed_field(entry->iov[i].iov_base, entry->iov[i].iov_len))
-			fields_add(&f, ORIGIN_SEALED_PREFIX "%.*s", (int)entry->iov[i].iov_len,
-				   (const char *)entry->iov[i].iov_base);
-	(void) journal_send(&f);
-	fields_free(&f);
-}
-
 /*
  * Logs the crash: one entry, whatever the outcome. 0 journald, 1 kernel log, or -errno. With o->in_journal the
  * core, from corefd, goes into the entry (COREDUMP=): then only journald will do, and -errno means it did not take
@@ -584,7 +540,7 @@ int report_crash(const struct kargs *k, const struct outcome *o, const struct pr
 	else
 		r = o->owner_entry ? journal_send_as(&f, k->uid, k->gid) : journal_send(&f);
 	if (o->owner_entry && r == 0)
-		seal(k, o, &f, corefd);
+		origin_seal(k, o, &f, corefd);
 	fields_free(&f);
 	return r;
 }
