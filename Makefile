@@ -27,7 +27,7 @@ CPPFLAGS += -D_GNU_SOURCE -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DVERSION=\"$(VERSION)\
 PLANT =
 # Evaluated when a recipe runs, after the dependency step has installed the -dev packages.
 # libdebuginfod is not linked: the fetch step alone opens it (src/lib/sandbox/debuginfod.c), its header is enough.
-DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp libcrypto)
+DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp libsodium)
 CHECK_CFLAGS = $$(pkg-config --cflags check)
 CHECK_LIBS = $$(pkg-config --libs check)
 

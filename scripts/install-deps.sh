@@ -17,7 +17,7 @@ pc:libelf libelf-dev elfutils libelf (stack traces)
 pc:libacl libacl1-dev libacl (read access for the crashing user)
 pc:libzstd libzstd-dev libzstd (compression)
 pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)
-pc:libcrypto libssl-dev the OpenSSL crypto library (SHA-256: the record of an entry on its core, a seal of a core)
+pc:libsodium libsodium-dev libsodium (SHA-256: the record of an entry on its core, a seal of a core)
 pc:libdebuginfod libdebuginfod-dev libdebuginfod (debug info by build-id, DebuginfodURLs=)'
 test_needs='
 pc:check check the Check unit test library

@@ -92,6 +92,12 @@ START_TEST(test_user_share)
 	for (int i = 0; i < 5; i++)
 		ck_assert(rate_decide(&aexe, &alice, &all, 103, &rc).allowed);
 	ck_assert_uint_eq(all.count, 15);
+	/* No global limit: no share of it to keep, and no user window either. */
+	const struct rate_config open = { .interval = 60, .burst = 0, .global_burst = 0, .user_burst = 10 };
+	struct rate_entry e = { .key = 13 }, u = { .key = 14 }, a = { .key = 0 };
+
+	for (int i = 0; i < 30; i++)
+		ck_assert(rate_decide(&e, &u, &a, 200, &open).allowed);
 }
 END_TEST
 

@@ -1,6 +1,6 @@
 /*
  * base.h: the base stage, what every stage uses: the one place for EINTR and partial I/O, opening a path beneath a
- * directory, number and size parsing, escaping, SHA-256 (libcrypto's), lists of problems, and the small macros.
+ * directory, number and size parsing, escaping, SHA-256 (libsodium's), lists of problems, and the small macros.
  * The one header the other stages include of it; it uses no other stage.
  */
 #ifndef CORESINK_STAGE_BASE_H

@@ -322,5 +322,17 @@ check "vacuum --older-than=1h: a core written in the future is taken as new, and
 	both lacks "$out" "would remove $future" -- has "$out" "in the future"
 touch "$T/cores/$future"
 
+# 9. A process that names itself as an option of the upload command (PR_SET_NAME "--upload-file"): ExecUpload='s
+# %e never begins a word with '-'.
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" > "%s/drop/args"\n' "$T" > "$T/args.sh" && chmod 0755 "$T/args.sh"
+write_config "$T/u.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
+	"ExecUpload=$T/args.sh %e x-%e"
+use_handler "$T/u.conf"
+crash_run setpriv --reuid=$EVIL --regid=$EVIL --clear-groups "$T/evilapp" -c --upload-file 4
+for _ in $(seq 100); do [ -s "$T/drop/args" ] && break; sleep 0.1; done
+check "a process named --upload-file: the upload command's words are $(tr '\n' ' ' < "$T/drop/args" 2>/dev/null)" \
+	test "$(head -n 1 "$T/drop/args" 2>/dev/null)" = _-upload-file -a "$(sed -n 2p "$T/drop/args" 2>/dev/null)" = x---upload-file
+use_handler "$T/c.conf"
+
 check "no command of any entry ran, in all of it" no_pwn
 [ "$THROUGH" -eq 0 ] || fail "$THROUGH attempts got through"

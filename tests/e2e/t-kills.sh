@@ -32,7 +32,7 @@ mapfile -t STEPS < <(awk -v mode="$MODE" -v server="${SERVER_PID:-0}" '
 	{ sc = $2; sub(/\(.*/, "", sc) } sc !~ /^[a-z_0-9]+$/ { next }
 	{ n[sc]++; if (sc != prev) { if (last != "") print last; print sc, n[sc]; last = ""; prev = sc }
 	  else last = sc " " n[sc] }
-	sc == "write" && /"published [0-9]*\\ninflight / && !rec { rec = 1; print "RECORD" }
+	sc == "write" && /"(ledger [0-9]*\\n)?published [0-9]*\\ninflight / && !rec { rec = 1; print "RECORD" }
 	END { if (last != "") print last }' "$T/base.log")
 RECORD=-1
 for i in "${!STEPS[@]}"; do [ "${STEPS[$i]}" = RECORD ] && { RECORD=$((i - 1)); unset "STEPS[$i]"; break; }; done
@@ -44,7 +44,7 @@ SERVER=" $(awk -v s="${SERVER_PID:-0}" '$1 == s { sc = $2; sub(/\(.*/, "", sc); 
 # recorded: whether the killed handler wrote the crash's record into the ledger (a write of it naming a capture in
 # flight: the others have finished, settled) before it died. Socket mode: the server names the crash whatever.
 recorded() {
-	[ "$MODE" = socket ] || grep -q '^write([0-9]*, "published [0-9]*\\ninflight .* = [0-9]' "$T/kill.log"
+	[ "$MODE" = socket ] || grep -qE '^write\([0-9]*, "(ledger [0-9]*\\n)?published [0-9]*\\ninflight .* = [0-9]' "$T/kill.log"
 }
 
 # killed: which process the kill took: "killed" (the handler, or socket mode's process for the crash), "the

@@ -1,11 +1,14 @@
 /*
- * digest.c: SHA-256 of bytes, as lowercase hex, through OpenSSL's libcrypto (no hash written here): what the
- * handler publishes instead of a secret it keeps until later (the core's record of its entry's id, xattr.c), and a
- * seal's fingerprint of the core an entry holds (report.c, origin.c). Streaming, for a core read in pieces.
+ * digest.c: SHA-256 of bytes, as lowercase hex, through libsodium (no hash written here): what the handler
+ * publishes instead of a secret it keeps until later (the core's record of its entry's id, xattr.c), and a seal's
+ * fingerprint of the core an entry holds (report.c, origin.c). Streaming, for a core read in pieces. libsodium, not
+ * OpenSSL: linked and used, it adds nothing to the handler's peak RSS, where libcrypto's provider set-up added
+ * 3.4 MiB (the handler's bound is 8 MiB: t-bench-crash).
  */
 #include <errno.h>
-#include <openssl/evp.h>
+#include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "digest.h"
@@ -16,36 +19,31 @@
 /* Starts a digest. 0 or -ENOMEM. */
 int digest_begin(struct digest *d)
 {
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	crypto_hash_sha256_state *s = malloc(sizeof(*s));
 
-	d->ctx = c;
-	if (!c)
+	d->ctx = s;
+	if (!s)
 		return -ENOMEM;
-	if (EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1) {
-		EVP_MD_CTX_free(c);
-		d->ctx = NULL;
-		return -ENOMEM;
-	}
+	(void) crypto_hash_sha256_init(s);
 	return 0;
 }
 
 /* Adds len bytes. 0 or -EIO. */
 int digest_add(struct digest *d, const void *data, size_t len)
 {
-	return EVP_DigestUpdate(d->ctx, data, len) == 1 ? 0 : -EIO;
+	return crypto_hash_sha256_update(d->ctx, data, len) == 0 ? 0 : -EIO;
 }
 
 /* Ends the digest into hex (NUL-terminated) and frees it. 0 or -EIO (hex then ""). */
 int digest_end(struct digest *d, char hex[DIGEST_HEX + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned n = 0;
-	int r = EVP_DigestFinal_ex(d->ctx, md, &n) == 1 && n * 2 == DIGEST_HEX ? 0 : -EIO;
+	unsigned char md[crypto_hash_sha256_BYTES];
+	int r = crypto_hash_sha256_final(d->ctx, md) == 0 ? 0 : -EIO;
 
-	EVP_MD_CTX_free(d->ctx);
+	free(d->ctx);
 	d->ctx = NULL;
 	hex[0] = '\0';
-	for (unsigned i = 0; r == 0 && i < n; i++)
+	for (size_t i = 0; r == 0 && i < sizeof(md); i++)
 		(void) snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	return r;
 }

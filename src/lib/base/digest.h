@@ -1,4 +1,4 @@
-/* digest.h: SHA-256 of bytes, as lowercase hex, through OpenSSL's libcrypto. */
+/* digest.h: SHA-256 of bytes, as lowercase hex, through libsodium. */
 #ifndef CORESINK_DIGEST_H
 #define CORESINK_DIGEST_H
 
@@ -9,7 +9,7 @@
 #define DIGEST_HEX 64
 
 struct digest {
-	void *ctx;   /* OpenSSL's EVP_MD_CTX */
+	void *ctx;   /* libsodium's crypto_hash_sha256_state */
 };
 
 int digest_begin(struct digest *d);

@@ -20,6 +20,13 @@
 
 #define LEDGER_MAX_BYTES (64 * 1024)
 #define LEDGER_END "end"
+/*
+ * The format's version, its first line ("ledger 2"): an older and a newer handler share the file during an upgrade.
+ * Each reads the lines it knows and drops the others; fields it does not know at the end of a line it leaves out when
+ * it writes the line again, and whoever reads that line takes their absence as an older handler's (ledger_parse).
+ * 1: no version line. 2: the in-flight record's entry id from the capture's start, and its "sending" flag.
+ */
+#define LEDGER_VERSION 2
 
 /* A process name in the ledger's text: hex, so that no byte of it (spaces, newlines) can break a line. "-": none. */
 static void comm_to_hex(const char *comm, char *hex)
@@ -51,7 +58,9 @@ static void parse_line(struct ledger *l, const char *line)
 	int pid, cpid = 0;
 	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-", by[2] = "p", sending[2] = "";
 
-	if (sscanf(line, "published %" SCNu64, &v) == 1) {
+	if (sscanf(line, "ledger %" SCNu64, &v) == 1) {
+		l->version = (unsigned)v;
+	} else if (sscanf(line, "published %" SCNu64, &v) == 1) {
 		l->published = v;
 	} else if (sscanf(line, "kmsg %" SCNu64 " %" SCNu64, &v, &at) == 2) {
 		l->kmsg_seq = v;
@@ -97,6 +106,8 @@ void ledger_parse(struct ledger *l, const char *text)
 		}
 		text += n + (text[n] == '\n');
 	}
+	if (l->version == 0)
+		l->version = 1;
 }
 
 /*
@@ -110,6 +121,7 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 
 #define PUT(...) do { int k = snprintf(buf + n, len - n, __VA_ARGS__); \
 		      if (k > 0 && (size_t)k < len - n) n += (size_t)k; } while (0)
+	PUT("ledger %d\n", LEDGER_VERSION);
 	PUT("published %" PRIu64 "\n", l->published);
 	if (l->kmsg_at)
 		PUT("kmsg %" PRIu64 " %" PRIu64 "\n", l->kmsg_seq, l->kmsg_at);

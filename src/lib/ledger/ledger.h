@@ -47,6 +47,7 @@ struct inflight {
 };
 
 struct ledger {
+	unsigned version;     /* the format the file was last written in (1: an older handler's, no version line) */
 	uint64_t published;   /* bytes of stored cores in the directory */
 	uint64_t kmsg_seq;    /* the kernel log's last record read for crashes it dropped (kskip.c); 0: none yet */
 	uint64_t kmsg_at;     /* when it was read, in ms since the epoch */

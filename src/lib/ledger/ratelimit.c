@@ -39,7 +39,8 @@ struct rate_verdict rate_decide(struct rate_entry *mine, struct rate_entry *user
 
 	if (!rate_allow(mine, now, rc->interval, rc->burst))
 		return (struct rate_verdict) { .by = "executable" };
-	if (user && !rate_allow(user, now, rc->interval, rc->user_burst)) {
+	/* A user's share of the global budget: without a global limit there is none to share. */
+	if (user && rc->global_burst > 0 && !rate_allow(user, now, rc->interval, rc->user_burst)) {
 		if (mine->suppressed < UINT32_MAX)
 			mine->suppressed++;
 		return (struct rate_verdict) { .by = "user" };
