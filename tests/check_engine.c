@@ -328,10 +328,11 @@ static int fake_used(void *ctx, uint64_t *bytes, uint64_t *pending)
 	return 0;
 }
 
-static int fake_make_room(void *ctx, uint64_t need, uint64_t *freed)
+static int fake_make_room(void *ctx, uint64_t need, uint64_t total, uint64_t *freed)
 {
 	struct fake_room *f = ctx;
 
+	(void) total;
 	*freed = f->can_free;
 	f->asked = need;
 	f->calls++;

@@ -90,7 +90,7 @@ START_TEST(test_held_kept_from_the_others_vacuum)
 	ck_assert_int_eq(session_hold(&a, (uint64_t)st.st_ino), 0);
 	ck_assert_int_eq(hb.lock(hb.ctx), 0);
 	ck_assert_int_eq(hb.used(hb.ctx, &freed, &freed), 0);
-	ck_assert_int_eq(hb.make_room(hb.ctx, 1 << 30, &freed), 0);
+	ck_assert_int_eq(hb.make_room(hb.ctx, 1 << 30, 1ULL << 40, &freed), 0);
 	hb.unlock(hb.ctx);
 	ck_assert_int_eq(faccessat(dirfd_, "core.held.1.20261121T130000Z", F_OK, 0), 0);
 	ck_assert_int_ne(faccessat(dirfd_, "core.free.2.20261121T130000Z", F_OK, 0), 0);

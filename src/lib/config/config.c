@@ -251,6 +251,16 @@ static int parse_burst(const char *v, void *field)
 	return 0;
 }
 
+/* RateLimitUserBurst=: "half" (of RateLimitGlobalBurst, the default: RATE_USER_HALF) or a burst. */
+static int parse_user_burst(const char *v, void *field)
+{
+	if (strcmp(v, "half") == 0) {
+		*(uint64_t *)field = RATE_USER_HALF;
+		return 0;
+	}
+	return parse_burst(v, field);
+}
+
 static int parse_threads(const char *v, void *field)
 {
 	uint64_t n;
@@ -321,6 +331,14 @@ static void print_u64(FILE *f, const void *field)
 	fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field);
 }
 
+static void print_user_burst(FILE *f, const void *field)
+{
+	if (*(const uint64_t *)field == RATE_USER_HALF)
+		fputs("half", f);
+	else
+		print_u64(f, field);
+}
+
 static void print_timeout(FILE *f, const void *field)
 {
 	uint64_t ms = *(const uint64_t *)field;
@@ -368,7 +386,7 @@ static const struct key keys[] = {
 	KEY("RateLimitIntervalSec", parse_interval, print_u64, rate_interval, true),
 	KEY("RateLimitBurst", parse_burst, print_u64, rate_burst, true),
 	KEY("RateLimitGlobalBurst", parse_burst, print_u64, rate_global_burst, false),
-	KEY("RateLimitUserBurst", parse_burst, print_u64, rate_user_burst, false),
+	KEY("RateLimitUserBurst", parse_user_burst, print_user_burst, rate_user_burst, false),
 	KEY("MaxCoresPerSignature", parse_burst, print_u64, max_per_signature, true),
 	KEY("SignatureIntervalSec", parse_interval, print_u64, signature_interval, true),
 	KEY("CaptureEnvironment", parse_bool, print_bool, capture_environment, true),
@@ -416,7 +434,7 @@ void config_defaults(struct config *c)
 	c->rate_burst = 5;
 	c->rate_global_burst = 20;
 	/* One user's crash loops are limited before the global budget is used up: half of it stays for the others. */
-	c->rate_user_burst = 10;
+	c->rate_user_burst = RATE_USER_HALF;
 	/* Every core of a known bug is kept unless asked; asked, the count is per day. */
 	c->max_per_signature = 0;
 	c->signature_interval = 86400;

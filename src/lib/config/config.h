@@ -57,7 +57,8 @@ struct config {
 	uint64_t max_per_signature;   /* cores kept of one crash signature per signature_interval; 0: no limit */
 	uint64_t signature_interval;  /* seconds */
 	uint64_t rate_global_burst;
-	uint64_t rate_user_burst;    /* one user's crashes per interval, of all executables; 0: no limit */
+	uint64_t rate_user_burst;    /* one user's crashes per interval, of all executables; 0: no limit;
+				      RATE_USER_HALF: half of rate_global_burst (config_user_burst) */
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 	bool sparse;               /* zero pages as holes */
 	bool compress;             /* store cores as zstd files, compressed after the process is released */
@@ -112,9 +113,12 @@ void config_free(struct config *c);
 
 /* A configuration's limits on one file system, and its size and free space, in bytes (limits.c). */
 struct config_limits {
-	uint64_t total, avail, keep_free, max_use, max_use_per_user;
+	uint64_t total, avail, keep_free, max_use;
 };
 
 int config_limits(const struct config *c, int fd, struct config_limits *l);
+/* RateLimitUserBurst='s default: half of RateLimitGlobalBurst. */
+#define RATE_USER_HALF UINT64_MAX
+uint32_t config_user_burst(const struct config *c);
 
 #endif

@@ -19,7 +19,13 @@ int config_limits(const struct config *c, int fd, struct config_limits *l)
 	l->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	l->keep_free = space_resolve(&c->keep_free, l->total);
 	l->max_use = space_resolve(&c->max_use, l->total);
-	/* A percentage of MaxUse, not of the file system. */
-	l->max_use_per_user = space_resolve(&c->max_use_per_user, l->max_use);
 	return 0;
+}
+
+/* RateLimitUserBurst= as it applies: half of RateLimitGlobalBurst (at least one) unless set. */
+uint32_t config_user_burst(const struct config *c)
+{
+	if (c->rate_user_burst != RATE_USER_HALF)
+		return (uint32_t)c->rate_user_burst;
+	return c->rate_global_burst ? (uint32_t)(c->rate_global_burst / 2 ? c->rate_global_burst / 2 : 1) : 0;
 }

@@ -77,7 +77,7 @@ static void begin_capture(struct crash *cr)
 static bool rate_limited(struct crash *cr)
 {
 	const struct rate_config rc = { cr->c.rate_interval, (uint32_t)cr->c.rate_burst,
-					(uint32_t)cr->c.rate_global_burst, (uint32_t)cr->c.rate_user_burst };
+					(uint32_t)cr->c.rate_global_burst, config_user_burst(&cr->c) };
 	const char *key = cr->pi.exe[0] ? cr->pi.exe : cr->k.comm;
 	struct rate_verdict v;
 

@@ -64,12 +64,9 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 		o->compress_short = COMPRESS_LEVEL;
 	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->have_session) {
-		struct config_limits l;
-
 		session_hooks(&cr->q, h);
+		session_share(&cr->q, cr->k.uid, &cr->c.max_use_per_user, &cr->c.max_use);
 		o->hooks = h;
-		if (config_limits(&cr->c, cr->dirfd, &l) == 0)
-			session_share(&cr->q, cr->k.uid, l.max_use_per_user);
 	}
 }
 

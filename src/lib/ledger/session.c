@@ -173,8 +173,9 @@ static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 }
 
 /* Engine hook: deletes the oldest stored cores until need bytes are freed. Called under the lock. */
-static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
+static int hook_make_room(void *ctx, uint64_t need, uint64_t total, uint64_t *freed)
 {
+	struct vacuum_share share;
 	struct session *q = ctx;
 	uint64_t held[LEDGER_INFLIGHT_MAX];
 	size_t n_held = 0;
@@ -184,7 +185,10 @@ static int hook_make_room(void *ctx, uint64_t need, uint64_t *freed)
 	for (size_t i = 0; i < q->l.n_inflight; i++)
 		if (q->l.inflight[i].held)
 			held[n_held++] = q->l.inflight[i].held;
-	r = vacuum_oldest(q->dirfd, need, held, n_held, q->have_share ? &q->share : NULL, freed, &removed, &unsent);
+	if (q->have_share)
+		share = (struct vacuum_share) { .uid = q->share_uid,
+						.bytes = space_resolve(&q->share_of, space_resolve(&q->max_use, total)) };
+	r = vacuum_oldest(q->dirfd, need, held, n_held, q->have_share ? &share : NULL, freed, &removed, &unsent);
 
 	if (r < 0 || removed == 0)
 		return r;
@@ -232,12 +236,15 @@ int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), voi
 }
 
 /*
- * The capture is uid's crash: its vacuum makes room from uid's own cores alone once they take more than bytes
- * (MaxUsePerUser=), so that one user's crash loop cannot evict everyone else's cores.
+ * The capture is uid's crash: its vacuum makes room from uid's own cores alone once they take more than share of
+ * max_use (MaxUsePerUser= of MaxUse=, resolved on the file system as the engine sees it), so that one user's crash
+ * loop cannot evict everyone else's cores.
  */
-void session_share(struct session *q, uid_t uid, uint64_t bytes)
+void session_share(struct session *q, uid_t uid, const struct size_spec *share, const struct size_spec *max_use)
 {
-	q->share = (struct vacuum_share) { .uid = uid, .bytes = bytes };
+	q->share_uid = uid;
+	q->share_of = *share;
+	q->max_use = *max_use;
 	q->have_share = true;
 }
 

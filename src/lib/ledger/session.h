@@ -25,7 +25,8 @@ struct session {
 	/* Crashes whose handler died before its entry (pipe mode), found in the ledger: this handler names them. */
 	struct inflight lost[SESSION_LOST_MAX];
 	unsigned n_lost, lost_more;
-	struct vacuum_share share; /* whose capture, and what of the cores that user may take before the others' */
+	uid_t share_uid;           /* whose capture, and what of MaxUse (max_use) that user's cores may take before */
+	struct size_spec share_of, max_use; /* its vacuum makes room from their own alone */
 	bool have_share;
 };
 
@@ -34,7 +35,7 @@ void session_close(struct session *q);
 int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed);
 int session_begin(struct session *q, const struct ledger_crash *crash, const char *entry);
 void session_hooks(struct session *q, struct engine_hooks *h);
-void session_share(struct session *q, uid_t uid, uint64_t bytes);
+void session_share(struct session *q, uid_t uid, const struct size_spec *share, const struct size_spec *max_use);
 int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
 int session_sending(struct session *q);
 int session_named(struct session *q);

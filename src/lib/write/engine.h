@@ -25,7 +25,8 @@ struct engine_hooks {
 	void (*unlock)(void *ctx);
 	/* Stored cores + other captures in flight; *pending: what of the latter statfs does not show yet. */
 	int (*used)(void *ctx, uint64_t *bytes, uint64_t *pending);
-	int (*make_room)(void *ctx, uint64_t need, uint64_t *freed); /* deletes old cores */
+	/* Deletes old cores for need bytes, on a file system of total bytes (what the caller's shares are of). */
+	int (*make_room)(void *ctx, uint64_t need, uint64_t total, uint64_t *freed);
 	/* This capture now holds bytes, pending of them not preallocated (statfs will show them as written). */
 	int (*reserve)(void *ctx, uint64_t bytes, uint64_t pending);
 	void *ctx;

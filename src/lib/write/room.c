@@ -167,14 +167,14 @@ static int show_freed(struct room *c, uint64_t avail_before, uint64_t freed)
  * Asks the hooks to delete old cores for need bytes, and, when free space (not MaxUse, which counts cores in the
  * ledger) is what is short, makes the room show. Whether any was made, or -errno.
  */
-static int make_room(struct room *c, uint64_t need, enum limit which)
+static int make_room(struct room *c, uint64_t need, uint64_t total, enum limit which)
 {
 	uint64_t freed = 0;
 	int r;
 
 	if (!c->hooks)
 		return 0;
-	hook_result(c, c->hooks->make_room(c->hooks->ctx, need, &freed));
+	hook_result(c, c->hooks->make_room(c->hooks->ctx, need, total, &freed));
 	if (freed == 0)
 		return 0;
 	/* raw_avail is from the check just made (read_space), before anything was removed. */
@@ -192,7 +192,7 @@ int room_cure(struct room *c, uint64_t need)
 	struct space_in in;
 	int r = read_space(c, &in);
 
-	return r < 0 ? r : make_room(c, need, LIMIT_KEEP_FREE);
+	return r < 0 ? r : make_room(c, need, in.total, LIMIT_KEEP_FREE);
 }
 
 /*
@@ -209,7 +209,7 @@ int room_plan(struct room *c, size_t *want, enum limit *which)
 		return r;
 	budget = space_budget(&in, c->o->chunk, which);
 	if (budget < c->o->chunk && (*which == LIMIT_KEEP_FREE || *which == LIMIT_MAX_USE))
-		r = make_room(c, c->o->chunk - budget, *which);
+		r = make_room(c, c->o->chunk - budget, in.total, *which);
 	if (r < 0)
 		return r;
 	if (r > 0) {
