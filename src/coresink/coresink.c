@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +191,11 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--fetch-debuginfo") == 0)
 		return fetch_step_main(argc - 2, argv + 2);
 	make_safe();
+	/*
+	 * One malloc arena for every thread (the read-ahead, the bounded early read of the stacks, zstd's): each thread's
+	 * own arena would add its pages to a handler whose peak RSS is held under 8 MiB (t-bench-crash).
+	 */
+	(void) mallopt(M_ARENA_MAX, 1);
 	diag_program("coresink");
 	r = parse(argc, argv, &a, &mode);
 	if (r != 0)

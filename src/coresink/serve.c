@@ -36,9 +36,12 @@
 
 /* The most SocketMaxParallel allows. */
 #define SLOTS_MAX 256
-/* Crashes accepted and waiting for a slot, of all users; of one user. */
-#define WAITING_MAX 128
-#define WAITING_PER_USER 16
+/*
+ * Crashes accepted and waiting for a slot, of all users; of one user, past which that user's next crash is refused:
+ * a storm of one user's (a service's restarts) waits whole, and a flood leaves room for the others' (an fd each).
+ */
+#define WAITING_MAX 256
+#define WAITING_PER_USER 192
 
 /* One crash in hand: its handler, the crashing task (for the entry, should the handler be killed), its deadline. */
 struct slot {

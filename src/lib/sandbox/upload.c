@@ -22,8 +22,11 @@
 #define BACKOFF_FIRST 60
 #define BACKOFF_MAX 86400
 
-/* Appends the value of specifier c to the word at *p (below end). 0, or -EINVAL for an unknown one, -E2BIG. */
-static int expand(char c, const struct upload_names *n, char **p, const char *end)
+/*
+ * Appends the value of specifier c to the word at *p (below end); where it begins the word (first), a leading '-'
+ * as '_' (word() says why). 0, or -EINVAL for an unknown one, -E2BIG.
+ */
+static int expand(char c, const struct upload_names *n, char **p, const char *end, bool first)
 {
 	char num[24], safe[NAME_COMM_MAX + 1];
 	const char *v = num;
@@ -47,6 +50,8 @@ static int expand(char c, const struct upload_names *n, char **p, const char *en
 	if ((size_t)(end - *p) <= len)
 		return -E2BIG;
 	memcpy(*p, v ? v : "", len);
+	if (first && len > 0 && (*p)[0] == '-')
+		(*p)[0] = '_';
 	*p += len;
 	return 0;
 }
@@ -59,7 +64,7 @@ static int expand(char c, const struct upload_names *n, char **p, const char *en
 static int word(const char **s, const struct upload_names *n, char **p, const char *end)
 {
 	char *const start = *p;
-	bool quoted = false, literal = false;  /* literal: the word begins with the command's own text */
+	bool quoted = false;
 	int r = 0;
 
 	for (; r == 0 && **s && (quoted || (**s != ' ' && **s != '\t')); (*s)++) {
@@ -70,12 +75,9 @@ static int word(const char **s, const struct upload_names *n, char **p, const ch
 		if (quoted && **s == '\\' && ((*s)[1] == '"' || (*s)[1] == '\\'))
 			(*s)++;
 		if (**s == '%') {
-			r = (*s)[1] ? expand(*++(*s), n, p, end) : -EINVAL;
-			if (r == 0 && *p > start && *start == '-' && !literal)
-				*start = '_';
+			r = (*s)[1] ? expand(*++(*s), n, p, end, *p == start) : -EINVAL;
 			continue;
 		}
-		literal |= *p == start;
 		if (*p >= end - 1)
 			return -E2BIG;
 		*(*p)++ = **s;
