@@ -71,8 +71,20 @@ has "$(cat "$W/status")" "in progress:      none" || bad "coresinkctl status: $(
 count=$(( $(cat "$W/count" 2> /dev/null || echo 0) + 1 ))
 echo "$count" > "$W/count"
 if [ "$REPLAY_FLAGS" = mark ] || [ $(( count % 10 )) -eq 1 ]; then
-	use_handler "$W/c.conf"
+	# The replays run two at a time (run.sh), and kernel.core_pattern is the machine's one: each crash is made under a
+	# lock they share, the pattern set and given back within it.
+	exec 8> "${PCHECK_LOCK:-/run/coresink-pcheck.lock}"
+	flock 8
+	old_pattern=$(cat /proc/sys/kernel/core_pattern) old_limit=$(cat /proc/sys/kernel/core_pipe_limit)
+	SET=yes
+	at_exit '[ -z "$SET" ] || { printf "%s\n" "$old_pattern" > /proc/sys/kernel/core_pattern; echo "$old_limit" > /proc/sys/kernel/core_pipe_limit; }'
+	"$CORESINK" --config "$W/c.conf" --core-pattern > /proc/sys/kernel/core_pattern || bad "--core-pattern"
+	echo 16 > /proc/sys/kernel/core_pipe_limit
 	crash_run "$CRASHER" -z 50 4
+	printf '%s\n' "$old_pattern" > /proc/sys/kernel/core_pattern
+	echo "$old_limit" > /proc/sys/kernel/core_pipe_limit
+	SET=""
+	flock -u 8
 	e=$(entry_where "COREDUMP_PID=$CRASH_PID") || bad "the next crash: no entry"
 	core=$(field "$e" COREDUMP_FILENAME)
 	if [ "$(field "$e" CORESINK_RESULT)" != stored ] || [ ! -f "$core" ]; then
