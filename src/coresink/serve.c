@@ -79,14 +79,6 @@ struct server {
 	const char *netdoor;   /* the door to the network (CORESINK_NETDOOR, coresink.service's): NULL, this has one */
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 /* The server's own lines: to the journal (the kernel log without it) and to stderr, unless that is the journal. */
 static void say(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(int priority, const char *fmt, ...)
@@ -303,7 +295,7 @@ static void start(struct server *s, struct slot *sl, const struct waiting *w)
 	pid_t pid;
 
 	*sl = (struct slot) { .task = w->task, .uid = w->uid, .gid = w->gid, .time = w->time,
-			      .deadline_ms = now_ms() + s->c.socket_timeout_ms };
+			      .deadline_ms = clock_ms() + s->c.socket_timeout_ms };
 	pid = fork_handler();
 	if (pid == 0)
 		handle(s, w->conn, sl->time);
@@ -427,7 +419,7 @@ static void reap(struct server *s)
 /* Kills handlers past their deadline; returns the time to the next deadline in ms, -1 for none. */
 static int deadlines(struct server *s)
 {
-	uint64_t now = now_ms(), next = UINT64_MAX;
+	uint64_t now = clock_ms(), next = UINT64_MAX;
 
 	for (unsigned i = 0; i < s->c.socket_parallel; i++) {
 		struct slot *sl = &s->slots[i];

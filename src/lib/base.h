@@ -9,6 +9,7 @@
 #include "base/basics.h"
 #include "base/beneath.h"
 #include "base/boltread.h"
+#include "base/clock.h"
 #include "base/diag.h"
 #include "base/digest.h"
 #include "base/escape.h"

@@ -1,7 +1,7 @@
 /*
  * store.h: the store stage, where a core goes and under what name: the root-owned directory, the hidden file and its
- * publication, the stored name, its attributes and the owner's read access, and the root-only state files beside
- * the cores (statefile.c).
+ * publication, the stored name, its attributes and the owner's read access, the root-only state files beside
+ * the cores (statefile.c) and the directories beside them (ownedir.c).
  * The one header the other stages include of it; it uses intake, base.
  */
 #ifndef CORESINK_STAGE_STORE_H
@@ -10,6 +10,7 @@
 #include "store/buildid.h"
 #include "store/corename.h"
 #include "store/owner.h"
+#include "store/ownedir.h"
 #include "store/statefile.h"
 #include "store/store.h"
 #include "store/xattr.h"

@@ -25,14 +25,6 @@
 #include "store.h"
 #include "write.h"
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* KeepFree= of c in bytes, on the file system of its Directory: the cache must not take what it keeps free either. */
 static uint64_t keep_free_bytes(const struct config *c, int dirfd)
 {
@@ -115,7 +107,7 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 {
 	struct fetch_need needs[FETCH_NEEDS_MAX];
 	struct analysis first;
-	uint64_t t0 = now_us();
+	uint64_t t0 = clock_us();
 	uid_t fu;
 	gid_t fg;
 	int cachefd, n, r;
@@ -149,7 +141,7 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 	}
 	analysis_free(&first);
 	(void) close(cachefd);
-	cr->a.debuginfo_us = now_us() - t0;
+	cr->a.debuginfo_us = clock_us() - t0;
 }
 
 /*

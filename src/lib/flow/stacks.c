@@ -21,14 +21,6 @@
 /* A core's headers and notes larger than this are not read for it: 1000 threads' notes take about 4 MiB. */
 #define HEAD_MAX (64u << 20)
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* The core's headers and notes (need bytes) into a copy of its own: from the head, or read back from the file. */
 static int take_head(struct early_stacks *es, int out, const void *head, size_t head_bytes, uint64_t need)
 {
@@ -86,7 +78,7 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 		r = 0;
 	else
 		r = r < 0 ? r : -EFBIG;
-	t0 = now_us();
+	t0 = clock_us();
 	if (r == 0)
 		r = take_head(es, out, head, head_bytes, need);
 	if (r == 0 && cr->memfd < 0)
@@ -98,7 +90,7 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 	 */
 	if (r == 0)
 		r = io_run_within(read_stacks, cr, (int)cr->c.socket_silence_ms);
-	rs->us = now_us() - t0;
+	rs->us = clock_us() - t0;
 	if (r == -ETIME) {
 		es->state = ES_ABANDONED;
 		cr->memfd = -1;

@@ -18,6 +18,7 @@
 #include "base.h"
 #include "fetch.h"
 #include "sandbox.h"
+#include "store.h"
 
 #define FETCH_OUTPUT_MAX (64 * 1024)
 #define FETCH_ARGS_MAX (FETCH_NEEDS_MAX + 10)
@@ -75,22 +76,7 @@ int fetch_urls(const char *setting, char *urls, size_t len)
  */
 int fetch_cache(int dirfd, uid_t uid, gid_t gid)
 {
-	struct stat st;
-	int fd;
-
-	if (mkdirat(dirfd, FETCH_DIR, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	fd = openat(dirfd, FETCH_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || ((st.st_uid != uid || st.st_gid != gid) && fchown(fd, uid, gid) < 0) ||
-	    ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)) {
-		int r = -errno;
-
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return ownedir_open(dirfd, FETCH_DIR, uid, gid, 0700, true);
 }
 
 /*

@@ -61,14 +61,6 @@ const char *sandbox_end_to_string(enum sandbox_end e)
 	return (unsigned)e < ELEMENTSOF(sandbox_end_names) ? sandbox_end_names[e] : "?";
 }
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static int limit(int resource, uint64_t value)
 {
 	const struct rlimit rl = { value, value };
@@ -159,7 +151,7 @@ static _Noreturn void child(const struct sandbox_limits *l, pid_t parent, int fd
 static int collect(int rfd, size_t max, uint64_t deadline, struct sandbox_result *res)
 {
 	for (;;) {
-		uint64_t t = now_us();
+		uint64_t t = clock_us();
 		struct pollfd p = { .fd = rfd, .events = POLLIN };
 		ssize_t n;
 
@@ -212,7 +204,7 @@ static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *r
 
 	if (end != SANDBOX_DONE)
 		kill_group(pid);
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && now_us() < deadline)
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && clock_us() < deadline)
 		nanosleep(&tick, NULL);
 	if (r == 0) {
 		kill_group(pid);
@@ -232,7 +224,7 @@ static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *r
  */
 int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res)
 {
-	uint64_t start = now_us(), deadline = start + (uint64_t)l->timeout_ms * 1000;
+	uint64_t start = clock_us(), deadline = start + (uint64_t)l->timeout_ms * 1000;
 	pid_t pid, parent = getpid();
 	int p[2], end;
 
@@ -259,7 +251,7 @@ int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg
 	(void) close(p[0]);
 	reap(pid, deadline, end < 0 ? SANDBOX_FAILED : end, res);
 	take_header(res);
-	res->elapsed_us = now_us() - start;
+	res->elapsed_us = clock_us() - start;
 	return 0;
 }
 

@@ -42,26 +42,10 @@ static bool core_name_ok(const char *core)
 	return core[0] && core[0] != '.' && !strchr(core, '/');
 }
 
-/* The directory name beneath at, made (mode) where missing, never a link. Its fd, or -errno. */
+/* The directory name beneath at, made (mode) where missing, never a link, root's. Its fd, or -errno. */
 static int subdir(int at, const char *name, mode_t mode, gid_t gid)
 {
-	struct stat st;
-	int fd;
-
-	if (mkdirat(at, name, mode) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open_dir(at, name);
-	if (fd < 0)
-		return -errno;
-	errno = EPERM;	/* for a directory not root's */
-	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_gid != gid && fchown(fd, 0, gid) < 0) ||
-	    ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)) {
-		int r = -errno;
-
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return ownedir_open(at, name, 0, gid, mode, false);
 }
 
 /* .modules/SUB beneath the core directory dirfd, made where missing. */

@@ -1,0 +1,10 @@
+/* clock.h: the monotonic clock, in the units the code counts in. */
+#ifndef CORESINK_CLOCK_H
+#define CORESINK_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t clock_us(void);
+uint64_t clock_ms(void);
+
+#endif
