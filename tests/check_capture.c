@@ -148,7 +148,7 @@ START_TEST(test_socket)
 	ck_assert_int_eq(crash_room(&cr, &f), 1);
 	pid = producer_start(sv, 2 * MIB, WRITE_4K);
 	close(sv[1]);
-	ck_assert_int_eq(crash_copy(&cr, &f), 0);
+	ck_assert_int_eq(crash_take(&cr, &f), 0);
 	crash_finish(&cr);
 	ck_assert_int_eq(unit_reap(pid), 0);
 	ck_assert_int_eq(cr.in, -1);
@@ -179,6 +179,35 @@ START_TEST(test_rlimit)
 }
 END_TEST
 
+/* What becomes of a core once copied: the pure decision, on its table. */
+START_TEST(test_fate)
+{
+	static const struct {
+		bool failed;
+		enum result result;
+		bool compressed;
+		enum storage storage;
+		bool compress;
+		uint64_t bytes;
+		enum fate fate;
+	} t[] = {
+		{ true, RESULT_FAILED, false, STORAGE_EXTERNAL, true, 0, FATE_DISCARD },
+		{ false, RESULT_DISCARDED, false, STORAGE_EXTERNAL, true, 100, FATE_DISCARD },
+		{ false, RESULT_TRUNCATED, true, STORAGE_EXTERNAL, true, 100, FATE_PUBLISH_COMPRESSED },
+		{ false, RESULT_STORED, false, STORAGE_EXTERNAL, true, 100, FATE_COMPRESS },
+		{ false, RESULT_STORED, false, STORAGE_EXTERNAL, false, 100, FATE_PUBLISH_RAW },
+		{ false, RESULT_TRUNCATED, false, STORAGE_EXTERNAL, false, 100, FATE_PUBLISH_RAW },
+		{ false, RESULT_STORED, false, STORAGE_JOURNAL, true, 100, FATE_HOLD_JOURNAL },
+		{ false, RESULT_STORED, false, STORAGE_JOURNAL, true, 2000, FATE_COMPRESS },   /* over JournalSizeMax */
+		{ false, RESULT_STORED, false, STORAGE_NONE, true, 100, FATE_HOLD_UNPUBLISHED },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_int_eq(crash_fate(t[i].failed, t[i].result, t[i].compressed, t[i].storage, t[i].compress,
+					    t[i].bytes, 1000), t[i].fate);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("capture");
@@ -189,6 +218,7 @@ static Suite *suite(void)
 	tcase_add_test(t, test_pipe);
 	tcase_add_test(t, test_socket);
 	tcase_add_test(t, test_rlimit);
+	tcase_add_test(t, test_fate);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -14,7 +14,7 @@ struct procinfo_id crash_process_id(const struct crash *cr);
 bool crash_owner_sees(const struct crash *cr);
 int crash_publish(struct crash *cr, struct store_file *f, bool compressed);
 void crash_analyse(struct crash *cr);
-void crash_log(struct crash *cr);
+int crash_log(struct crash *cr);
 void crash_report_dropped(struct crash *cr);
 void crash_report_orphans(struct crash *cr);
 void crash_sign(struct crash *cr);

@@ -58,12 +58,29 @@ void crash_read_process(struct crash *cr)
 }
 
 /*
- * After the copy, whatever came of it: the process is let go, the core analysed, and everything logged, the crash
- * in its one entry. Then the raw core's last fd and the ledger are closed.
+ * A crash's way once its mode brought it: step (the mode's admission and storage), the process let go where its
+ * core did not get as far as keep() (refused, failed, discarded), let_go for what the mode learns once it is gone
+ * (socket mode: the signal from its exit status; NULL: nothing), then the end. The process is let go here and in
+ * keep(), nowhere else. crash_status() of what step returned.
+ */
+int crash_handle(struct crash *cr, int (*step)(struct crash *cr), void (*let_go)(struct crash *cr))
+{
+	int r = step(cr);
+
+	crash_release(cr);
+	if (let_go)
+		let_go(cr);
+	crash_finish(cr);
+	return crash_status(cr, r);
+}
+
+/*
+ * After the copy, whatever came of it, the process let go: the core analysed, and everything logged, the crash in
+ * its one entry (a core journald did not take published after all, and logged again). Then the raw core's last fd
+ * and the ledger are closed.
  */
 void crash_finish(struct crash *cr)
 {
-	crash_release(cr);
 	cr->o.owner_entry = crash_owner_sees(cr);
 	crash_analyse(cr);
 	crash_sign(cr);
@@ -73,7 +90,12 @@ void crash_finish(struct crash *cr)
 	(void) report_diag(&cr->kd, "the kernel arguments", "safe defaults used, the core kept for root only");
 	(void) report_diag(&cr->cd, cr->config, "defaults used, capture goes on");
 	(void) report_diag(&cr->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
-	crash_log(cr);
+	if (crash_log(cr) == -EMSGSIZE) {
+		/* journald did not take the core: it is published as a file after all, and the entry sent without it. */
+		cr->have_unpublished = false;
+		(void) crash_publish(cr, &cr->unpublished, false);
+		(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, -1);
+	}
 	/* Its entry is out: a handler killed from here on leaves nothing for the next to name. */
 	if (cr->have_session)
 		(void) session_named(&cr->q);

@@ -57,6 +57,16 @@ struct crash {
 				 has the network, and fetches and uploads itself */
 };
 
+/* What becomes of a core once copied (crash_fate: a pure function). */
+enum fate {
+	FATE_DISCARD,            /* failed, or OnLimit=discard: no file */
+	FATE_PUBLISH_RAW,        /* Compress=no: the file as it came */
+	FATE_PUBLISH_COMPRESSED, /* compressed as it came (it did not fit uncompressed) */
+	FATE_COMPRESS,           /* published compressed once the process is let go (raw where that fails) */
+	FATE_HOLD_JOURNAL,       /* Storage=journal: held for the entry, never published */
+	FATE_HOLD_UNPUBLISHED,   /* Storage=none: held for the analysis, never published */
+};
+
 /* The stages of one crash, in the order they run (capture.c). */
 void crash_init(struct crash *c, int in, const char *config, bool named);
 void crash_read_process(struct crash *c);
@@ -64,8 +74,12 @@ int crash_admit(struct crash *c);
 int crash_room(struct crash *c, struct store_file *f);
 int crash_store(struct crash *c);
 int crash_copy(struct crash *c, struct store_file *f);
+int crash_take(struct crash *c, struct store_file *f);
+enum fate crash_fate(bool failed, enum result result, bool compressed_as_came, enum storage storage, bool compress,
+		     uint64_t bytes, uint64_t journal_size_max);
 void crash_release(struct crash *c);
 void crash_finish(struct crash *c);
+int crash_handle(struct crash *c, int (*step)(struct crash *c), void (*let_go)(struct crash *c));
 int crash_fail(struct crash *c, const char *step, int r);
 int crash_status(const struct crash *c, int r);
 

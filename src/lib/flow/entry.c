@@ -267,9 +267,10 @@ void crash_sign(struct crash *cr)
 
 /*
  * The crash's entry. A core for the journal goes in it; when journald does not take it (gone, or refusing so large
- * an entry), the core is published as a file after all and the entry sent without it, saying why.
+ * an entry), the entry says why, and -EMSGSIZE asks the caller to publish the core as a file after all and send the
+ * entry again without it. 0 or -EMSGSIZE.
  */
-void crash_log(struct crash *cr)
+int crash_log(struct crash *cr)
 {
 	char match[64];
 	int r;
@@ -279,16 +280,14 @@ void crash_log(struct crash *cr)
 		(void) session_sending(&cr->q);
 	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);
 	if (!cr->o.in_journal)
-		return;
+		return 0;
 	/* Taken is not written: journald drops an entry larger than its journal files may grow, and says nothing. */
 	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", cr->o.entry_id);
 	if (r == 0 && (r = journal_find(match, NULL, JOURNAL_WRITE_MS)) == 0)
-		return;
+		return 0;
 	cr->o.in_journal = false;
 	(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "journald did not %s the core: %s",
 			r == -ETIMEDOUT ? "write" : "take", r == -ETIMEDOUT ? "the entry is not in the journal (larger "
 			"than its files may grow?)" : strerror(-r));
-	cr->have_unpublished = false;
-	(void) crash_publish(cr, &cr->unpublished, false);
-	(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, -1);
+	return -EMSGSIZE;
 }

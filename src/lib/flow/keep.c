@@ -178,46 +178,61 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 }
 
 /*
- * Publishes the core, and lets the crashed process go: uncompressed, once the file has its name (a moment later);
- * compressed, before the compression, which may take seconds. The raw core stays open for the analysis, marked as
- * held in the ledger (crash_publish()) so that no vacuum removes it meanwhile. 0 or -errno.
+ * What becomes of a core once copied: a pure function of what the copy came to and what the config asks (no
+ * syscall, unit-tested on a table: check_capture). failed: the copy failed or took nothing.
  */
-static int keep(struct crash *cr, struct store_file *raw, mode_t mode)
+enum fate crash_fate(bool failed, enum result result, bool compressed_as_came, enum storage storage, bool compress,
+		     uint64_t bytes, uint64_t journal_size_max)
+{
+	if (failed || result == RESULT_DISCARDED)
+		return FATE_DISCARD;
+	if (compressed_as_came)
+		return FATE_PUBLISH_COMPRESSED;
+	/* A core too large for the journal is stored as a file instead (the entry says so). */
+	if (storage == STORAGE_JOURNAL && bytes <= journal_size_max)
+		return FATE_HOLD_JOURNAL;
+	if (storage == STORAGE_NONE)
+		return FATE_HOLD_UNPUBLISHED;
+	return compress ? FATE_COMPRESS : FATE_PUBLISH_RAW;
+}
+
+/*
+ * Keeps the core in raw as fate says, and lets the crashed process go, here and nowhere else once a core is kept
+ * (capture.c's crash_handle() lets go of the others): a raw or compressed core once it has its name (a moment
+ * later); a core held for the journal or for the analysis alone at once; one to be compressed before the
+ * compression, which may take seconds. The raw core stays open for the analysis (corefd), marked as held in the
+ * ledger (crash_publish()) so that no vacuum removes it meanwhile. 0 or -errno.
+ */
+static int keep(struct crash *cr, struct store_file *raw, mode_t mode, enum fate fate)
 {
 	struct store_file z;
-	int r;
+	int r = 0;
 
-	if (cr->o.st.compressed) {
+	if (fate == FATE_PUBLISH_COMPRESSED)
 		/* Compressed as it came, as the raw core did not fit: there is no raw core for the analysis to read. */
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core was compressed as it came, as it "
 				"did not fit the room uncompressed");
-		r = crash_publish(cr, raw, true);
-		crash_release(cr);
-		return r;
-	}
-	cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
-	if (cr->c.storage == STORAGE_JOURNAL && cr->o.st.bytes > cr->c.journal_size_max)
+	else
+		cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	if (cr->c.storage == STORAGE_JOURNAL && fate != FATE_HOLD_JOURNAL && fate != FATE_PUBLISH_COMPRESSED)
 		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "%llu bytes, more than JournalSizeMax",
 				(unsigned long long)cr->o.st.bytes);
-	else if (cr->c.storage != STORAGE_EXTERNAL) {
+	if (fate == FATE_PUBLISH_RAW || fate == FATE_PUBLISH_COMPRESSED)
+		r = crash_publish(cr, raw, fate == FATE_PUBLISH_COMPRESSED);
+	if (fate == FATE_HOLD_JOURNAL || fate == FATE_HOLD_UNPUBLISHED) {
 		/*
 		 * Read by the analysis through corefd, then dropped with it: never published (crash_finish); for the
 		 * journal, sent in the entry first.
 		 */
-		crash_release(cr);
 		cr->unpublished = *raw;
 		cr->have_unpublished = true;
-		cr->o.in_journal = cr->c.storage == STORAGE_JOURNAL;
-		if (cr->c.storage == STORAGE_NONE)
+		cr->o.in_journal = fate == FATE_HOLD_JOURNAL;
+		if (fate == FATE_HOLD_UNPUBLISHED)
 			cr->o.result = RESULT_RECORDED;
-		return 0;
-	}
-	if (!cr->c.compress) {
-		r = crash_publish(cr, raw, false);
-		crash_release(cr);
-		return r;
 	}
 	crash_release(cr);
+	if (fate != FATE_COMPRESS)
+		return r;
 	r = compress(cr, raw, mode, &z);
 	cr->o.compress_error = r < 0 ? r : 0;
 	if (r < 0)
@@ -248,8 +263,8 @@ static struct minicore *minimal_core(struct crash *cr)
 }
 
 /*
- * Copies the input into f, a new hidden file, within the limits, then publishes or discards it. At a limit the
- * input is released at once: the kernel stops dumping. 0 or -errno.
+ * Copies the input into f, a new hidden file, within the limits; counts what came and judges it (cr->o.result, or
+ * the failure): what becomes of it is crash_take()'s. 0 or -errno.
  */
 int crash_copy(struct crash *cr, struct store_file *f)
 {
@@ -274,8 +289,6 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	}
 	if (eo.minicore)
 		cr->o.mini = cr->mc.st;
-	if (cr->o.st.truncated || cr->o.st.cut_short)
-		crash_release(cr);
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
 	/* Socket mode has no %I: the core names the thread. */
 	if (cr->k.tid <= 0)
@@ -287,26 +300,37 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	 * An error (not a limit: those cut the core and keep it) leaves a file that may not hold what it says, or not
 	 * on disk: no file under a final name, and the entry says which step failed.
 	 */
-	if (r < 0 || (cr->o.st.bytes == 0 && !cr->o.st.truncated)) {
-		crash_release(cr);
-		store_discard(f);
+	if (r < 0 || (cr->o.st.bytes == 0 && !cr->o.st.truncated))
 		return crash_fail(cr, cr->o.st.failed_at ? cr->o.st.failed_at : "copying", r < 0 ? r : -ENODATA);
-	}
 	cr->o.result = verdict(cr);
-	r = cr->o.result == RESULT_TRUNCATED ? crash_stacks_give(cr, f->fd) : 0;
-	if (r < 0) {
-		store_discard(f);
-		return crash_fail(cr, "keeping the threads' stacks (the file could not be cut back)", r);
-	}
-	if (cr->o.result == RESULT_DISCARDED) {
-		crash_release(cr);
-		store_discard(f);
-		return 0;
-	}
-	return keep(cr, f, core_mode(cr));
+	return 0;
 }
 
-/* Creates the file and copies the core into it: crash_copy(). 0 or -errno. */
+/*
+ * The core copied into f, then what becomes of it (crash_fate): discarded, or kept (keep()), a core cut short with
+ * the threads' stacks read as it began given after the bytes that came. 0 or -errno.
+ */
+int crash_take(struct crash *cr, struct store_file *f)
+{
+	int r = crash_copy(cr, f);
+	enum fate fate = crash_fate(r < 0, cr->o.result, cr->o.st.compressed, cr->c.storage, cr->c.compress,
+				    cr->o.st.bytes, cr->c.journal_size_max);
+
+	if (fate != FATE_DISCARD && cr->o.result == RESULT_TRUNCATED) {
+		r = crash_stacks_give(cr, f->fd);
+		if (r < 0)
+			fate = FATE_DISCARD;
+		if (r < 0)
+			(void) crash_fail(cr, "keeping the threads' stacks (the file could not be cut back)", r);
+	}
+	if (fate == FATE_DISCARD) {
+		store_discard(f);
+		return r;
+	}
+	return keep(cr, f, core_mode(cr), fate);
+}
+
+/* Creates the file and takes the core into it: crash_take(). 0 or -errno. */
 int crash_store(struct crash *cr)
 {
 	struct store_file f;
@@ -314,7 +338,7 @@ int crash_store(struct crash *cr)
 
 	if (r < 0)
 		return crash_fail(cr, "creating the file", r);
-	return crash_copy(cr, &f);
+	return crash_take(cr, &f);
 }
 
 /*

@@ -11,17 +11,20 @@
  * One crash, from the kernel's arguments to its journal entries. 0 when the crash was handled as the policy says
  * (stored, truncated, skipped, suppressed), or the -errno that kept it from being stored; logged either way.
  */
+/* Pipe mode's step: the admission, then the core from the pipe. 0, or -errno. */
+static int admit_and_store(struct crash *cr)
+{
+	int r = crash_admit(cr);
+
+	return r > 0 ? crash_store(cr) : r;
+}
+
 int capture_pipe(const char *config, bool named, int argc, char **argv)
 {
 	static struct crash cr;
-	int r;
 
 	crash_init(&cr, STDIN_FILENO, config, named);
 	(void) kargs_parse(argc, argv, &cr.k, &cr.kd);
 	crash_read_process(&cr);
-	r = crash_admit(&cr);
-	if (r > 0)
-		r = crash_store(&cr);
-	crash_finish(&cr);
-	return crash_status(&cr, r);
+	return crash_handle(&cr, admit_and_store, NULL);
 }

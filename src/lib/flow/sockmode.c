@@ -37,11 +37,14 @@ static int exchange(struct crash *cr)
 	if (r < 0)
 		return crash_fail(cr, "answering the kernel", r);
 	cr->o.rejected = take <= 0;
-	return take > 0 ? crash_copy(cr, &f) : take;
+	return take > 0 ? crash_take(cr, &f) : take;
 }
 
-/* The signal that killed the process: from the core's notes, else from its exit status once it is let go. */
-static void learn_signal(struct crash *cr, struct peer *p)
+/* The peer of the connection in hand, for learn_signal(): a process handles one crash. */
+static struct peer *peer_in_hand;
+
+/* The signal that killed the process: from the core's notes, else from its exit status, now that it is let go. */
+static void learn_signal(struct crash *cr)
 {
 	int sig;
 
@@ -49,8 +52,7 @@ static void learn_signal(struct crash *cr, struct peer *p)
 		cr->k.signal = cr->o.siginfo.signo;
 		return;
 	}
-	crash_release(cr);
-	sig = peer_exit_signal(p, 1000);
+	sig = peer_exit_signal(peer_in_hand, 1000);
 	if (sig > 0)
 		cr->k.signal = sig;
 	else
@@ -79,9 +81,8 @@ int capture_socket(const char *config, bool named, int conn, uint64_t time, cons
 	cr.netdoor = netdoor;
 	peer_kargs(&p, time, &cr.k);
 	crash_read_process(&cr);
-	r = exchange(&cr);
-	learn_signal(&cr, &p);
-	crash_finish(&cr);
+	peer_in_hand = &p;
+	r = crash_handle(&cr, exchange, learn_signal);
 	peer_close(&p);
-	return crash_status(&cr, r);
+	return r;
 }
