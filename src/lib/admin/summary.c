@@ -518,7 +518,8 @@ int summary_main(const char *directory, const char *since, bool json)
 	int r;
 
 	if (parse_since(since, &from) < 0)
-		return fail_code(EXIT_USAGE, "--since takes a time as journalctl does (@SECONDS, YYYY-MM-DD ..., -N<unit>), from 1970 on: %s", since);
+		return fail_code(EXIT_USAGE, "--since takes a time as journalctl does (@SECONDS, YYYY-MM-DD ..., "
+				 "-N<unit>), from 1970 on: %s", since);
 	r = directory ? sd_journal_open_directory(&j, directory, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
 	if (r >= 0)
 		r = read_groups(j, from, &t);

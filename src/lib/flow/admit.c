@@ -53,20 +53,8 @@ static int open_storage(struct crash *cr)
 static void begin_capture(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
-	/*
-	 * In pipe mode, a handler killed from here on is named by the next one; socket mode's server names its own
-	 * (by_server). In both, coresinkctl shows the capture in progress from this record.
-	 */
-	struct ledger_crash me = { .pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
-				   .time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0),
-				   .by_server = cr->o.socket };
-	int r;
 
-	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
-	r = cr->have_session ? session_begin(&cr->q, &me, cr->o.entry_id) : 0;
-	if (r < 0)
-		without_ledger(cr, r);
-	/* After the record: a handler killed once this line is out is named by the next. */
+	/* After the record (rate_limited): a handler killed once this line is out is named by the next. */
 	(void) report_start(&cr->k);
 	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
 	/* The trace's files, from the mappings: after the release, their paths may lead elsewhere, or nowhere. */
@@ -74,14 +62,28 @@ static void begin_capture(struct crash *cr)
 		cr->have_mapped = mapped_open(&id, cr->pi.maps, cr->pi.exe, &cr->mapped) == 0;
 }
 
+/*
+ * The crash-rate limits, and, where the crash may be stored, its record in the ledger in the same write (one of
+ * the three a capture makes alone: docs/design.md). In pipe mode, a handler killed from then on is named by the
+ * next one; socket mode's server names its own (by_server). In both, coresinkctl shows the capture in progress
+ * from this record. Whether the crash is suppressed.
+ */
 static bool rate_limited(struct crash *cr)
 {
 	const struct rate_config rc = { cr->c.rate_interval, (uint32_t)cr->c.rate_burst,
 					(uint32_t)cr->c.rate_global_burst, config_user_burst(&cr->c) };
 	const char *key = cr->pi.exe[0] ? cr->pi.exe : cr->k.comm;
+	struct ledger_crash me = { .pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
+				   .time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0),
+				   .by_server = cr->o.socket };
 	struct rate_verdict v;
+	int r;
 
-	if (!cr->have_session || session_rate(&cr->q, key, cr->k.uid, cr->k.time, &rc, &v) < 0)
+	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
+	r = cr->have_session ? session_admit(&cr->q, key, cr->k.uid, cr->k.time, &rc, &me, cr->o.entry_id, &v) : 0;
+	if (r < 0)
+		without_ledger(cr, r);
+	if (!cr->have_session || r < 0)
 		return false;
 	cr->o.suppressed_exe = v.suppressed_exe;
 	cr->o.suppressed_all = v.suppressed_all;

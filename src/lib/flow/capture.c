@@ -96,10 +96,10 @@ void crash_finish(struct crash *cr)
 		(void) crash_publish(cr, &cr->unpublished, false);
 		(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, -1);
 	}
-	/* Its entry is out: a handler killed from here on leaves nothing for the next to name. */
-	if (cr->have_session)
-		(void) session_named(&cr->q);
-	crash_report_dropped(cr);
+	/*
+	 * Its entry is out. The ledger is not told so (a write less): whoever finds this handler dead from here on looks
+	 * for the entry by its id first (crash_entry_out), finds it, and names nothing.
+	 */
 	crash_report_orphans(cr);
 	crash_upload(cr);
 	analysis_free(&cr->a);
@@ -114,8 +114,7 @@ void crash_finish(struct crash *cr)
 	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
 	if (cr->corefd >= 0)
 		(void) close(cr->corefd);
-	if (cr->have_session)
-		session_close(&cr->q);
+	crash_end_session(cr);
 	if (cr->dirfd >= 0)
 		(void) close(cr->dirfd);
 }

@@ -194,24 +194,28 @@ void crash_analyse(struct crash *cr)
 }
 
 /*
- * Pipe mode: what the kernel dropped over kernel.core_pipe_limit since the last look, in one entry of its own. One
- * handler a second looks (session_kernel_skips), after its own crash was let go and logged. A new ledger looks from
- * a second before this crash (%t has whole seconds): the storm that brought this handler may have made it.
+ * The capture's session ended in its last write of the ledger (session_end), where pipe mode also looks at what the
+ * kernel dropped over kernel.core_pipe_limit since the last look, reported in one entry of its own. One handler a
+ * second looks, after its own crash was let go and logged. A new ledger looks from a second before this crash (%t
+ * has whole seconds): the storm that brought this handler may have made it.
  */
-void crash_report_dropped(struct crash *cr)
+void crash_end_session(struct crash *cr)
 {
 	struct timespec now, up;
-	uint64_t now_ms, up_usec, ago_usec;
+	uint64_t up_usec, ago_usec;
+	struct kskip_when w;
 	struct kskip ks;
 
-	if (cr->o.socket || !cr->have_session)
+	if (!cr->have_session)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	clock_gettime(CLOCK_MONOTONIC, &up);
-	now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	w.now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
 	up_usec = (uint64_t)up.tv_sec * 1000000 + (uint64_t)up.tv_nsec / 1000;
 	ago_usec = ((uint64_t)now.tv_sec > cr->k.time ? (uint64_t)now.tv_sec - cr->k.time : 0) * 1000000 + 1000000;
-	if (session_kernel_skips(&cr->q, now_ms, up_usec > ago_usec ? up_usec - ago_usec : 0, &ks) == 1)
+	w.storm_usec = up_usec > ago_usec ? up_usec - ago_usec : 0;
+	cr->have_session = false;
+	if (session_end(&cr->q, cr->o.socket ? NULL : &w, &ks) == 1)
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
 }
 
@@ -275,7 +279,10 @@ int crash_log(struct crash *cr)
 	char match[64];
 	int r;
 
-	/* A handler killed from here until session_named() may have its entry out: who names the crash looks first. */
+	/*
+	 * A handler killed from here may have its entry out: who names the crash waits for it first (a published core
+	 * said so already, in the same write).
+	 */
 	if (cr->have_session)
 		(void) session_sending(&cr->q);
 	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);

@@ -117,19 +117,18 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 		st = (struct stat) { .st_ino = 0 };
 	cr->o.disk = (uint64_t)st.st_blocks * 512;
 	/*
-	 * The analysis reads the raw core once it has its name: no vacuum may take it before it is done. (A handler
-	 * killed once the name is out is named as stored: its core is found by that name, crash_core_of().)
+	 * One write of the ledger before the name: the core counted as stored, a compressed core's raw one (read by the
+	 * analysis, on disk until then) still the capture's, and the raw core held, as the analysis reads it once it has
+	 * its name: no vacuum may take it before it is done. (A handler killed once the name is out is named as stored:
+	 * its core is found by that name, crash_core_of().)
 	 */
-	if (!compressed && cr->have_session && st.st_ino)
-		(void) session_hold(&cr->q, (uint64_t)st.st_ino);
+	if (cr->have_session)
+		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0,
+				       (uint64_t)st.st_ino, !compressed ? (uint64_t)st.st_ino : 0);
 	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, name, sizeof(name));
 	if (r < 0)
 		return crash_fail(cr, "publishing the file", r);
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
-	/* A compressed core's raw one, read by the analysis, is on disk until then: the others count it. */
-	if (cr->have_session)
-		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0,
-				       (uint64_t)st.st_ino);
 	return 0;
 }
 

@@ -69,15 +69,13 @@ static void hook_unlock(void *ctx)
 }
 
 /*
- * Loads the ledger and forgets captures whose handler is gone (killed, or crashed itself). The crash such a handler
- * had in hand is kept in q->lost, for this handler to name: the record leaves the ledger under the lock, so that
- * exactly one handler names it, once.
+ * Forgets the captures of the loaded ledger whose handler is gone (killed, or crashed itself). The crash such a
+ * handler had in hand is kept in q->lost, for this handler to name: the record leaves the ledger under the lock, so
+ * that exactly one handler names it, once.
  */
-static int load(struct session *q)
+static void sweep(struct session *q)
 {
-	int r = ledger_load(q->statefd, &q->l);
-
-	for (size_t i = 0; r == 0 && i < q->l.n_inflight;) {
+	for (size_t i = 0; i < q->l.n_inflight;) {
 		const struct inflight *f = &q->l.inflight[i];
 
 		if (is_mine(q, f) || alive(f)) {
@@ -91,6 +89,15 @@ static int load(struct session *q)
 			q->lost_more++;
 		ledger_drop_inflight(&q->l, i);
 	}
+}
+
+/* Loads the ledger, the dead handlers' captures swept out (sweep). 0 or -errno. */
+static int load(struct session *q)
+{
+	int r = ledger_load(q->statefd, &q->l);
+
+	if (r == 0)
+		sweep(q);
 	return r;
 }
 
@@ -260,60 +267,64 @@ void session_hooks(struct session *q, struct engine_hooks *h)
  * that holds neither and names no crash, or with done, is dropped; one that names its crash is marked stored, and
  * stays until the entry is written (done). 0 or -errno.
  */
-static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, bool done)
+static int settle_capture(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, uint64_t held, bool done)
 {
 	int r = take_ledger(q);
-	size_t i;
-	struct inflight *f = r < 0 ? NULL : mine(q, &i);
+	size_t i = 0;
+	/* A core held needs a record to be held by: made where the capture had none (its table was full then). */
+	struct inflight *f = r < 0 ? NULL : held && !mine(q, NULL) ? ledger_inflight(&q->l, q->pid, q->start) : mine(q, &i);
 
 	if (r < 0)
 		return r;
-	if (f && (done || (bytes == 0 && f->held == 0 && f->crash.pid == 0))) {
+	if (f && (done || (bytes == 0 && held == 0 && f->held == 0 && f->crash.pid == 0))) {
 		ledger_drop_inflight(&q->l, i);
 	} else if (f) {
 		f->bytes = bytes;
 		f->pending = 0;
 		f->stored = 1;
 		f->core_ino = ino;
+		if (held)
+			f->held = held;
+		/* Its entry follows: whoever names the crash should this handler die waits a moment for it first. */
+		f->sending = true;
+		q->sending = true;
 	}
 	q->l.published += size;
 	return put_ledger(q, 0);
 }
 
 /*
- * The capture is published as inode ino: size bytes stored, bytes still held until session_close() (see
- * settle_capture).
+ * The capture is about to be published as inode ino, in the write that counts it: size bytes stored, bytes still
+ * held until session_close() (the raw core of a compressed one, open for its analysis), and held (its inode, or 0),
+ * the core its analysis reads from here on, which no vacuum removes meanwhile. The name comes after this write: a
+ * handler killed between them is named by the next as failed, its core not found under its name, and the count of
+ * stored bytes is made afresh by the next capture. 0 or -errno.
  */
-int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino)
+int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, uint64_t held)
 {
-	return settle_capture(q, size, bytes, ino, false);
+	return settle_capture(q, size, bytes, ino, held, false);
 }
 
 /*
- * This handler's record, under the lock: its crash's entry about to be sent (sending); or, not sending, out, its
- * crash no more to be named. 0 or -errno.
- */
-static int mark_entry(struct session *q, bool sending)
-{
-	int r = take_ledger(q);
-	struct inflight *f = r < 0 ? NULL : mine(q, NULL);
-
-	if (r < 0)
-		return r;
-	if (f && sending)
-		f->sending = true;
-	else if (f)
-		f->crash.pid = 0;
-	return put_ledger(q, 0);
-}
-
-/*
- * The crash's entry is about to be sent: should this handler die before session_named(), the one that names the
- * crash waits a moment for that entry first (crash_report_orphans, capture_lost). 0 or -errno.
+ * The crash's entry is about to be sent: should this handler die before its end, the one that names the crash
+ * waits a moment for that entry first (crash_report_orphans, capture_lost). A write only where its publication did
+ * not say so already (session_publish). 0 or -errno.
  */
 int session_sending(struct session *q)
 {
-	return mark_entry(q, true);
+	struct inflight *f;
+	int r;
+
+	if (q->sending)
+		return 0;
+	q->sending = true;
+	r = take_ledger(q);
+	if (r < 0)
+		return r;
+	f = mine(q, NULL);
+	if (f)
+		f->sending = true;
+	return put_ledger(q, 0);
 }
 
 /*
@@ -340,28 +351,7 @@ int session_take(struct session *q, pid_t pid, struct inflight *f)
 	return r < 0 ? r : found;
 }
 
-/* The crash's entry is written: no later handler is to name it, whatever becomes of this one now. 0 or -errno. */
-int session_named(struct session *q)
-{
-	return mark_entry(q, false);
-}
 
-/*
- * Marks ino, a core this handler is about to publish and will read until session_close() (the analysis), as held:
- * no vacuum removes it meanwhile. 0 or -errno.
- */
-int session_hold(struct session *q, uint64_t ino)
-{
-	struct inflight *f;
-	int r = take_ledger(q);
-
-	if (r < 0)
-		return r;
-	f = ledger_inflight(&q->l, q->pid, q->start);
-	if (f)
-		f->held = ino;
-	return put_ledger(q, f ? 0 : -ENOSPC);
-}
 
 /*
  * An admin's removal (coresinkctl remove and vacuum), under the ledger's lock as a capture's vacuum is: each core
@@ -401,13 +391,90 @@ int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *u
 	return r;
 }
 
-void session_close(struct session *q)
+/*
+ * The look at the kernel's drops of session_kernel_skips() on the ledger loaded under the lock: kmsg_seq and
+ * kmsg_at moved where it was this handler's turn (the caller saves). 1 with ks to report, 0, or -errno.
+ */
+static int kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks)
 {
+	bool fresh = q->l.kmsg_at == 0;
+	int r;
+
+	if (q->l.kmsg_at && now_ms < q->l.kmsg_at + KSKIP_INTERVAL_MS)
+		return 0;
+	r = kskip_scan(fresh ? 0 : q->l.kmsg_seq, fresh ? storm_usec : 0, ks);
+	if (r < 0)
+		return r;
+	q->l.kmsg_seq = ks->last;
+	q->l.kmsg_at = now_ms;
+	return ks->count > 0 || ks->held_back > 0;
+}
+
+/*
+ * The capture's end, in one write of the ledger: its record dropped, and, with w (pipe mode), the look at what the
+ * kernel dropped meanwhile when it is this handler's turn (session_kernel_skips(), into ks). The ledger is closed. 1
+ * with ks to report, 0, or -errno.
+ */
+int session_end(struct session *q, const struct kskip_when *w, struct kskip *ks)
+{
+	int r, turn = 0;
+	size_t i;
+
 	if (q->statefd < 0)
-		return;
-	(void) settle_capture(q, 0, 0, 0, true);
+		return 0;
+	r = take_ledger(q);
+	if (r == 0 && mine(q, &i))
+		ledger_drop_inflight(&q->l, i);
+	if (r == 0 && w)
+		turn = kernel_skips(q, w->now_ms, w->storm_usec, ks);
+	if (r == 0)
+		r = put_ledger(q, 0);
 	(void) close(q->statefd);
 	q->statefd = -1;
+	return r < 0 ? r : turn;
+}
+
+void session_close(struct session *q)
+{
+	(void) session_end(q, NULL, NULL);
+}
+
+/*
+ * The admission's one write of the ledger: the crash-rate limits applied to this crash of uid (rate_decide()), and,
+ * where it may be stored and crash is given, what session_begin() does in the same pass (the dead handlers'
+ * captures swept out, the stored cores counted afresh, the crash and its entry's id recorded). Under the lock.
+ * 0 or -errno.
+ */
+int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
+		  const struct ledger_crash *crash, const char *entry, struct rate_verdict *v)
+{
+	struct rate_entry *all, *mine, *user;
+	struct inflight *f;
+	char who[24];
+	int r = lock(q);
+
+	*v = (struct rate_verdict) { .allowed = true };
+	if (r < 0)
+		return r;
+	r = ledger_load(q->statefd, &q->l);
+	if (r == 0) {
+		(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
+		all = ledger_rate(&q->l, 0, NULL);
+		user = ledger_rate(&q->l, rate_key(RATE_USER, who), NULL);
+		mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
+		*v = rate_decide(mine, user, all, now, rc);
+	}
+	/* Suppressed, the windows alone change: gone handlers are swept by the next capture (a /proc read each). */
+	if (r == 0 && v->allowed && crash) {
+		sweep(q);
+		f = ledger_inflight(&q->l, q->pid, q->start);
+		if (f) {
+			f->crash = *crash;
+			(void) snprintf(f->entry, sizeof(f->entry), "%s", entry ? entry : "");
+		}
+		r = vacuum_total(q->dirfd, &q->l.published);
+	}
+	return put_ledger(q, r);
 }
 
 /* Applies the crash-rate limits to this crash of uid (see rate_decide()), under the lock. 0 or -errno. */
@@ -444,23 +511,14 @@ int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, co
  */
 int session_kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks)
 {
-	bool fresh;
-	int r = lock(q);
+	int r = lock(q), turn;
 
 	if (r < 0)
 		return r;
 	r = ledger_load(q->statefd, &q->l);
-	if (r < 0 || (q->l.kmsg_at && now_ms < q->l.kmsg_at + KSKIP_INTERVAL_MS)) {
-		unlock(q);
-		return r;
-	}
-	fresh = q->l.kmsg_at == 0;
-	r = kskip_scan(fresh ? 0 : q->l.kmsg_seq, fresh ? storm_usec : 0, ks);
-	if (r == 0) {
-		q->l.kmsg_seq = ks->last;
-		q->l.kmsg_at = now_ms;
+	turn = r < 0 ? r : kernel_skips(q, now_ms, storm_usec, ks);
+	if (turn >= 0 && q->l.kmsg_at == now_ms)
 		r = ledger_save(q->statefd, &q->l);
-	}
 	unlock(q);
-	return r < 0 ? r : ks->count > 0 || ks->held_back > 0;
+	return r < 0 ? r : turn;
 }

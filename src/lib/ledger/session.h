@@ -28,24 +28,32 @@ struct session {
 	uid_t share_uid;           /* whose capture, and what of MaxUse (max_use) that user's cores may take before */
 	struct size_spec share_of, max_use; /* its vacuum makes room from their own alone */
 	bool have_share;
+	bool sending;              /* the record says its entry may be out (session_publish, session_sending) */
 };
 
 int session_open(struct session *q, int dirfd);
+/* When a pipe-mode handler looks at what the kernel dropped: now, and from when (session_kernel_skips). */
+struct kskip_when {
+	uint64_t now_ms;       /* ms since the epoch */
+	uint64_t storm_usec;   /* a new ledger's start: us since boot */
+};
+
 void session_close(struct session *q);
+int session_end(struct session *q, const struct kskip_when *w, struct kskip *ks);
 int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed);
 int session_begin(struct session *q, const struct ledger_crash *crash, const char *entry);
 void session_hooks(struct session *q, struct engine_hooks *h);
 void session_share(struct session *q, uid_t uid, const struct size_spec *share, const struct size_spec *max_use);
-int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino);
+int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t ino, uint64_t held);
 int session_sending(struct session *q);
-int session_named(struct session *q);
 int session_take(struct session *q, pid_t pid, struct inflight *f);
-int session_hold(struct session *q, uint64_t ino);
 int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), void *ctx);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 
 int session_kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks);
+int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
+		  const struct ledger_crash *crash, const char *entry, struct rate_verdict *v);
 int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
 		 struct rate_verdict *v);
 

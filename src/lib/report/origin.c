@@ -170,7 +170,10 @@ static unsigned seal_version(sd_journal *j)
 	return parse_u64(v, &n) == 0 && n >= 2 && n <= ORIGIN_SEAL_VERSION ? (unsigned)n : 0;
 }
 
-/* The current entry of j, a seal, appended to s. 0 (also for a seal without an id, or of an unknown version), or -errno. */
+/*
+ * The current entry of j, a seal, appended to s. 0 (also for a seal without an id, or of an unknown version), or
+ * -errno.
+ */
 static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
 {
 	char id[64], uid[16];
