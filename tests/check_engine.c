@@ -341,10 +341,10 @@ static int fake_make_room(void *ctx, uint64_t need, uint64_t total, uint64_t *fr
 	return 0;
 }
 
-static int fake_reserve(void *ctx, uint64_t bytes, uint64_t pending)
+static int fake_reserve(void *ctx, uint64_t bytes, uint64_t pending, bool late)
 {
 	((struct fake_room *)ctx)->reserved = bytes;
-	(void) pending;
+	(void) pending, (void) late;
 	return 0;
 }
 

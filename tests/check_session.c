@@ -57,7 +57,7 @@ START_TEST(test_counted_by_the_other)
 	if (geteuid() != 0)
 		return;
 	ck_assert_int_eq(ha.lock(ha.ctx), 0);
-	ck_assert_int_eq(ha.reserve(ha.ctx, 10 << 20, 4 << 20), 0);
+	ck_assert_int_eq(ha.reserve(ha.ctx, 10 << 20, 4 << 20, false), 0);
 	ha.unlock(ha.ctx);
 	used_by(&hb, &used, &pending);
 	ck_assert_uint_eq(used, 10 << 20);
@@ -250,7 +250,7 @@ START_TEST(test_spend_under_the_lock)
 	if (geteuid() != 0)
 		return;
 	ck_assert_int_eq(hb.lock(hb.ctx), 0);
-	ck_assert_int_eq(hb.reserve(hb.ctx, 3 << 20, 0), 0);
+	ck_assert_int_eq(hb.reserve(hb.ctx, 3 << 20, 0, false), 0);
 	hb.unlock(hb.ctx);
 	ck_assert_int_eq(session_spend(&a, spend, NULL), -EFBIG);
 	ck_assert_uint_eq(spent_used, 3 << 20);

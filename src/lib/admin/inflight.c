@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -49,7 +50,9 @@ int captures_now(int dirfd, struct captures_now *v)
 {
 	struct ledger *l = malloc(sizeof(*l));
 	int r = l ? ledger_read(dirfd, l) : -ENOMEM;
+	struct stat st = { .st_dev = 0 };
 
+	(void) fstat(dirfd, &st);
 	v->n = 0;
 	for (size_t i = 0; r == 0 && i < l->n_inflight && v->n < INFLIGHT_SHOWN_MAX; i++) {
 		const struct inflight *f = &l->inflight[i];
@@ -59,7 +62,9 @@ int captures_now(int dirfd, struct captures_now *v)
 			continue;
 		*c = (struct capture_now) { .pid = f->crash.pid, .handler = f->pid, .uid = f->crash.uid,
 					    .gid = f->crash.gid, .sig = (int)f->crash.signal,
-					    .usec = f->crash.time * 1000000, .bytes = f->bytes,
+					    .usec = f->crash.time * 1000000,
+					    /* A lazy capture's record says nothing of its progress: what its files hold. */
+					    .bytes = f->lazy ? ledger_live_bytes(f->pid, st.st_dev) : f->bytes,
 					    .socket = f->crash.by_server, .stored = f->stored != 0 };
 		(void) snprintf(c->comm, sizeof(c->comm), "%s", f->crash.comm);
 		exe_of(c->pid, c->comm, c->exe, sizeof(c->exe));

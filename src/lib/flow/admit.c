@@ -80,7 +80,8 @@ static bool rate_limited(struct crash *cr)
 	int r;
 
 	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
-	r = cr->have_session ? session_admit(&cr->q, key, cr->k.uid, cr->k.time, &rc, &me, cr->o.entry_id, &v) : 0;
+	r = cr->have_session ? session_admit(&cr->q, key, cr->k.uid, cr->k.time, &rc, &me, cr->o.entry_id,
+					       cr->c.chunk_size, &v) : 0;
 	if (r < 0)
 		without_ledger(cr, r);
 	if (!cr->have_session || r < 0)

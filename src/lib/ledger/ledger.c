@@ -5,6 +5,7 @@
  * a handler killed after its write and before the file was cut to it leaves the old text's tail after that line,
  * whole records of a moment ago (a dead handler's crash, named already) that must not come back.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -24,7 +25,8 @@
  * The format's version, its first line ("ledger 2"): an older and a newer handler share the file during an upgrade.
  * Each reads the lines it knows and drops the others; fields it does not know at the end of a line it leaves out when
  * it writes the line again, and whoever reads that line takes their absence as an older handler's (ledger_parse).
- * 1: no version line. 2: the in-flight record's entry id from the capture's start, and its "sending" flag.
+ * 1: no version line. 2: the in-flight record's entry id from the capture's start, its "sending" flag, and whether
+ * its handler writes its progress ("lazy", and what it may write ahead).
  */
 #define LEDGER_VERSION 2
 
@@ -57,6 +59,7 @@ static void parse_line(struct ledger *l, const char *line)
 	uint64_t v, at;
 	int pid, cpid = 0;
 	char hex[2 * LEDGER_COMM_MAX + 1] = "-", entry[LEDGER_ENTRY_LEN + 1] = "-", by[2] = "p", sending[2] = "";
+	char lazy[2] = "n";
 
 	if (sscanf(line, "ledger %" SCNu64, &v) == 1) {
 		l->version = (unsigned)v;
@@ -66,9 +69,9 @@ static void parse_line(struct ledger *l, const char *line)
 		l->kmsg_seq = v;
 		l->kmsg_at = at;
 	} else if (sscanf(line, "inflight %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %" SCNu32 " %" SCNu32
-			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f] %1[ps] %1[yn]", &pid,
-			  &f.start, &f.bytes, &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid, &f.crash.time,
-			  &f.crash.signal, &f.stored, &f.core_ino, hex, entry, by, sending) >= 3 &&
+			  " %" SCNu64 " %" SCNu32 " %" SCNu32 " %" SCNu64 " %30[-0-9a-f] %32[-0-9a-f] %1[ps] %1[yn] %1[yn] %"
+			  SCNu64, &pid, &f.start, &f.bytes, &f.pending, &f.held, &cpid, &f.crash.uid, &f.crash.gid,
+			  &f.crash.time, &f.crash.signal, &f.stored, &f.core_ino, hex, entry, by, sending, lazy, &f.ahead) >= 3 &&
 		   pid > 0) {
 		f.pid = pid;
 		f.crash.pid = cpid > 0 ? cpid : 0;
@@ -78,6 +81,8 @@ static void parse_line(struct ledger *l, const char *line)
 			memcpy(f.entry, entry, sizeof(f.entry));
 		/* An older handler's line has no flag: it wrote the id only as it sent the entry. */
 		f.sending = sending[0] ? sending[0] == 'y' : f.entry[0] != '\0';
+		/* An older handler's line is never lazy: it writes every chunk. */
+		f.lazy = lazy[0] == 'y';
 		if (l->n_inflight < LEDGER_INFLIGHT_MAX)
 			l->inflight[l->n_inflight++] = f;
 	} else if (sscanf(line, "rate %" SCNx64 " %" SCNu64 " %" SCNu32 " %" SCNu32, &e.key, &e.start, &e.count,
@@ -90,7 +95,7 @@ static void parse_line(struct ledger *l, const char *line)
 /* Reads the records of text (NUL-terminated) into l, which it clears first. */
 void ledger_parse(struct ledger *l, const char *text)
 {
-	char line[256];
+	char line[512];
 
 	memset(l, 0, sizeof(*l));
 	while (*text) {
@@ -131,9 +136,10 @@ size_t ledger_format(const struct ledger *l, char *buf, size_t size)
 
 		comm_to_hex(f->crash.comm, hex);
 		PUT("inflight %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu32 " %" PRIu32 " %" PRIu64
-		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s %c %c\n", (int)f->pid, f->start, f->bytes, f->pending,
-		    f->held, (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal, f->stored,
-		    f->core_ino, hex, f->entry[0] ? f->entry : "-", f->crash.by_server ? 's' : 'p', f->sending ? 'y' : 'n');
+		    " %" PRIu32 " %" PRIu32 " %" PRIu64 " %s %s %c %c %c %" PRIu64 "\n", (int)f->pid, f->start, f->bytes,
+		    f->pending, f->held, (int)f->crash.pid, f->crash.uid, f->crash.gid, f->crash.time, f->crash.signal,
+		    f->stored, f->core_ino, hex, f->entry[0] ? f->entry : "-", f->crash.by_server ? 's' : 'p',
+		    f->sending ? 'y' : 'n', f->lazy ? 'y' : 'n', f->ahead);
 	}
 	for (size_t i = 0; i < l->n_rate; i++)
 		PUT("rate %016" PRIx64 " %" PRIu64 " %" PRIu32 " %" PRIu32 "\n", l->rate[i].key, l->rate[i].start,
@@ -237,4 +243,31 @@ int ledger_read(int dirfd, struct ledger *l)
 		r = ledger_load(fd, l);
 	(void) close(fd);
 	return r;
+}
+
+/*
+ * What the files of handler pid without a name (its capture's hidden file, a raw core it still reads) hold on the
+ * file system dev, by its /proc/PID/fd: a lazy capture's bytes, which its record does not say. A published core has a
+ * name, and is counted as stored. Memfds and the like are on other file systems.
+ */
+uint64_t ledger_live_bytes(pid_t pid, dev_t dev)
+{
+	char path[64 + 256];
+	struct dirent *e;
+	struct stat st;
+	uint64_t bytes = 0;
+	DIR *d;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		(void) snprintf(path, sizeof(path), "/proc/%d/fd/%s", (int)pid, e->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == dev && st.st_nlink == 0)
+			bytes += (uint64_t)st.st_blocks * 512;
+	}
+	if (d)
+		(void) closedir(d);
+	return bytes;
 }

@@ -44,6 +44,13 @@ struct inflight {
 	 */
 	char entry[LEDGER_ENTRY_LEN + 1];
 	bool sending;     /* its entry may be out: whoever names the crash waits a moment for it first */
+	/*
+	 * Its handler was alone at its last chunk and writes no more progress while it stays so: bytes and pending
+	 * may be stale. Whoever counts it measures what its handler's files without a name hold on the directory's file
+	 * system (/proc/PID/fd), and adds ahead, what it may write before it next reads the ledger (a chunk).
+	 */
+	bool lazy;
+	uint64_t ahead;
 };
 
 struct ledger {
@@ -64,5 +71,6 @@ struct rate_entry *ledger_rate(struct ledger *l, uint64_t key, const struct rate
 int ledger_load(int fd, struct ledger *l);
 int ledger_save(int fd, const struct ledger *l);
 int ledger_read(int dirfd, struct ledger *l);
+uint64_t ledger_live_bytes(pid_t pid, dev_t dev);
 
 #endif

@@ -7,6 +7,7 @@
  * can forge this state, nor hold its lock: a lock on the directory, which every user may open, would let anyone
  * stop every capture (flock /var/lib/coresink sleep 1d).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -128,12 +129,16 @@ static int put_ledger(struct session *q, int r)
 
 int session_open(struct session *q, int dirfd)
 {
+	struct stat st;
 	int r;
 
 	*q = (struct session) { .dirfd = dirfd, .statefd = -1, .pid = getpid() };
 	r = proc_start_time(q->pid, &q->start);
 	if (r < 0)
 		return r;
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	q->dev = st.st_dev;
 	r = statefile_open(dirfd, LEDGER_FILE);
 	q->statefd = r < 0 ? -1 : r;
 	return r < 0 ? r : 0;
@@ -160,7 +165,12 @@ int session_begin(struct session *q, const struct ledger_crash *crash, const cha
 	return put_ledger(q, vacuum_total(q->dirfd, &q->l.published));
 }
 
-/* Engine hook: the bytes of stored cores and of the other captures in flight. Called under the lock. */
+
+/*
+ * Engine hook: the bytes of stored cores and of the other captures in flight: as their records say, or, for a
+ * lazy one (its handler alone at its last chunk), as its files hold and what it may write ahead. Called under the
+ * lock.
+ */
 static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 {
 	struct session *q = ctx;
@@ -170,11 +180,15 @@ static int hook_used(void *ctx, uint64_t *used, uint64_t *pending)
 		return r;
 	*used = q->l.published;
 	*pending = 0;
+	q->others = 0;
 	for (size_t i = 0; i < q->l.n_inflight; i++) {
-		if (is_mine(q, &q->l.inflight[i]))
+		const struct inflight *f = &q->l.inflight[i];
+
+		if (is_mine(q, f))
 			continue;
-		*used += q->l.inflight[i].bytes;
-		*pending += q->l.inflight[i].pending;
+		q->others++;
+		*used += f->lazy ? ledger_live_bytes(f->pid, q->dev) + f->ahead : f->bytes;
+		*pending += f->lazy ? f->ahead : f->pending;
 	}
 	return 0;
 }
@@ -210,15 +224,26 @@ static int hook_make_room(void *ctx, uint64_t need, uint64_t total, uint64_t *fr
  * Engine hook: records what this capture holds, for the other handlers to count. Called under the lock. A full
  * in-flight table is an error: the others would not count these bytes.
  */
-static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending)
+static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending, bool late)
 {
 	struct session *q = ctx;
 	struct inflight *f = ledger_inflight(&q->l, q->pid, q->start);
+	bool lazy;
 
 	if (!f)
 		return -ENOSPC;
 	f->bytes = bytes;
 	f->pending = pending;
+	/*
+	 * Alone (hook_used() just read the ledger, under this lock), the progress is written once, as lazy, and no more:
+	 * a capture that comes meanwhile measures this one (hook_used), and this one writes again at its next chunk,
+	 * where it sees that one. A late file system (btrfs) shows nothing of it in statfs yet: written each chunk.
+	 */
+	lazy = q->others == 0 && q->ahead > 0 && !late;
+	if (lazy && f->lazy)
+		return 0;
+	f->lazy = lazy;
+	f->ahead = q->ahead;
 	return ledger_save(q->statefd, &q->l);
 }
 
@@ -446,7 +471,7 @@ void session_close(struct session *q)
  * 0 or -errno.
  */
 int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
-		  const struct ledger_crash *crash, const char *entry, struct rate_verdict *v)
+		  const struct ledger_crash *crash, const char *entry, uint64_t ahead, struct rate_verdict *v)
 {
 	struct rate_entry *all, *mine, *user;
 	struct inflight *f;
@@ -468,9 +493,13 @@ int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, c
 	if (r == 0 && v->allowed && crash) {
 		sweep(q);
 		f = ledger_inflight(&q->l, q->pid, q->start);
+		/* Lazy from the start: its handler writes its progress only where another capture is in flight. */
+		q->ahead = ahead;
 		if (f) {
 			f->crash = *crash;
 			(void) snprintf(f->entry, sizeof(f->entry), "%s", entry ? entry : "");
+			f->lazy = ahead > 0;
+			f->ahead = ahead;
 		}
 		r = vacuum_total(q->dirfd, &q->l.published);
 	}

@@ -29,6 +29,9 @@ struct session {
 	struct size_spec share_of, max_use; /* its vacuum makes room from their own alone */
 	bool have_share;
 	bool sending;              /* the record says its entry may be out (session_publish, session_sending) */
+	dev_t dev;                 /* the core directory's file system: a lazy capture's files measured on it */
+	uint64_t ahead;            /* what it may write before it next reads the ledger (a chunk); 0: never lazy */
+	unsigned others;           /* other captures in flight at the last read (hook_used) */
 };
 
 int session_open(struct session *q, int dirfd);
@@ -53,7 +56,7 @@ int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), voi
 
 int session_kernel_skips(struct session *q, uint64_t now_ms, uint64_t storm_usec, struct kskip *ks);
 int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
-		  const struct ledger_crash *crash, const char *entry, struct rate_verdict *v);
+		  const struct ledger_crash *crash, const char *entry, uint64_t ahead, struct rate_verdict *v);
 int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
 		 struct rate_verdict *v);
 

@@ -27,8 +27,11 @@ struct engine_hooks {
 	int (*used)(void *ctx, uint64_t *bytes, uint64_t *pending);
 	/* Deletes old cores for need bytes, on a file system of total bytes (what the caller's shares are of). */
 	int (*make_room)(void *ctx, uint64_t need, uint64_t total, uint64_t *freed);
-	/* This capture now holds bytes, pending of them not preallocated (statfs will show them as written). */
-	int (*reserve)(void *ctx, uint64_t bytes, uint64_t pending);
+	/*
+	 * This capture now holds bytes, pending of them not preallocated (statfs will show them as written); late: the
+	 * file system shows none of them in statfs yet (btrfs).
+	 */
+	int (*reserve)(void *ctx, uint64_t bytes, uint64_t pending, bool late);
 	void *ctx;
 };
 

@@ -226,7 +226,7 @@ int room_plan(struct room *c, size_t *want, enum limit *which)
 	if (c->hooks)
 		hook_result(c, c->hooks->reserve(c->hooks->ctx, c->held + budget,
 						 c->st->late_statfs ? c->held + budget :
-						 c->unreserved ? budget : 0));
+						 c->unreserved ? budget : 0, c->st->late_statfs));
 	*want = (size_t)budget;
 	return 0;
 }
