@@ -38,7 +38,13 @@ wait_entry() {
 stored() {
 	local file mode
 	wait_entry "$1" || fail "no coresink entry of $1 in this boot"
-	file=$(entry "$1" COREDUMP_FILENAME) mode=$(entry "$1" CORESINK_MODE)
+	# Read again while the journal reads short (journalctl ignored a file it found truncated: journald was still
+	# writing it, early in a boot), up to 10 s: a stored entry names its file.
+	for _ in $(seq 20); do
+		file=$(entry "$1" COREDUMP_FILENAME) mode=$(entry "$1" CORESINK_MODE)
+		[ -n "$file" ] && break
+		sleep 0.5
+	done
 	check "$1: stored in $mode mode ($(entry "$1" CORESINK_RESULT), $file)" \
 		test "$(entry "$1" CORESINK_RESULT)" = stored -a "$mode" = "${2:-$mode}" -a -s "$file"
 }
