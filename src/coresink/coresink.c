@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"       coresink [--config FILE] --net-door\n"
 		"       coresink [--config FILE] --retry-uploads [--all]\n"
 		"       coresink [--config FILE] --check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
-		"       coresink --summary [--json] [-D DIR] [--since @SECONDS]\n"
+		"       coresink --summary [--json] [-D DIR] [--since TIME]\n"
 		"       coresink [--config FILE] --retrace [CORE-PATH | MATCH...]\n"
 		"       coresink [--config FILE] PID UID GID SIGNAL TIME RLIMIT HOSTNAME COMM DUMPMODE [PIDFD [TID]]\n"
 		"       coresink --help | --version\n");

@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"       coresinkctl [OPTIONS] remove [--dry-run] MATCH...\n"
 		"       coresinkctl vacuum [--older-than=TIME] [--max-use=BYTES] [--exe=PATH] [--dry-run]\n"
 		"       coresinkctl [OPTIONS] status [MATCH...]\n"
-		"       coresinkctl summary [--json] [-D DIR] [--since @SECONDS]\n"
+		"       coresinkctl summary [--json] [-D DIR] [--since TIME]\n"
 		"       coresinkctl check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
 		"       coresinkctl retry-uploads [--all]\n"
 		"       coresinkctl --help | --version\n"
