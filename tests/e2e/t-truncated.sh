@@ -19,7 +19,23 @@ CUT_SHORT="CORESINK_LIMIT=the dump was cut short: the process was killed while d
 CTL=("$B/coresinkctl" --config "$T/c.conf")
 
 # record_of DIR PID: the ledger's record of crash PID in DIR: its handler's pid and the bytes its capture holds.
-record_of() { awk -v p="$2" '$1 == "inflight" && $7 == p { print $2, $4 }' "$1/.coresink.state" 2>/dev/null; }
+# record_of DIR PID: "HANDLER BYTES" of PID's capture in DIR's ledger (what it holds by its chunk's end); a lazy
+# record's (its handler alone, writing no progress: docs/design.md) as another capture counts it: what the handler's
+# files without a name hold, and a chunk ahead.
+record_of() {
+	local h b lazy ahead f
+	read -r h b lazy ahead < <(awk -v p="$2" '$1 == "inflight" && $7 == p { print $2, $4, $18, $19 }' \
+		"$1/.coresink.state" 2>/dev/null)
+	[ -n "${h:-}" ] || return 0
+	if [ "${lazy:-n}" = y ]; then
+		b=${ahead:-0}
+		for f in /proc/"$h"/fd/*; do
+			read -r n blocks < <(stat -L -c '%h %b' "$f" 2>/dev/null) || continue
+			[ "$n" = 0 ] && [ -f "$f" ] && b=$((b + blocks * 512))
+		done
+	fi
+	echo "$h $b"
+}
 
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel

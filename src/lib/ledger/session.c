@@ -485,7 +485,8 @@ int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, c
 	if (r == 0) {
 		(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
 		all = ledger_rate(&q->l, 0, NULL);
-		user = ledger_rate(&q->l, rate_key(RATE_USER, who), NULL);
+		/* A user's window only where it counts: a share of a global budget (rate_decide). */
+		user = rc->global_burst && rc->user_burst ? ledger_rate(&q->l, rate_key(RATE_USER, who), NULL) : NULL;
 		mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
 		*v = rate_decide(mine, user, all, now, rc);
 	}
@@ -522,7 +523,8 @@ int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, co
 	if (r == 0) {
 		(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
 		all = ledger_rate(&q->l, 0, NULL);
-		user = ledger_rate(&q->l, rate_key(RATE_USER, who), NULL);
+		/* A user's window only where it counts: a share of a global budget (rate_decide). */
+		user = rc->global_burst && rc->user_burst ? ledger_rate(&q->l, rate_key(RATE_USER, who), NULL) : NULL;
 		mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
 		*v = rate_decide(mine, user, all, now, rc);
 		r = ledger_save(q->statefd, &q->l);
