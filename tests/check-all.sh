@@ -42,7 +42,8 @@ step "the suites under valgrind" sh tests/run-units.sh -j 2 --valgrind "$B" $UNI
 step "the suites under ASan+UBSan" $MAKE -s -j2 B="$B/asan" CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	LDFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" asan-units
 step "the fuzzers" $MAKE -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
-step "the end-to-end tests" bash tests/e2e/run.sh "$B" all
+step "the end-to-end tests" bash tests/e2e/run.sh "$B" all ||
+	FAILED="$FAILED ($(tr '\n' ' ' < "$B/e2e-failed-all" 2>/dev/null | sed 's/ $//'))"
 
 lap "waiting for the VM lane"
 wait $VM_LANE

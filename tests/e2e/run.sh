@@ -18,7 +18,10 @@ case $TIER in fast|all) ;; *) echo "usage: run.sh [BUILDDIR [fast|all [TEST...]]
 export CORESINK_TIER=$TIER
 case $B in /*) ;; *) B=$(cd ../.. && pwd)/$B ;; esac
 TIMES=$B/e2e-times-$TIER.tsv
+# The tests that failed, one a line: make check-all names them in its last line, which CI shows.
+FAILED_LIST=$B/e2e-failed-$TIER
 : > "$TIMES"
+: > "$FAILED_LIST"
 pass=0 failed=0 skipped=0 t_start=$(date +%s%N)
 
 # What a test may change and must put back: checked after each one, so that a leak fails the test that caused it.
@@ -48,7 +51,7 @@ run() {
 	case $rc in
 	0) pass=$((pass + 1)) ;;
 	77) skipped=$((skipped + 1)) ;;
-	*) failed=$((failed + 1)) ; echo "FAILED: $1$2" ;;
+	*) failed=$((failed + 1)) ; echo "FAILED: $1$2"; echo "$1$2" >> "$FAILED_LIST" ;;
 	esac
 }
 
