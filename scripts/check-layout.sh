@@ -89,6 +89,23 @@ for f in src/lib/*/*.c src/coresink/*.c; do
 	n=$(wc -l < "$f")
 	[ "$n" -le 700 ] || { echo "check-layout: $f: $n lines, over 700 (split it by concern)" >&2; bad=1; }
 done
+# One budget: free space is read in the write stage alone (room.c for a core's chunks, side.c for every file beside
+# them), so that nothing the handler or coresinkctl writes takes the room a capture was promised. The benchmark,
+# which measures and stores nothing, is not the handler's.
+for f in $(grep -rlE '\b(f?statv?fs(64)?)[[:space:]]*\(' src/lib src/coresink src/coresinkctl 2>/dev/null); do
+	case $f in src/lib/write/*) continue ;; esac
+	echo "check-layout: $f: reads free space itself (statfs/statvfs): ask the write stage (side_room, side_space)" >&2
+	bad=1
+done
+# Release in one place: the crashed process is let go from two call sites at most (crash.c's crash_release is the
+# one that does it).
+sites=$(grep -rnE '\bcrash_release[[:space:]]*\(' src --include=*.c | grep -v '^src/lib/flow/crash\.c:[0-9]*:void crash_release' |
+	grep -cv '^[^:]*:[0-9]*:[[:space:]]*/\?\*')
+if [ "$sites" -gt 2 ]; then
+	echo "check-layout: crash_release() is called from $sites places: the process is let go from two at most" >&2
+	grep -rnE '\bcrash_release[[:space:]]*\(' src --include=*.c >&2
+	bad=1
+fi
 if grep -rnE 'deb\.debian\.org|ftp\.[a-z]*\.debian\.org' scripts tests src Makefile debian/rules 2>/dev/null; then
 	echo "check-layout: a Debian mirror's host name in the tree (take the machine's own apt sources)" >&2
 	bad=1

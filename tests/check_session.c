@@ -237,10 +237,13 @@ END_TEST
 static uint64_t spent_used;
 static int spent_lock_free = -1;
 
-static int spend(void *ctx, uint64_t used)
+static uint64_t spent_pending = UINT64_MAX;
+
+static int spend(void *ctx, uint64_t used, uint64_t pending)
 {
 	(void) ctx;
 	spent_used = used;
+	spent_pending = pending;
 	spent_lock_free = b_lock_free();
 	return -EFBIG;
 }
@@ -254,6 +257,7 @@ START_TEST(test_spend_under_the_lock)
 	hb.unlock(hb.ctx);
 	ck_assert_int_eq(session_spend(&a, spend, NULL), -EFBIG);
 	ck_assert_uint_eq(spent_used, 3 << 20);
+	ck_assert_uint_eq(spent_pending, 0);
 	ck_assert_int_eq(spent_lock_free, 0);
 	ck_assert_int_eq(b_lock_free(), 1);
 }

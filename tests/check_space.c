@@ -1,6 +1,12 @@
-/* check_space.c: the storage policy, on a table of plain numbers. */
+/* check_space.c: the storage policy, on a table of plain numbers; the room of a file beside the cores, on a tmpfs. */
 #include "unit.h"
+#include "write/side.h"
 #include "write/space.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <unistd.h>
 
 #define K 1024ULL
 #define M (1024ULL * K)
@@ -88,6 +94,61 @@ START_TEST(test_resolve)
 }
 END_TEST
 
+/*
+ * side_room() on a real file system of known size (a 64 MiB tmpfs, as root): a file beside the cores gets what a
+ * capture's chunk would: KeepFree= and the metadata margin (64 blocks) kept back, MaxUse= with what is used, and
+ * what other captures have pending.
+ */
+START_TEST(test_side_room)
+{
+	char dir[] = "/tmp/check-side.XXXXXX";
+	const struct size_spec none = { UINT64_MAX, false, UINT64_MAX }, zero = BYTES(0), k16 = BYTES(16 * M),
+		p25 = PCT(25), p90 = PCT(90), m10 = BYTES(10 * M);
+	const uint64_t margin = 64 * 4096;
+	struct side_use u = { 0 };
+	struct side_space sp;
+	enum limit which;
+	int fd, f;
+
+	if (geteuid() != 0)
+		return;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(mount("tmpfs", dir, "tmpfs", 0, "size=64m"), 0);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(side_space(fd, &p25, &m10, &sp), 0);
+	ck_assert_uint_eq(sp.total, 64 * M);
+	ck_assert_uint_eq(sp.avail, 64 * M);
+	ck_assert_uint_eq(sp.keep_free, 16 * M);
+	ck_assert_uint_eq(sp.max_use, 10 * M);
+	ck_assert_uint_eq(side_room(fd, &zero, &none, &u, &which), 64 * M - margin);
+	ck_assert_int_eq(which, LIMIT_KEEP_FREE);
+	ck_assert_uint_eq(side_room(fd, &k16, &none, &u, &which), 48 * M - margin);
+	u.pending = 8 * M;
+	ck_assert_uint_eq(side_room(fd, &k16, &none, &u, &which), 40 * M - margin);
+	u = (struct side_use) { .used = 9 * M };
+	ck_assert_uint_eq(side_room(fd, &k16, &m10, &u, &which), 1 * M);
+	ck_assert_int_eq(which, LIMIT_MAX_USE);
+	u.used = 11 * M;
+	ck_assert_uint_eq(side_room(fd, &k16, &m10, &u, &which), 0);
+	/* What is written counts: 8 MiB more in a file, 8 MiB less room. */
+	f = openat(fd, "x", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_ge(f, 0);
+	ck_assert_int_eq(fallocate(f, 0, 0, 8 * M), 0);
+	u = (struct side_use) { 0 };
+	ck_assert_uint_eq(side_room(fd, &k16, &none, &u, &which), 40 * M - margin);
+	/* Under KeepFree: none. */
+	ck_assert_uint_eq(side_room(fd, &p90, &none, &u, &which), 0);
+	ck_assert_int_eq(which, LIMIT_KEEP_FREE);
+	(void) close(f);
+	(void) close(fd);
+	ck_assert_int_eq(umount2(dir, MNT_DETACH), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+	/* A file system that cannot be asked gives nothing: nothing is written blind. */
+	ck_assert_uint_eq(side_room(-1, &zero, &none, &u, &which), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("space");
@@ -95,6 +156,7 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(tc, test_budget_table, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_side_room);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -55,7 +55,7 @@ static void pattern(void)
 /* What the cores take, against MaxUse= and KeepFree= of the file system they are on. */
 static void space(const struct config *c, int dirfd)
 {
-	struct config_limits l;
+	struct side_space l;
 	uint64_t used = 0, mods;
 	int r = dirfd < 0 ? -EBADF : config_limits(c, dirfd, &l);
 

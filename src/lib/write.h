@@ -8,6 +8,7 @@
 
 #include "write/engine.h"
 #include "write/room.h"
+#include "write/side.h"
 #include "write/space.h"
 #include "write/strategy.h"
 

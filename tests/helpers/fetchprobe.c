@@ -7,7 +7,7 @@
  * to the test's listeners), a socket it was given, the host's System V shared memory, a user namespace, a session
  * of its own, a child process, a signal to another process. It says it in the one line the step's program writes
  * for a module ("missing debuginfo ID WHAT=RESULT ..."), so that fetch_run() passes it on as it would the step's.
- * usage (as fetch_run() calls it): fetchprobe --fetch-debuginfo CACHE "CORE PID SECRET PORT LISTENER" MS MAX KEEP KIND:ID
+ * usage (as fetch_run() calls it): fetchprobe --fetch-debuginfo CACHE "CORE PID SECRET PORT LISTENER" MS MAX KEEP ROOM KIND:ID
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -113,9 +113,9 @@ int main(int argc, char **argv)
 	unsigned applied;
 	int pid, port, s;
 
-	if (argc < 8 || sscanf(argv[3], "%4095s %d %4095s %d %107s", core, &pid, secret, &port, listen) != 5)
+	if (argc < 9 || sscanf(argv[3], "%4095s %d %4095s %d %107s", core, &pid, secret, &port, listen) != 5)
 		return 100;
-	printf("missing debuginfo %s", strchr(argv[7], ':') ? strchr(argv[7], ':') + 1 : "?");
+	printf("missing debuginfo %s", strchr(argv[8], ':') ? strchr(argv[8], ':') + 1 : "?");
 	if (confine_fetch(argv[2], &applied) < 0) {
 		printf(" confine=failed\n");
 		(void) fflush(stdout);

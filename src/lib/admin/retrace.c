@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -24,20 +23,27 @@
 
 #define SCRATCH_DIR "/var/tmp"
 
-/* The crash's core, raw, in an unlinked file of SCRATCH_DIR: the fd, or -errno (-EFBIG: past c's bounds). */
+/*
+ * The crash's core, raw, in an unlinked file of SCRATCH_DIR: the fd, or -errno (-EFBIG: past c's bounds; -ENOSPC:
+ * it would take SCRATCH_DIR's file system under KeepFree=, as a capture's chunk would).
+ */
 static int raw_core(const struct selection *sel, const struct config *cfg, int dirfd, const struct record *c,
 		    uint64_t size)
 {
-	struct statvfs sv;
+	const struct size_spec none = SIDE_UNBOUNDED;
+	const struct side_use u = { 0 };
+	enum limit which;
 	int fd, r;
 
 	if (size > cfg->stack_trace_max)
 		return -EFBIG;
-	if (statvfs(SCRATCH_DIR, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < size)
-		return -ENOSPC;
 	fd = open(SCRATCH_DIR, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
+	if (side_room(fd, &cfg->keep_free, &none, &u, &which) < size) {
+		(void) close(fd);
+		return -ENOSPC;
+	}
 	r = corefile_write(sel, dirfd, c, fd);
 	if (r < 0) {
 		(void) close(fd);

@@ -111,12 +111,9 @@ void config_apply_rule(struct config *c, const struct rule *r);
 void config_print(const struct config *c, FILE *f);
 void config_free(struct config *c);
 
-/* A configuration's limits on one file system, and its size and free space, in bytes (limits.c). */
-struct config_limits {
-	uint64_t total, avail, keep_free, max_use;
-};
-
-int config_limits(const struct config *c, int fd, struct config_limits *l);
+/* A configuration's limits on one file system, and the room of a file beside the cores there (limits.c). */
+int config_limits(const struct config *c, int fd, struct side_space *l);
+uint64_t config_side_room(const struct config *c, int fd, uint64_t used, uint64_t pending);
 /* RateLimitUserBurst='s default: half of RateLimitGlobalBurst. */
 #define RATE_USER_HALF UINT64_MAX
 uint32_t config_user_burst(const struct config *c);

@@ -1,25 +1,26 @@
 /*
- * limits.c: the configuration's limits on one file system, in bytes now: KeepFree= and MaxUse= resolved against its
- * size (a percentage of it, capped), and its free space, read once. The one place they are resolved for what is not
- * a capture (a capture's engine has its own, space.c): the kept modules, the fetch step, coresinkctl status.
+ * limits.c: the configuration's limits on one file system: KeepFree= and MaxUse= resolved against its size, and the
+ * room a file beside the cores may take there (the kept modules, the stacks given to the journal, the fetch step),
+ * both asked of the write stage's policy (side.c), which a capture's chunks ask too.
  */
-#include <errno.h>
-#include <sys/statvfs.h>
-
 #include "config.h"
 
 /* c's limits on the file system of fd, into l. 0 or -errno. */
-int config_limits(const struct config *c, int fd, struct config_limits *l)
+int config_limits(const struct config *c, int fd, struct side_space *l)
 {
-	struct statvfs sv;
+	return side_space(fd, &c->keep_free, &c->max_use, l);
+}
 
-	if (fstatvfs(fd, &sv) < 0)
-		return -errno;
-	l->total = (uint64_t)sv.f_blocks * sv.f_frsize;
-	l->avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	l->keep_free = space_resolve(&c->keep_free, l->total);
-	l->max_use = space_resolve(&c->max_use, l->total);
-	return 0;
+/*
+ * The bytes a file beside the cores may take on fd's file system now: used bytes (stored cores, captures in flight)
+ * counted against MaxUse=, and pending ones (what statfs does not show of those captures yet) against KeepFree=.
+ */
+uint64_t config_side_room(const struct config *c, int fd, uint64_t used, uint64_t pending)
+{
+	const struct side_use u = { .used = used, .pending = pending };
+	enum limit which;
+
+	return side_room(fd, &c->keep_free, &c->max_use, &u, &which);
 }
 
 /* RateLimitUserBurst= as it applies: half of RateLimitGlobalBurst (at least one) unless set. */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,12 +24,25 @@
 #include "store.h"
 #include "write.h"
 
-/* KeepFree= of c in bytes, on the file system of its Directory: the cache must not take what it keeps free either. */
-static uint64_t keep_free_bytes(const struct config *c, int dirfd)
+/*
+ * What the fetch step may add to its cache on the file system of c's Directory (KeepFree= in bytes into
+ * keep_free): the room a capture's chunk would have there, every capture in flight counted; the step, which cannot
+ * read the ledger, is bounded by it and checks KeepFree= itself as it downloads. 0 where it cannot be known.
+ */
+static uint64_t fetch_room(const struct config *c, int dirfd, uint64_t *keep_free)
 {
-	struct config_limits l;
+	const struct size_spec none = SIDE_UNBOUNDED;
+	struct side_use u = { 0 };
+	struct side_space l;
+	enum limit which;
 
-	return config_limits(c, dirfd, &l) < 0 ? UINT64_MAX : l.keep_free;
+	*keep_free = UINT64_MAX;
+	if (config_limits(c, dirfd, &l) < 0 || session_used(dirfd, &u.used, &u.pending) < 0)
+		return 0;
+	*keep_free = l.keep_free;
+	/* MaxUse= is the cores': the cache has its own bound (DebuginfodMaxUse=). */
+	u.used = 0;
+	return side_room(dirfd, &c->keep_free, &none, &u, &which);
 }
 
 /*
@@ -58,7 +70,7 @@ void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsig
 		j.handler = handler;
 		j.cache = cache;
 		j.urls = urls;
-		j.keep_free = keep_free_bytes(c, dirfd);
+		j.room = fetch_room(c, dirfd, &j.keep_free);
 		r = fetch_run(&j, said, len);
 		if (r < 0)
 			(void) snprintf(said, len, "not fetched: the step could not run: %s", strerror(-r));

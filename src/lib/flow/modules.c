@@ -15,12 +15,10 @@
 
 #include "capture-internal.h"
 
-/* The bytes the modules may take now, used bytes counted against MaxUse: under MaxUse, and above KeepFree. */
-static uint64_t room(const struct crash *cr, uint64_t used)
+/* The bytes the modules may take now, used bytes counted against MaxUse: the room a capture's chunk would have. */
+static uint64_t room(const struct crash *cr, uint64_t used, uint64_t pending)
 {
-	struct config_limits l;
-
-	return config_limits(&cr->c, cr->dirfd, &l) < 0 ? 0 : space_room(l.max_use, used, l.avail, l.keep_free);
+	return config_side_room(&cr->c, cr->dirfd, used, pending);
 }
 
 /* One "INDEX BUILD-ID NAME" line of the analysis, kept; what came of it appended to said. */
@@ -47,14 +45,14 @@ static void keep_one(struct crash *cr, const char *core, const char *line, gid_t
 }
 
 /* Under the ledger's lock (session_spend()), so that the cores reserved meanwhile count, and the modules for them. */
-static int keep_all(void *ctx, uint64_t used)
+static int keep_all(void *ctx, uint64_t used, uint64_t pending)
 {
 	struct crash *cr = ctx;
 	const char *name = strrchr(cr->o.path, '/') + 1, *p;
 	char line[600];
 	uid_t uid;
 	gid_t gid = 0;
-	uint64_t left = room(cr, used);
+	uint64_t left = room(cr, used, pending);
 
 	if (analysis_user(&uid, &gid) < 0)
 		gid = 0;

@@ -128,15 +128,13 @@ struct give {
 	uint64_t want;
 };
 
-/* The room for what is given: above KeepFree, under MaxUse with this core counted. 0 or -ENOSPC. */
-static int give_within(void *ctx, uint64_t used)
+/* The room for what is given: the room a capture's chunk would have (side.c), this core counted. 0 or -ENOSPC. */
+static int give_within(void *ctx, uint64_t used, uint64_t pending)
 {
 	const struct give *g = ctx;
-	struct config_limits l;
 
-	if (config_limits(&g->cr->c, g->cr->dirfd, &l) < 0)
-		return -EIO;
-	return space_room(l.max_use, used + g->cr->o.st.allocated, l.avail, l.keep_free) >= g->want ? 0 : -ENOSPC;
+	return config_side_room(&g->cr->c, g->cr->dirfd, used + g->cr->o.st.allocated, pending) >= g->want ? 0 :
+	       -ENOSPC;
 }
 
 /* The bytes of holes in fd between from and to: what writing there takes on disk that the file does not yet. */
@@ -204,7 +202,7 @@ int crash_stacks_give(struct crash *cr, int fd)
 		rs->why = "the limit leaves no room for them after the core's headers and notes";
 		return 0;
 	}
-	r = cr->have_session ? session_spend(&cr->q, give_within, &g) : give_within(&g, 0);
+	r = cr->have_session ? session_spend(&cr->q, give_within, &g) : give_within(&g, 0, 0);
 	if (r < 0) {
 		rs->why = r == -ENOSPC ? "no room for them above KeepFree or under MaxUse" : "the room could not be known";
 		return 0;

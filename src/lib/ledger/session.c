@@ -252,7 +252,7 @@ static int hook_reserve(void *ctx, uint64_t bytes, uint64_t pending, bool late)
  * given the bytes stored and those the other captures in flight hold, and the stored bytes are counted afresh
  * after it. 0, spend()'s -errno, or the ledger's.
  */
-int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), void *ctx)
+int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used, uint64_t pending), void *ctx)
 {
 	uint64_t used, pending, published;
 	int r = take_ledger(q);
@@ -261,10 +261,29 @@ int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used), voi
 		return r;
 	r = hook_used(q, &used, &pending);
 	if (r == 0)
-		r = spend(ctx, used);
+		r = spend(ctx, used, pending);
 	if (vacuum_total(q->dirfd, &published) == 0)
 		q->l.published = published;
 	return put_ledger(q, r);
+}
+
+/*
+ * What the stored cores in dirfd and every capture in flight take (used), and of it what statfs does not show yet
+ * (pending): for a file beside the cores written by no capture (the fetch step's downloads). Read under the lock;
+ * nothing written. 0 or -errno.
+ */
+int session_used(int dirfd, uint64_t *used, uint64_t *pending)
+{
+	struct session q;
+	int r = session_open(&q, dirfd);
+
+	if (r == 0 && (r = lock(&q)) == 0) {
+		r = hook_used(&q, used, pending);
+		unlock(&q);
+	}
+	if (q.statefd >= 0)
+		(void) close(q.statefd);
+	return r;
 }
 
 /*

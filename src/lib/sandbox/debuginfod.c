@@ -25,7 +25,6 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,7 +41,9 @@
 
 struct step {
 	const char *cache;
+	int cachefd;              /* the cache, opened before the step confines itself: its file system asked */
 	uint64_t max_use, keep_free;
+	uint64_t room;            /* what the handler's budget gave the step before it started (side.c) */
 	double deadline;          /* CLOCK_MONOTONIC seconds */
 	uint64_t limit;           /* what the download in progress may take */
 };
@@ -142,16 +143,18 @@ static void mark_missing(const struct step *s, const char *kind, const char *id)
 		(void) close(fd);
 }
 
-/* Free bytes where the cache is, less KeepFree; 0 when there is no room. */
+/*
+ * What a download may take now: the room a capture's chunk would have where the cache is (side.c: above KeepFree,
+ * the metadata margin, ext4's slack), never more than the handler gave the step; 0 when there is none.
+ */
 static uint64_t room(const struct step *s)
 {
-	struct statvfs sv;
-	uint64_t avail;
+	const struct size_spec keep = { s->keep_free, false, UINT64_MAX }, none = SIDE_UNBOUNDED;
+	const struct side_use u = { 0 };
+	enum limit which;
+	uint64_t r = side_room(s->cachefd, &keep, &none, &u, &which);
 
-	if (statvfs(s->cache, &sv) < 0)
-		return 0;
-	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-	return space_room(UINT64_MAX, 0, avail, s->keep_free);
+	return r < s->room ? r : s->room;
 }
 
 /*
@@ -181,6 +184,11 @@ static void fetch_one(struct step *s, debuginfod_client *c, const char *kind, co
 		return;
 	}
 	s->limit = room(s) < s->max_use ? room(s) : s->max_use;
+	/* libdebuginfod takes a DEBUGINFOD_MAXSIZE of 0 for no bound at all. */
+	if (s->limit == 0) {
+		printf("missing %s %s no room for it (KeepFree=, DebuginfodMaxUse=)\n", kind, id);
+		return;
+	}
 	stopped = false;
 	(void) snprintf(seconds, sizeof(seconds), "%d", (int)left);
 	(void) snprintf(maxsize, sizeof(maxsize), "%llu", (unsigned long long)s->limit);
@@ -347,7 +355,7 @@ static void fetch_all(struct step *s, debuginfod_client *c, char **ids, int n)
  */
 int fetch_step(const struct fetch_step_args *a, char **ids, int n)
 {
-	struct step s = { .cache = a->cache, .max_use = a->max_use, .keep_free = a->keep_free,
+	struct step s = { .cache = a->cache, .max_use = a->max_use, .keep_free = a->keep_free, .room = a->room,
 			  .deadline = now() + (double)a->timeout_ms / 1000 };
 	char client[4096], client_cache[4200];
 	unsigned applied;
@@ -357,6 +365,9 @@ int fetch_step(const struct fetch_step_args *a, char **ids, int n)
 	/* Loaded before the step confines itself: the libraries are read where they are, nothing else is. */
 	if (lib_open() < 0)
 		return 1;
+	s.cachefd = open(s.cache, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s.cachefd < 0)
+		return printf("error the cache %s cannot be opened: %s\n", s.cache, strerror(errno)), 1;
 	r = bound_files(&s);
 	if (r < 0)
 		return printf("error the step's files could not be bounded (RLIMIT_FSIZE): %s\n", strerror(-r)), 1;

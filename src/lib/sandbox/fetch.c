@@ -222,7 +222,7 @@ static void summarize(const struct fetch_job *j, const char *out, char *said, si
 int fetch_run(const struct fetch_job *j, char *said, size_t len)
 {
 	char handler[4096], cache[4096], urls[1024], self[] = "--fetch-debuginfo";
-	char timeout[24], max[24], keep[24], ids[FETCH_NEEDS_MAX][160], *argv[FETCH_ARGS_MAX];
+	char timeout[24], max[24], keep[24], room[24], ids[FETCH_NEEDS_MAX][160], *argv[FETCH_ARGS_MAX];
 	struct fetch_exec x = { argv };
 	struct sandbox_limits l = { .uid = j->uid, .gid = j->gid, .cpu_seconds = j->timeout_ms / 1000 + 1,
 				    .timeout_ms = j->timeout_ms, .output_max = FETCH_OUTPUT_MAX, .root_fd = -1,
@@ -233,12 +233,13 @@ int fetch_run(const struct fetch_job *j, char *said, size_t len)
 	(void) snprintf(timeout, sizeof(timeout), "%u", j->timeout_ms);
 	(void) snprintf(max, sizeof(max), "%llu", (unsigned long long)j->max_use);
 	(void) snprintf(keep, sizeof(keep), "%llu", (unsigned long long)j->keep_free);
+	(void) snprintf(room, sizeof(room), "%llu", (unsigned long long)j->room);
 	if (snprintf(handler, sizeof(handler), "%s", j->handler) >= (int)sizeof(handler) ||
 	    snprintf(cache, sizeof(cache), "%s", j->cache) >= (int)sizeof(cache) ||
 	    snprintf(urls, sizeof(urls), "%s", j->urls) >= (int)sizeof(urls))
 		return -ENAMETOOLONG;
 	argv[n++] = handler, argv[n++] = self, argv[n++] = cache, argv[n++] = urls;
-	argv[n++] = timeout, argv[n++] = max, argv[n++] = keep;
+	argv[n++] = timeout, argv[n++] = max, argv[n++] = keep, argv[n++] = room;
 	for (unsigned i = 0; i < j->n && i < FETCH_NEEDS_MAX; i++) {
 		(void) snprintf(ids[i], sizeof(ids[i]), "%s:%s", j->needs[i].kind, j->needs[i].id);
 		argv[n++] = ids[i];

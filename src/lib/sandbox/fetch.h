@@ -40,6 +40,7 @@ struct fetch_job {
 	unsigned timeout_ms;   /* for all the modules together */
 	uint64_t max_use;      /* what the cache may take */
 	uint64_t keep_free;    /* what must stay free on its file system */
+	uint64_t room;         /* what it may add there, as the handler's budget said before the step (side.c) */
 	uid_t uid;             /* FETCH_USER's */
 	gid_t gid;
 	const struct fetch_need *needs;
@@ -57,7 +58,7 @@ int fetch_run(const struct fetch_job *j, char *said, size_t len);
 struct fetch_step_args {
 	const char *cache;
 	const char *urls;
-	uint64_t timeout_ms, max_use, keep_free;
+	uint64_t timeout_ms, max_use, keep_free, room;
 };
 
 int fetch_step(const struct fetch_step_args *a, char **ids, int n);

@@ -16,13 +16,6 @@
 /* statfs showing this much more than the capture can account for: the file system reports its bytes late. */
 #define LATE_SLACK (1024 * 1024)
 
-/*
- * What ext4 may take past the end of what is written without a reservation (the run next to the chunk under
- * writeback, a compressed copy): mballoc normalizes a request for a growing file up to 8 MiB of preallocation,
- * given back only when the file is truncated or closed. 786 KiB under KeepFree were measured without this.
- */
-#define EXT4_SLACK (8ULL << 20)
-
 /* A planner for a capture into out; unreserved: it preallocates nothing ahead (a sparse or compressed copy). */
 void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st, bool unreserved)
 {
@@ -132,7 +125,7 @@ static int read_space(struct room *c, struct space_in *in)
 		in->avail = trusted_avail(c, &sfs);
 		in->total = (uint64_t)sfs.f_blocks * (uint64_t)sfs.f_frsize;
 		in->block = (uint64_t)sfs.f_frsize;
-		in->slack = c->ext4 ? EXT4_SLACK : 0;
+		in->slack = c->ext4 ? ROOM_EXT4_SLACK : 0;
 		c->st->reserve = space_resolve(&o->keep_free, in->total);
 	}
 	return 0;
