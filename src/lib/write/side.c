@@ -31,7 +31,7 @@ static int space_in_of(int fd, struct space_in *in)
 /* fd's file system as keep_free and max_use resolve on it, into s. 0 or -errno. */
 int side_space(int fd, const struct size_spec *keep_free, const struct size_spec *max_use, struct side_space *s)
 {
-	struct space_in in;
+	struct space_in in = { 0 };
 	int r = space_in_of(fd, &in);
 
 	if (r < 0)
@@ -50,7 +50,7 @@ int side_space(int fd, const struct size_spec *keep_free, const struct size_spec
 uint64_t side_room(int fd, const struct size_spec *keep_free, const struct size_spec *max_use,
 		   const struct side_use *u, enum limit *which)
 {
-	struct space_in in;
+	struct space_in in = { 0 };
 
 	*which = LIMIT_KEEP_FREE;
 	if (space_in_of(fd, &in) < 0)
