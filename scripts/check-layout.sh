@@ -97,6 +97,11 @@ for f in $(grep -rlE '\b(f?statv?fs(64)?)[[:space:]]*\(' src/lib src/coresink sr
 	echo "check-layout: $f: reads free space itself (statfs/statvfs): ask the write stage (side_room, side_space)" >&2
 	bad=1
 done
+# Shared code names no program: what it says begins with the running one's name (fail_code, diag_print_as).
+if grep -rnE '"coresink(ctl)?: ' src/lib; then
+	echo "check-layout: a program's name written in shared code (src/lib): say it with fail_code() or diag_print_as()" >&2
+	bad=1
+fi
 # Release in one place: the crashed process is let go from two call sites at most (crash.c's crash_release is the
 # one that does it).
 sites=$(grep -rnE '\bcrash_release[[:space:]]*\(' src --include=*.c | grep -v '^src/lib/flow/crash\.c:[0-9]*:void crash_release' |

@@ -87,7 +87,7 @@ int check_config(const char *path, bool named, int argc, char **argv)
 		r = which_rule(&c, argc, argv);
 	else
 		config_print(&c, stdout);
-	diag_print(&d, stderr, "coresink: ");
+	diag_print_as(&d, stderr);
 	config_free(&c);
 	return r ? r : diag_count(&d) ? EXIT_WRONG : 0;
 }

@@ -105,7 +105,7 @@ static int retrace_one(const struct selection *sel, const char *config, bool nam
 	if (r == 0)
 		r = report_retrace(&of, &a, &s);
 	if (r < 0)
-		fprintf(stderr, "coresinkctl: retrace: %s\n", a.why[0] ? a.why : strerror(-r));
+		(void) fail_code(0, "retrace: %s", a.why[0] ? a.why : strerror(-r));
 	else
 		show_retrace(c, &a, &s);
 	analysis_free(&a);
@@ -141,19 +141,19 @@ int retrace_main(const char *config, bool named, const struct selection *base, i
 		return fail_code(EXIT_USAGE, "retrace: only root reads the cores");
 	}
 	config_read(&cfg, config, named, &d);
-	diag_print(&d, stderr, "coresinkctl: ");
+	diag_print_as(&d, stderr);
 	for (int i = 0; i < argc && r == 0; i++)
 		if (match_of(&cfg, argv[i], &matches[i]) < 0)
-			r = (fprintf(stderr, "coresinkctl: not a match: '%s'\n", argv[i]), EXIT_USAGE);
+			r = fail_code(EXIT_USAGE, "not a match: '%s'", argv[i]);
 	sel.matches = matches;
 	sel.n_matches = argc;
 	sel.newest = 1;
 	if (r == 0 && (r = entries_find(&sel, &f)) < 0)
-		r = (fprintf(stderr, "coresinkctl: the journal: %s\n", strerror(-r)), EXIT_SYSTEM);
+		r = fail_code(EXIT_SYSTEM, "the journal: %s", strerror(-r));
 	if (r == 0 && f.n == 0)
 		r = (fprintf(stderr, "No coredumps found.\n"), 1);
 	if (r == 0 && (dirfd = corefile_directory(&cfg)) < 0 && !f.c[f.n - 1].journal_core)
-		r = (fprintf(stderr, "coresinkctl: %s: not opened\n", cfg.directory), EXIT_SYSTEM);
+		r = fail_code(EXIT_SYSTEM, "%s: not opened", cfg.directory);
 	if (r == 0)
 		r = retrace_one(&sel, config, named, &cfg, dirfd, &f.c[f.n - 1]);
 	if (dirfd >= 0)

@@ -526,8 +526,8 @@ int summary_main(const char *directory, const char *since, bool json)
 	if (j)
 		sd_journal_close(j);
 	if (r < 0) {
-		fprintf(stderr, "coresink: reading the journal%s%s: %s\n", directory ? " in " : "",
-			directory ? directory : "", strerror(-r));
+		(void) fail_code(0, "reading the journal%s%s: %s", directory ? " in " : "", directory ? directory : "",
+				 strerror(-r));
 		table_free(&t);
 		return EXIT_SYSTEM;
 	}

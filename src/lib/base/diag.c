@@ -39,6 +39,20 @@ void diag_program(const char *name)
 	program = name;
 }
 
+const char *diag_program_name(void)
+{
+	return program;
+}
+
+/* diag_print() as the running program says it (its name, a colon, the problem): shared code names no program of its own. */
+void diag_print_as(const struct diag *d, FILE *f)
+{
+	char prefix[64];
+
+	(void) snprintf(prefix, sizeof(prefix), "%s: ", program);
+	diag_print(d, f, prefix);
+}
+
 /*
  * Says "PROGRAM: what" on standard error and returns code, so that a program's verb ends in one line:
  * return fail_code(EXIT_USAGE, "-n takes a number above 0");

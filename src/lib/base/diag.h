@@ -16,6 +16,8 @@ struct diag {
 void diag_add(struct diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int diag_count(const struct diag *d);
 void diag_print(const struct diag *d, FILE *f, const char *prefix);
+void diag_print_as(const struct diag *d, FILE *f);
+const char *diag_program_name(void);
 void diag_program(const char *name);
 int fail_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

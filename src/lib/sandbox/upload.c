@@ -138,7 +138,7 @@ static int exec_command(int fd, int out, void *arg)
 	(void) close(SANDBOX_OUT_FD);
 	(void) close(SANDBOX_ROOT_FD);
 	execve(x->argv[0], x->argv, x->env);
-	dprintf(STDERR_FILENO, "coresink: cannot run %s: %s\n", x->argv[0], strerror(errno));
+	dprintf(STDERR_FILENO, "%s: cannot run %s: %s\n", diag_program_name(), x->argv[0], strerror(errno));
 	return -1;
 }
 
