@@ -30,11 +30,19 @@ set_live() {
 	printf '%s\n' "$2" > /proc/sys/kernel/core_pipe_limit || die "cannot set kernel.core_pipe_limit"
 }
 
-# Whether this runs in a chroot: its root is not PID 1's. Where PID 1's root cannot be read (a PID 1 that even root
-# may not ptrace), there is no telling: taken as not a chroot, as ischroot(1) does.
+# Whether this runs in a chroot: its root is not that of PID 1, or of one of its own ancestors (the chroot(8), dpkg
+# or piuparts that started it, outside). Ancestors are asked too because PID 1's root cannot always be read (a PID 1
+# that even root may not ptrace, as in some sandboxes): ischroot(1) cannot tell there, and taking it for "not a
+# chroot" let piuparts' chroots set the host's kernel.core_pattern. Where no root can be read, no chroot is seen.
 chrooted() {
-	init=$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null) || return 1
-	[ "$(stat -Lc %d:%i /)" != "$init" ]
+	me=$(stat -Lc %d:%i /) || return 1
+	pid=$$
+	while [ -n "$pid" ] && [ "$pid" -ge 1 ]; do
+		root=$(stat -Lc %d:%i "/proc/$pid/root/" 2>/dev/null) && [ "$root" != "$me" ] && return 0
+		[ "$pid" -eq 1 ] && break
+		pid=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+	done
+	root=$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null) && [ "$root" != "$me" ]
 }
 
 enable() {

@@ -47,8 +47,13 @@ piu() {
 }
 # The releases side by side: each waits on its mirror and its dpkg more than on a CPU.
 RELS=$([ "${CORESINK_TIER:-all}" = fast ] || echo "${CORESINK_RELEASES:-bookworm trixie sid}")
+# The chroots share this host's /proc: their maintainer scripts must see a chroot and leave its values alone.
+host_values=$(cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_pipe_limit)
 for rel in $RELS; do piu "$rel" & done
 wait
+[ -z "$RELS" ] || check "piuparts' chroots left this host's kernel.core_pattern and core_pipe_limit alone ($(grep -h -c \
+	'coresink: in a chroot' "$T"/piu-*.log 2>/dev/null | tr '\n' ' ')said so)" \
+	test "$(cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_pipe_limit)" = "$host_values"
 for rel in $RELS; do
 	rc=$(cat "$T/piu-$rel.rc")
 	[ "$rc" = 77 ] && skip "$(cat "$T/piu-$rel.log")"
