@@ -75,7 +75,17 @@ customize() {
 stage=$(sed -n 's/.*vmtest.stage=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 rel=$(sed -n 's/.*vmtest.rel=\([a-z]*\).*/\1/p' /proc/cmdline)
 mkdir -p /src /out
-mount -t 9p -o trans=virtio,version=9p2000.L,ro src /src && mount -t 9p -o trans=virtio,version=9p2000.L out /out &&
+# share TAG DIR [OPTS]: the host's share, asked again for 20 s: its virtio device may be bound after this unit starts
+# (unstable's third boot under TCG once found no channel "src": mount said ENOENT).
+share() {
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		mount -t 9p -o "trans=virtio,version=9p2000.L$3" "$1" "$2" 2>/dev/null && return 0
+		modprobe 9pnet_virtio 2>/dev/null
+		sleep 2
+	done
+	mount -t 9p -o "trans=virtio,version=9p2000.L$3" "$1" "$2"
+}
+share src /src ,ro && share out /out &&
 	bash /src/tests/vm/guest.sh "$stage" "$rel" > "/out/$rel-$stage.log" 2>&1
 sync
 systemctl poweroff
