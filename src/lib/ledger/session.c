@@ -484,6 +484,24 @@ void session_close(struct session *q)
 }
 
 /*
+ * The crash-rate windows this crash of uid counts in (the program's, its user's, everyone's) and what they decide
+ * (rate_decide()), in the loaded ledger. A user's window only where it counts: a share of a global budget.
+ */
+static void rate_windows(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
+			 struct rate_verdict *v)
+{
+	struct rate_entry *all, *mine, *user = NULL;
+	char who[24];
+
+	(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
+	all = ledger_rate(&q->l, 0, NULL);
+	if (rc->global_burst && rc->user_burst)
+		user = ledger_rate(&q->l, rate_key(RATE_USER, who), NULL);
+	mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
+	*v = rate_decide(mine, user, all, now, rc);
+}
+
+/*
  * The admission's one write of the ledger: the crash-rate limits applied to this crash of uid (rate_decide()), and,
  * where it may be stored and crash is given, what session_begin() does in the same pass (the dead handlers'
  * captures swept out, the stored cores counted afresh, the crash and its entry's id recorded). Under the lock.
@@ -492,23 +510,15 @@ void session_close(struct session *q)
 int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
 		  const struct ledger_crash *crash, const char *entry, uint64_t ahead, struct rate_verdict *v)
 {
-	struct rate_entry *all, *mine, *user;
 	struct inflight *f;
-	char who[24];
 	int r = lock(q);
 
 	*v = (struct rate_verdict) { .allowed = true };
 	if (r < 0)
 		return r;
 	r = ledger_load(q->statefd, &q->l);
-	if (r == 0) {
-		(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
-		all = ledger_rate(&q->l, 0, NULL);
-		/* A user's window only where it counts: a share of a global budget (rate_decide). */
-		user = rc->global_burst && rc->user_burst ? ledger_rate(&q->l, rate_key(RATE_USER, who), NULL) : NULL;
-		mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
-		*v = rate_decide(mine, user, all, now, rc);
-	}
+	if (r == 0)
+		rate_windows(q, exe, uid, now, rc, v);
 	/* Suppressed, the windows alone change: gone handlers are swept by the next capture (a /proc read each). */
 	if (r == 0 && v->allowed && crash) {
 		sweep(q);
@@ -530,8 +540,6 @@ int session_admit(struct session *q, const char *exe, uid_t uid, uint64_t now, c
 int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, const struct rate_config *rc,
 		 struct rate_verdict *v)
 {
-	struct rate_entry *all, *mine, *user;
-	char who[24];
 	int r = lock(q);
 
 	*v = (struct rate_verdict) { .allowed = true };
@@ -540,12 +548,7 @@ int session_rate(struct session *q, const char *exe, uid_t uid, uint64_t now, co
 	/* The windows only: gone handlers are dropped by the next capture's pass (a /proc read each, kept off this). */
 	r = ledger_load(q->statefd, &q->l);
 	if (r == 0) {
-		(void) snprintf(who, sizeof(who), "%u", (unsigned)uid);
-		all = ledger_rate(&q->l, 0, NULL);
-		/* A user's window only where it counts: a share of a global budget (rate_decide). */
-		user = rc->global_burst && rc->user_burst ? ledger_rate(&q->l, rate_key(RATE_USER, who), NULL) : NULL;
-		mine = ledger_rate(&q->l, rate_key(RATE_EXE, exe), user);
-		*v = rate_decide(mine, user, all, now, rc);
+		rate_windows(q, exe, uid, now, rc, v);
 		r = ledger_save(q->statefd, &q->l);
 	}
 	unlock(q);
