@@ -102,7 +102,7 @@ END_TEST
 START_TEST(test_side_room)
 {
 	char dir[] = "/tmp/check-side.XXXXXX";
-	const struct size_spec none = { UINT64_MAX, false, UINT64_MAX }, zero = BYTES(0), k16 = BYTES(16 * M),
+	const struct size_spec none = SPACE_UNBOUNDED, zero = BYTES(0), k16 = BYTES(16 * M),
 		p25 = PCT(25), p90 = PCT(90), m10 = BYTES(10 * M);
 	const uint64_t margin = 64 * 4096;
 	struct side_use u = { 0 };
@@ -122,6 +122,7 @@ START_TEST(test_side_room)
 	ck_assert_uint_eq(sp.keep_free, 16 * M);
 	ck_assert_uint_eq(sp.max_use, 10 * M);
 	ck_assert_uint_eq(side_room(fd, &zero, &none, &u, &which), 64 * M - margin);
+	ck_assert_uint_eq(side_room(fd, &zero, NULL, &u, &which), 64 * M - margin);
 	ck_assert_int_eq(which, LIMIT_KEEP_FREE);
 	ck_assert_uint_eq(side_room(fd, &k16, &none, &u, &which), 48 * M - margin);
 	u.pending = 8 * M;

@@ -30,7 +30,6 @@
 static int raw_core(const struct selection *sel, const struct config *cfg, int dirfd, const struct record *c,
 		    uint64_t size)
 {
-	const struct size_spec none = SIDE_UNBOUNDED;
 	const struct side_use u = { 0 };
 	enum limit which;
 	int fd, r;
@@ -40,7 +39,7 @@ static int raw_core(const struct selection *sel, const struct config *cfg, int d
 	fd = open(SCRATCH_DIR, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (side_room(fd, &cfg->keep_free, &none, &u, &which) < size) {
+	if (side_room(fd, &cfg->keep_free, NULL, &u, &which) < size) {
 		(void) close(fd);
 		return -ENOSPC;
 	}

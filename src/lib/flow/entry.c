@@ -31,18 +31,16 @@
  */
 static uint64_t fetch_room(const struct config *c, int dirfd, uint64_t *keep_free)
 {
-	const struct size_spec none = SIDE_UNBOUNDED;
-	struct side_use u = { 0 };
+	struct side_use u;
 	struct side_space l;
 	enum limit which;
 
 	*keep_free = UINT64_MAX;
-	if (config_limits(c, dirfd, &l) < 0 || session_used(dirfd, &u.used, &u.pending) < 0)
+	if (config_limits(c, dirfd, &l) < 0 || session_used(dirfd, &u) < 0)
 		return 0;
 	*keep_free = l.keep_free;
 	/* MaxUse= is the cores': the cache has its own bound (DebuginfodMaxUse=). */
-	u.used = 0;
-	return side_room(dirfd, &c->keep_free, &none, &u, &which);
+	return side_room(dirfd, &c->keep_free, NULL, &u, &which);
 }
 
 /*

@@ -268,17 +268,17 @@ int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used, uint
 }
 
 /*
- * What the stored cores in dirfd and every capture in flight take (used), and of it what statfs does not show yet
- * (pending): for a file beside the cores written by no capture (the fetch step's downloads). Read under the lock;
- * nothing written. 0 or -errno.
+ * What the stored cores in dirfd and every capture in flight take (u->used), and of it what statfs does not show
+ * yet (u->pending): for a file beside the cores written by no capture (the fetch step's downloads). Read under the
+ * lock; nothing written. 0 or -errno.
  */
-int session_used(int dirfd, uint64_t *used, uint64_t *pending)
+int session_used(int dirfd, struct side_use *u)
 {
 	struct session q;
 	int r = session_open(&q, dirfd);
 
 	if (r == 0 && (r = lock(&q)) == 0) {
-		r = hook_used(&q, used, pending);
+		r = hook_used(&q, &u->used, &u->pending);
 		unlock(&q);
 	}
 	if (q.statefd >= 0)

@@ -51,7 +51,7 @@ int session_publish(struct session *q, uint64_t size, uint64_t bytes, uint64_t i
 int session_sending(struct session *q);
 int session_take(struct session *q, pid_t pid, struct inflight *f);
 int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used, uint64_t pending), void *ctx);
-int session_used(int dirfd, uint64_t *used, uint64_t *pending);
+int session_used(int dirfd, struct side_use *u);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 

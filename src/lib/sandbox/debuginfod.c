@@ -149,12 +149,20 @@ static void mark_missing(const struct step *s, const char *kind, const char *id)
  */
 static uint64_t room(const struct step *s)
 {
-	const struct size_spec keep = { s->keep_free, false, UINT64_MAX }, none = SIDE_UNBOUNDED;
+	const struct size_spec keep = { s->keep_free, false, UINT64_MAX };
 	const struct side_use u = { 0 };
 	enum limit which;
-	uint64_t r = side_room(s->cachefd, &keep, &none, &u, &which);
+	uint64_t r = side_room(s->cachefd, &keep, NULL, &u, &which);
 
 	return r < s->room ? r : s->room;
+}
+
+/* What one file may take: the room now, within what the cache may take. */
+static uint64_t allowance(const struct step *s)
+{
+	uint64_t r = room(s);
+
+	return r < s->max_use ? r : s->max_use;
 }
 
 /*
@@ -183,7 +191,7 @@ static void fetch_one(struct step *s, debuginfod_client *c, const char *kind, co
 		printf("missing %s %s no time left in DebuginfodTimeoutSec\n", kind, id);
 		return;
 	}
-	s->limit = room(s) < s->max_use ? room(s) : s->max_use;
+	s->limit = allowance(s);
 	/* libdebuginfod takes a DEBUGINFOD_MAXSIZE of 0 for no bound at all. */
 	if (s->limit == 0) {
 		printf("missing %s %s no room for it (KeepFree=, DebuginfodMaxUse=)\n", kind, id);
@@ -326,7 +334,7 @@ static void remove_stale(const char *client)
 #define FSIZE_SLACK (1u << 20)
 static int bound_files(const struct step *s)
 {
-	uint64_t most = (room(s) < s->max_use ? room(s) : s->max_use) + FSIZE_SLACK;
+	uint64_t most = allowance(s) + FSIZE_SLACK;
 	const struct rlimit rl = { most, most };
 
 	(void) signal(SIGXFSZ, SIG_IGN);

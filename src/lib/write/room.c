@@ -117,7 +117,7 @@ static int read_space(struct room *c, struct space_in *in)
 		.avail = UINT64_MAX, .total = UINT64_MAX, .block = PAGE_BYTES, .written = c->st->input,
 		.held = c->held, .used = used, .pending = pending,
 		.max_core = o->max_core, .rlimit = o->rlimit, .keep_free = o->keep_free,
-		.max_use = c->hooks ? o->max_use : (struct size_spec) { UINT64_MAX, false, UINT64_MAX },
+		.max_use = c->hooks ? o->max_use : SPACE_UNBOUNDED,
 	};
 	if (o->check_space) {
 		if (space_statfs(c, &sfs) < 0)

@@ -44,8 +44,8 @@ int side_space(int fd, const struct size_spec *keep_free, const struct size_spec
 
 /*
  * The bytes a side file may take now on fd's file system, used bytes counted against max_use; *which names the
- * limit that bound it (LIMIT_KEEP_FREE or LIMIT_MAX_USE). u's bytes counted as a chunk's room counts the other
- * captures. 0 where statfs fails: nothing is written blind.
+ * limit that bound it (LIMIT_KEEP_FREE or LIMIT_MAX_USE). max_use NULL: no bound (a file MaxUse= does not count).
+ * u's bytes counted as a chunk's room counts the other captures. 0 where statfs fails: nothing is written blind.
  */
 uint64_t side_room(int fd, const struct size_spec *keep_free, const struct size_spec *max_use,
 		   const struct side_use *u, enum limit *which)
@@ -56,7 +56,7 @@ uint64_t side_room(int fd, const struct size_spec *keep_free, const struct size_
 	if (space_in_of(fd, &in) < 0)
 		return 0;
 	in.keep_free = *keep_free;
-	in.max_use = *max_use;
+	in.max_use = max_use ? *max_use : SPACE_UNBOUNDED;
 	in.used = u->used;
 	in.pending = u->pending;
 	return space_budget(&in, UINT64_MAX, which);

@@ -12,9 +12,6 @@ struct side_space {
 	uint64_t total, avail, keep_free, max_use;
 };
 
-/* The bound of a size that has none (MaxUse= for a file that is not kept beside the cores). */
-#define SIDE_UNBOUNDED ((struct size_spec) { UINT64_MAX, false, UINT64_MAX })
-
 int side_space(int fd, const struct size_spec *keep_free, const struct size_spec *max_use, struct side_space *s);
 /* What is already spent on the file system, as the ledger says (session_spend, session_used). */
 struct side_use {

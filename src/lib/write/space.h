@@ -34,6 +34,9 @@ struct space_in {
 	struct size_spec max_use;
 };
 
+/* A size without a bound (MaxUse= where none applies). */
+#define SPACE_UNBOUNDED ((struct size_spec) { UINT64_MAX, false, UINT64_MAX })
+
 uint64_t space_resolve(const struct size_spec *spec, uint64_t total);
 uint64_t space_room(uint64_t max_use, uint64_t used, uint64_t avail, uint64_t keep_free);
 uint64_t space_trusted_avail(uint64_t avail, uint64_t baseline, uint64_t held);
