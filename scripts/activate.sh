@@ -37,12 +37,13 @@ set_live() {
 chrooted() {
 	me=$(stat -Lc %d:%i /) || return 1
 	pid=$$
-	while [ -n "$pid" ] && [ "$pid" -ge 1 ]; do
+	while :; do
 		root=$(stat -Lc %d:%i "/proc/$pid/root/" 2>/dev/null) && [ "$root" != "$me" ] && return 0
-		[ "$pid" -eq 1 ] && break
+		[ "$pid" -gt 1 ] || return 1
+		# An ancestor that cannot be read: PID 1 is asked last all the same.
 		pid=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)
+		[ "${pid:-0}" -ge 1 ] 2>/dev/null || pid=1
 	done
-	root=$(stat -Lc %d:%i /proc/1/root/ 2>/dev/null) && [ "$root" != "$me" ]
 }
 
 enable() {

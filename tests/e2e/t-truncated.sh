@@ -23,7 +23,7 @@ CTL=("$B/coresinkctl" --config "$T/c.conf")
 # record's (its handler alone, writing no progress: docs/design.md) as another capture counts it: what the handler's
 # files without a name hold, and a chunk ahead.
 record_of() {
-	local h b lazy ahead f
+	local h b lazy ahead f n blocks
 	read -r h b lazy ahead < <(awk -v p="$2" '$1 == "inflight" && $7 == p { print $2, $4, $18, $19 }' \
 		"$1/.coresink.state" 2>/dev/null)
 	[ -n "${h:-}" ] || return 0
