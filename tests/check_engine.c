@@ -8,6 +8,7 @@
 #include "producer.h"
 #include "unit.h"
 #include "write.h"
+#include "write/compress.h"
 
 #define MIB (1024 * 1024)
 
@@ -518,51 +519,91 @@ START_TEST(test_compress_cut_is_not_whole)
 }
 END_TEST
 
-/*
- * A core whose headers say it is larger than the room is compressed as it comes; one that fits is not. The input
- * is a file: an ELF header and one PT_LOAD of claim bytes, then 8 MiB of core-like data.
- */
-START_TEST(test_compress_when_short)
+/* Writes the file in (from its start) into the pipe p in 64 KiB writes, in a child: its pid. */
+static pid_t feed_file(int in, int p[2])
 {
-	static unsigned char head[1 << 16];
-	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
-			 .e_phnum = 1, .e_ehsize = sizeof(Elf64_Ehdr) };
-	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_offset = 4096 };
-	uint64_t claims[2] = { 8 * MIB, (uint64_t)1 << 50 };
-	struct engine_opts o, plain;
-	struct engine_stats st;
-	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0);
+	pid_t pid = fork();
 
-	ck_assert_int_eq(data_prepare(DATA_CORE), 0);
-	engine_defaults(&plain);
-	memcpy(e.e_ident, ELFMAG, SELFMAG);
-	e.e_ident[EI_CLASS] = ELFCLASS64;
-	e.e_ident[EI_DATA] = ELFDATA2LSB;
-	engine_defaults(&o);
-	o.compress_short = 1;
-	o.head = head;
-	o.head_len = sizeof(head);
-	for (int i = 0; i < 2; i++) {
-		ph.p_filesz = claims[i];
-		ck_assert_int_eq(ftruncate(in, 0), 0);
-		ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
-		st = run(&plain, 8 * MIB, in);
-		ck_assert_int_eq(pwrite(in, &e, sizeof(e), 0), (ssize_t)sizeof(e));
-		ck_assert_int_eq(pwrite(in, &ph, sizeof(ph), sizeof(e)), (ssize_t)sizeof(ph));
-		ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
-		ck_assert_int_eq(ftruncate(z, 0), 0);
-		ck_assert_int_eq(lseek(z, 0, SEEK_SET), 0);
-		ck_assert_int_eq(engine_copy(in, z, &o, &st), 0);
-		ck_assert_uint_eq(st.expected, 4096 + claims[i]);
-		ck_assert_uint_eq(st.input, 8 * MIB);
-		ck_assert(!st.truncated);
-		ck_assert(st.compressed == (i == 1));
-		if (i == 1) {
-			ck_assert_uint_lt(st.bytes, 8 * MIB);
-			ck_assert_int_eq(unzstd(z, back), 0);
-			ck_assert_int_eq(lseek(back, 0, SEEK_END), 8 * MIB);
-		}
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		static char buf[64 * 1024];
+		ssize_t n;
+
+		close(p[0]);
+		while ((n = pread(in, buf, sizeof(buf), lseek(in, 0, SEEK_CUR))) > 0)
+			if (write(p[1], buf, (size_t)n) != n || lseek(in, n, SEEK_CUR) < 0)
+				_exit(1);
+		_exit(n < 0);
 	}
+	close(p[1]);
+	return pid;
+}
+
+/* Whether the files a and b hold the same bytes. */
+static bool same_bytes(int a, int b)
+{
+	static char x[MIB], y[MIB];
+	off_t at = 0;
+	ssize_t n, m;
+
+	do {
+		n = pread(a, x, sizeof(x), at);
+		m = pread(b, y, sizeof(y), at);
+		if (n != m || n < 0 || memcmp(x, y, (size_t)n) != 0)
+			return false;
+		at += n;
+	} while (n > 0);
+	return true;
+}
+
+/*
+ * _i 0: with a zstd thread, a core compressed as it comes (from a pipe) goes to raw blocks after a chunk of random
+ * data that does not shrink, and back up a rung at a time once zeros shrink again; the frame is one, and whole.
+ * _i 1: in the caller's thread zstd takes no new level within a frame: none is asked.
+ */
+START_TEST(test_compress_paces)
+{
+	static char buf[MIB];
+	struct engine_opts o;
+	struct engine_stats st;
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd, p[2];
+	pid_t pid;
+
+	rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(rnd, 0);
+	for (off_t at = 0; at < 24 * MIB; at += MIB) {
+		ck_assert_int_eq(read(rnd, buf, MIB), MIB);
+		ck_assert_int_eq(pwrite(in, buf, MIB, at), MIB);
+	}
+	close(rnd);
+	/* Then 40 MiB of zeros and one random MiB at the end: a whole frame must hold them all. */
+	ck_assert_int_eq(pwrite(in, buf, MIB, 64 * MIB), MIB);
+	ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
+	engine_defaults(&o);
+	o.compress = 1;
+	o.compress_workers = _i == 0 ? 1 : 0;
+	o.chunk = 4 * MIB;
+	ck_assert_int_eq(pipe(p), 0);
+	pid = feed_file(in, p);
+	ck_assert_int_eq(engine_copy(p[0], z, &o, &st), 0);
+	close(p[0]);
+	ck_assert_int_eq(unit_reap(pid), 0);
+	ck_assert(st.compressed && !st.truncated);
+	ck_assert_uint_eq(st.input, 65 * MIB);
+	ck_assert_int_eq(st.level, 1);
+	if (_i == 0) {
+		ck_assert_uint_ge(st.paced_raw, 1);
+		ck_assert_int_eq(st.level_low, COMPRESS_RAW_LEVEL);
+		ck_assert_uint_ge(st.paced_up, 1);
+		ck_assert_int_gt(st.level_end, COMPRESS_RAW_LEVEL);
+	} else {
+		ck_assert_uint_eq(st.paced_raw + st.paced_down + st.paced_up, 0);
+		ck_assert_int_eq(st.level_end, 1);
+	}
+	/* 25 MiB that do not shrink, stored raw in the frame: about as many bytes, no more. */
+	ck_assert_uint_lt(st.bytes, 25 * MIB + 64 * 1024);
+	ck_assert_int_eq(unzstd(z, back), 0);
+	ck_assert(same_bytes(in, back));
 	close(in), close(z), close(back);
 }
 END_TEST
@@ -621,7 +662,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_compress);
 	tcase_add_test(tc, test_min_hole);
 	tcase_add_test(tc, test_compress_cut_is_not_whole);
-	tcase_add_test(tc, test_compress_when_short);
+	tcase_add_loop_test(tc, test_compress_paces, 0, 2);
 	tcase_add_test(tc, test_probe_counts_data_not_holes);
 	suite_add_tcase(s, tc);
 	return s;

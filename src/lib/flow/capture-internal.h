@@ -25,6 +25,7 @@ int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c
 void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsigned n, char *said, size_t len);
 void crash_stacks_hook(struct crash *cr, struct engine_opts *eo);
 int crash_stacks_give(struct crash *cr, int fd);
+int crash_stacks_core(struct crash *cr);
 void crash_stacks_free(struct crash *cr);
 
 #endif

@@ -167,12 +167,15 @@ void crash_analyse(struct crash *cr)
 				    .mapped = cr->have_mapped ? &cr->mapped : NULL };
 	char search[PATH_MAX + 48], debuginfo[sizeof(cr->a.debuginfo)];
 	struct fetch_files ff = { .n = 0 };
+	struct stat st;
 	uint64_t debuginfo_us;
 	int r;
 
 	if (!cr->c.stack_trace || cr->corefd < 0 || (cr->o.path[0] == '\0' && !cr->have_unpublished))
 		return;
-	if (cr->o.st.bytes > cr->c.stack_trace_max) {
+	/* The core it reads: the stored one, or the one made of the stacks for a core compressed as it came. */
+	ao.core_size = fstat(cr->corefd, &st) == 0 ? (uint64_t)st.st_size : cr->o.st.bytes;
+	if (ao.core_size > cr->c.stack_trace_max) {
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core is larger than StackTraceMaxSize");
 		return;
 	}

@@ -59,9 +59,12 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	/* Socket mode: a dump the kernel reads slowly (a FUSE mapping's) must not hold a slot for SocketTimeoutSec. */
 	o->silence_ms = cr->o.socket ? (int)cr->c.socket_silence_ms : 0;
 	cr->o.silence_ms = (uint64_t)o->silence_ms;
-	/* A file core that would be cut for want of room is compressed as it comes: it may then be kept whole. */
+	/*
+	 * A file core is compressed as it comes, written once in its final form (docs/design.md: one write); zstd steps
+	 * down to raw blocks where it falls behind the kernel or the data does not shrink (engine.c, pace()).
+	 */
 	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && cr->c.core == CORE_FULL)
-		o->compress_short = COMPRESS_LEVEL;
+		o->compress = COMPRESS_LEVEL;
 	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->have_session) {
 		session_hooks(&cr->q, h);
@@ -207,12 +210,11 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode, enum fate
 	struct store_file z;
 	int r = 0;
 
-	if (fate == FATE_PUBLISH_COMPRESSED)
-		/* Compressed as it came, as the raw core did not fit: there is no raw core for the analysis to read. */
-		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core was compressed as it came, as it "
-				"did not fit the room uncompressed");
-	else
-		cr->corefd = fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	/* Compressed as it came, there is no raw core for the analysis: it reads one made in memory of the stacks. */
+	cr->corefd = fate == FATE_PUBLISH_COMPRESSED ? crash_stacks_core(cr) : fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	if (fate == FATE_PUBLISH_COMPRESSED && cr->corefd < 0)
+		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core was compressed as it came, and its "
+				"threads' stacks were not read as the dump began (%s)", cr->o.stacks.why);
 	if (cr->c.storage == STORAGE_JOURNAL && fate != FATE_HOLD_JOURNAL && fate != FATE_PUBLISH_COMPRESSED)
 		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "%llu bytes, more than JournalSizeMax",
 				(unsigned long long)cr->o.st.bytes);

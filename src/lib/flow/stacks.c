@@ -227,6 +227,36 @@ int crash_stacks_give(struct crash *cr, int fd)
 	return 0;
 }
 
+/*
+ * The core the stack trace reads where the stored one is compressed as it came (the analysis reads a plain ELF
+ * core, at random): the core's headers and notes with the stacks read as the dump began, and program headers that
+ * say so, in a memfd of its own; a minimal core (Core=minimal) made in memory, never on disk. Its fd, or -errno
+ * with cr->o.stacks.why set.
+ */
+int crash_stacks_core(struct crash *cr)
+{
+	struct rescue_stats *rs = &cr->o.stacks;
+	uint64_t size = 0;
+	int fd, r;
+
+	if (cr->es.state != ES_READ) {
+		if (!rs->why)
+			rs->why = cr->es.state == ES_OFF ? "EarlyStacks=no" : "none were read";
+		return -ENODATA;
+	}
+	fd = memfd_create("coresink-trace-core", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = rescue_apply(fd, 0, cr->es.head, cr->es.head_len, &cr->es.r, &size);
+	if (r < 0) {
+		(void) close(fd);
+		rs->why = "the stack trace's core could not be made of them";
+		return r;
+	}
+	rs->traced = size;
+	return fd;
+}
+
 /* What EarlyStacks= holds: nothing unless crash_stacks_hook() set it up (its store is -1 until then). */
 void crash_stacks_free(struct crash *cr)
 {

@@ -35,6 +35,8 @@ struct rescue_stats {
 	uint64_t kept;        /* of the core's bytes, those kept before them */
 	uint64_t replaced;    /* of the core's bytes that were stored, those that gave way to them (a limit's cut) */
 	uint64_t added;       /* bytes given to a cut core after those kept (0: none) */
+	uint64_t traced;      /* the bytes of the core made of them for the stack trace (0: none), where the stored
+				 one is compressed as it came */
 	const char *why;      /* why none were read, or none given: NULL where nothing was amiss */
 };
 

@@ -124,6 +124,9 @@ static void add_stacks_field(struct fields *f, const struct outcome *o)
 	else if (s->added)
 		(void) snprintf(fate, sizeof(fate), "added after the cut: %llu bytes, with program headers that say so",
 				(unsigned long long)s->added);
+	else if (s->traced)
+		(void) snprintf(fate, sizeof(fate), "the stack trace's core: %llu bytes made of them in memory (the "
+				"stored core is compressed as it came)", (unsigned long long)s->traced);
 	else if (o->result != RESULT_TRUNCATED)
 		(void) snprintf(fate, sizeof(fate), "not needed: %s", o->result == RESULT_STORED ? "the core is whole" :
 				"no core was kept");
@@ -133,6 +136,23 @@ static void add_stacks_field(struct fields *f, const struct outcome *o)
 		   s->threads, (unsigned long long)s->bytes, (unsigned long long)s->us, bound, fate);
 }
 
+/*
+ * A core compressed as it came: its size, zstd's level, and where the pace stepped it (write/engine.c, pace()): down
+ * for zstd behind the kernel, to raw blocks for data that did not shrink, back up.
+ */
+static void add_compressed_field(struct fields *f, const struct engine_stats *z)
+{
+	char paced[192] = "";
+
+	if (z->paced_down || z->paced_raw || z->paced_up)
+		(void) snprintf(paced, sizeof(paced), "; level down %u times for zstd behind the input, to raw blocks %u "
+				"times for data that did not shrink, up %u times: lowest %d, last %d",
+				z->paced_down, z->paced_raw, z->paced_up, z->level_low,
+				z->level_end);
+	fields_add(f, "CORESINK_COMPRESSED=zstd as it came, %llu bytes, level %d%s", (unsigned long long)z->bytes,
+		   z->level, paced);
+}
+
 static void add_outcome_fields(struct fields *f, const struct outcome *o)
 {
 	fields_add(f, "CORESINK_RESULT=%s", result_to_string(o->result));
@@ -140,8 +160,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	if (o->path[0])
 		fields_add(f, "CORESINK_DISK=%llu", (unsigned long long)o->disk);
 	if (o->path[0] && o->st.compressed)
-		fields_add(f, "CORESINK_COMPRESSED=zstd as it came, %llu bytes: the core's headers said %llu bytes, more "
-			   "than the room", (unsigned long long)o->zst.bytes, (unsigned long long)o->st.expected);
+		add_compressed_field(f, &o->zst);
 	else if (o->path[0] && o->compress_us && !o->compress_error)
 		fields_add(f, "CORESINK_COMPRESSED=zstd, %llu bytes in %llu us", (unsigned long long)o->zst.bytes,
 			   (unsigned long long)o->compress_us);

@@ -42,6 +42,38 @@ int compressor_init(struct compressor *z, int level, int workers)
 		compressor_free(z);
 		return -EINVAL;
 	}
+	z->level = z->start = level;
+	z->workers = workers;
+	return 0;
+}
+
+/*
+ * Moves the level a rung (compress.h: enum pace), for the jobs after the next flush. Only with threads: zstd takes a
+ * new level within a frame only there. 0 (z->level says which), or -EOPNOTSUPP (one thread), -ERANGE (no rung that
+ * way), -EIO.
+ */
+int compressor_pace(struct compressor *z, enum pace how)
+{
+	static const int rungs[] = { 1, -1, -4, -16, -64, COMPRESS_RAW_LEVEL };
+	const size_t last = sizeof(rungs) / sizeof(rungs[0]) - 1;
+	size_t i = 0;
+	int next;
+
+	if (z->workers <= 0)
+		return -EOPNOTSUPP;
+	/* The first rung below the level now. */
+	while (i < last && rungs[i] >= z->level)
+		i++;
+	next = how == PACE_RAW ? rungs[last] : how == PACE_SLOWER ? rungs[i] : z->start;
+	/* A rung up: the one above the level now, where that is still under the start. */
+	for (size_t j = 0; how == PACE_FASTER && j <= last; j++)
+		if (rungs[j] > z->level && rungs[j] < next)
+			next = rungs[j];
+	if (how == PACE_FASTER ? next <= z->level : next >= z->level)
+		return -ERANGE;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel, next)))
+		return -EIO;
+	z->level = next;
 	return 0;
 }
 

@@ -34,6 +34,7 @@ struct copy {
 	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
 	bool compress;            /* the output is a zstd frame (o->compress) */
 	struct compressor z;
+	uint64_t wait_us, z_us;   /* of the chunk under way: waiting for the input, and in zstd (with its writes) */
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
 	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */

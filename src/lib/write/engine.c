@@ -20,6 +20,17 @@
 
 #define PIPE_FLOOR (64 * 1024)
 
+/*
+ * pace(): a chunk under PACE_MIN (the last, say) says too little. Behind: the input waited for us less than
+ * PACE_WAIT_PCT % of the chunk's time, and zstd took more than PACE_ZSTD_PCT %. Raw: what came out is more than
+ * PACE_RAW_PCT % of what went in. A rung back up once a chunk shrinks under PACE_SHRINK_PCT % with zstd not behind.
+ */
+#define PACE_MIN (4u << 20)
+#define PACE_WAIT_PCT 10
+#define PACE_ZSTD_PCT 60
+#define PACE_RAW_PCT 95
+#define PACE_SHRINK_PCT 80
+
 void engine_defaults(struct engine_opts *o)
 {
 	*o = (struct engine_opts) {
@@ -82,38 +93,7 @@ static void plan_reserve(struct copy *c)
 			  (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
 }
 
-/*
- * Whether the core is compressed as it comes: when its program headers say it is larger than the room (KeepFree,
- * MaxUse), where the raw core would be cut and the compressed one may be whole. Not for MaxCoreSize or
- * RLIMIT_CORE, which count the core's own bytes. 0 or -errno.
- */
-static int choose_compression(struct copy *c)
-{
-	enum limit which = LIMIT_NONE;
-	uint64_t size;
-	int r;
-
-	if (!c->o->compress_short || c->compress || elfcore_size(c->o->head, c->st->head_bytes, &size) < 0)
-		return 0;
-	r = room_lock(&c->room);
-	if (r < 0)
-		return r;
-	r = room_fits(&c->room, size, &which);
-	room_unlock(&c->room);
-	if (r != 0 || (which != LIMIT_KEEP_FREE && which != LIMIT_MAX_USE))
-		return r < 0 ? r : 0;
-	r = compressor_init(&c->z, c->o->compress_short, c->o->compress_workers);
-	if (r < 0)
-		return r;
-	c->compress = true;
-	c->strategy = STRATEGY_READWRITE;
-	c->sparse = false;
-	c->room.unreserved = true;
-	plan_reserve(c);
-	return 0;
-}
-
-/* Once, before the first chunk: the head read, and whether the core is compressed as it comes. 0 or -errno. */
+/* Once, before the first chunk: the head read. 0 or -errno. */
 static int copy_begin(struct copy *c)
 {
 	uint64_t size;
@@ -125,8 +105,6 @@ static int copy_begin(struct copy *c)
 	/* The extent the headers announce: a stream that ends before it was cut short (copy_end()). */
 	if (r == 0 && !c->o->minicore && elfcore_size(c->o->head, c->st->head_bytes, &size) == 0)
 		c->st->expected = size;
-	if (r == 0)
-		r = choose_compression(c);
 	if (r == 0 && c->o->progress)
 		c->o->progress(c->o->progress_ctx, c->out, 0, !c->compress, c->o->head, c->st->head_bytes);
 	return r;
@@ -245,6 +223,7 @@ static int copy_setup(struct copy *c)
 		if (r < 0)
 			return r;
 		c->compress = true;
+		c->st->level = c->st->level_end = c->st->level_low = c->o->compress;
 		c->strategy = STRATEGY_READWRITE;
 	}
 	/*
@@ -355,11 +334,36 @@ static int end_chunk(struct copy *c)
 	return c->compress ? compressor_feed(&c->z, NULL, 0, FEED_FLUSH, copy_write_packed, c) : 0;
 }
 
+/*
+ * Compressing as the core comes (not a file: that waits for the disk), steps zstd down a rung for the chunks after
+ * this one (compressor_slower) when it fell behind: the input was nearly always there to be read (the kernel waited
+ * for us) while zstd took most of the chunk's time. Data that does not shrink (out of in) goes to the last rung at
+ * once: zstd stores its blocks raw in the frame, for the least CPU. The release then stays near the raw path's, and
+ * the file is still one zstd frame. us: the chunk's time.
+ */
+static void pace(struct copy *c, uint64_t in, uint64_t out, uint64_t us)
+{
+	bool raw = out * 100 > in * PACE_RAW_PCT;
+	bool behind = c->wait_us * 100 < us * PACE_WAIT_PCT && c->z_us * 100 > us * PACE_ZSTD_PCT;
+	bool shrinks = out * 100 < in * PACE_SHRINK_PCT;
+	enum pace how = raw ? PACE_RAW : behind ? PACE_SLOWER : PACE_FASTER;
+
+	if (!c->compress || c->in_regular || in < PACE_MIN || (how == PACE_FASTER && !shrinks))
+		return;
+	if (compressor_pace(&c->z, how) < 0)
+		return;
+	c->st->level_end = c->z.level;
+	if (c->z.level < c->st->level_low)
+		c->st->level_low = c->z.level;
+	*(how == PACE_RAW ? &c->st->paced_raw : how == PACE_SLOWER ? &c->st->paced_down : &c->st->paced_up) += 1;
+}
+
 /* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
 static int copy_step(struct copy *c)
 {
 	enum limit which = LIMIT_NONE;
 	size_t want = 0;
+	uint64_t t0;
 	ssize_t n;
 	int r;
 
@@ -370,6 +374,8 @@ static int copy_step(struct copy *c)
 	 * which proceeds while this one is copied.
 	 */
 	settle(c);
+	t0 = clock_us();
+	c->wait_us = c->z_us = 0;
 	r = reserve_chunk(c, &want, &which);
 	if (r < 0)
 		return r;
@@ -386,6 +392,7 @@ static int copy_step(struct copy *c)
 		return r;
 	c->st->chunks++;
 	c->st->input += (uint64_t)n;
+	pace(c, (uint64_t)n, c->compress ? c->z.written - c->off : 0, clock_us() - t0);
 	if (not_worth_it(c))
 		return -EDOM;
 	c->pend_off = c->off;

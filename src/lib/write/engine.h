@@ -52,8 +52,6 @@ struct engine_opts {
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
 	int compress_workers;     /* zstd's own threads; 0 compresses in the caller's */
-	int compress_short;       /* a zstd level: compress as it comes when the core's headers (in head) say it is
-				     larger than the room (KeepFree, MaxUse); 0 never */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
 	uint64_t probe;           /* compressing: after this many input bytes, give up (-EDOM) when the output is */
 	unsigned probe_pct;       /* still more than probe_pct % of them; 0 never gives up */
@@ -80,7 +78,9 @@ struct engine_opts {
 struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
 	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
-	bool compressed;          /* the file is a zstd frame (compress, or compress_short chose it) */
+	bool compressed;          /* the file is a zstd frame (compress) */
+	int level, level_end, level_low; /* compressed: zstd's level at the start, the end, and its lowest (pace()) */
+	unsigned paced_down, paced_raw, paced_up;  /* chunks after which the level went down a rung, to raw, back up */
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
 	uint64_t expected;        /* the core's size as its headers say (its extent), 0 when not known */
 	bool truncated;           /* the input had more than was stored */

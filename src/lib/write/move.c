@@ -199,11 +199,16 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
 		const char *data;
+		uint64_t t0 = clock_us(), t1;
 		ssize_t got = take_input(c, fd, &data, n);
 
 		if (got <= 0)
 			return got < 0 ? got : (ssize_t)done;
+		t1 = clock_us();
 		r = copy_write(c, data, (size_t)got);
+		/* What paces a compression as it comes (engine.c, pace()). */
+		c->wait_us += t1 - t0;
+		c->z_us += clock_us() - t1;
 		if (fd == c->in && c->ahead)
 			prefetch_release(&c->pf, (size_t)got);
 		if (r == 0)
