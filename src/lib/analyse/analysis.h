@@ -9,7 +9,7 @@
 #include "intake.h"
 #include "sandbox.h"
 
-#define ANALYSIS_OUTPUT_MAX (512 * 1024)   /* 64 threads of 64 frames fit several times */
+#define ANALYSIS_OUTPUT_MAX (512 * 1024)   /* the trace's text (TRACE_TEXT_MAX) and the modules' JSON */
 /* Who analyses a core its owner may not see (root's, a system user's, a setuid program's): coresink.sysusers. */
 #define ANALYSIS_USER "coresink-analysis"
 

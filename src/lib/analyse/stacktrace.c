@@ -1,7 +1,7 @@
 /*
  * stacktrace.c: the stack trace of every thread in a stored core, the way systemd-coredump writes it (its
- * src/shared/elf-util.c), by elfutils: the modules with their build-ids and packages, then for up to 64 threads up
- * to 64 frames each, "#N  0xPC function (module + 0xOFFSET)", the function from DWARF where there is debug
+ * src/shared/elf-util.c), by elfutils: the modules with their build-ids and packages, then for every thread (within
+ * TRACE_TEXT_MAX) up to 64 frames each, "#N  0xPC function (module + 0xOFFSET)", the function from DWARF where there is debug
  * information, else from the symbol table. The core and the files it names are hostile input: this runs only in
  * the sandbox of analysis.c, and everything it prints is escaped by the parent.
  */
@@ -35,6 +35,7 @@ struct trace {
 	bool exe_here;            /* and that path names it here too (not so in another root) */
 	const char *debug_dir;    /* fetched debug info (.build-id/ beneath it), searched after the system's; or NULL */
 	unsigned threads, frames, packages;
+	unsigned left_out;        /* threads past TRACE_TEXT_MAX, counted, not unwound */
 	struct trace_meta *meta;
 };
 
@@ -170,17 +171,39 @@ static int frame_callback(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
+/*
+ * One thread's frames, into a text of their own first: they join the trace only where it then stays within
+ * TRACE_TEXT_MAX (the crashing thread, the first, always does); from the first that does not, the rest are counted.
+ */
 static int thread_callback(Dwfl_Thread *thread, void *arg)
 {
 	struct trace *t = arg;
+	FILE *whole = t->text;
+	char *one = NULL;
+	size_t len = 0;
+	long at = ftell(whole);
 
-	if (t->threads >= TRACE_THREADS_MAX)
+	if (t->left_out > 0 || at < 0) {
+		t->left_out++;
+		return DWARF_CB_OK;
+	}
+	t->text = open_memstream(&one, &len);
+	if (!t->text) {
+		t->text = whole;
 		return DWARF_CB_ABORT;
+	}
 	fprintf(t->text, "%sStack trace of thread %d:\n", t->threads ? "\n" : "", (int)dwfl_thread_tid(thread));
 	t->frames = 0;
 	/* A thread whose unwinding fails midway keeps the frames found so far. */
 	(void) dwfl_thread_getframes(thread, frame_callback, t);
-	t->threads++;
+	if (fclose(t->text) != 0)
+		len = 0;
+	t->text = whole;
+	if (t->threads > 0 && (uint64_t)at + len > TRACE_TEXT_MAX)
+		t->left_out = 1;
+	else if (len > 0 && fwrite(one, 1, len, whole) == len)
+		t->threads++;
+	free(one);
 	return DWARF_CB_OK;
 }
 
@@ -550,6 +573,9 @@ int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct tr
 		r = -EBADMSG;
 	if (r == 0 && dwfl_getthreads(t.dwfl, thread_callback, &t) < 0 && t.threads == 0)
 		r = -EBADMSG;
+	if (t.left_out > 0)
+		fprintf(text, "\n%u more threads left out: the trace is kept within %u KiB\n", t.left_out,
+			TRACE_TEXT_MAX / 1024);
 	if (t.packages)
 		fputc('}', t.json);
 	if (fclose(t.json) == 0 && t.packages)

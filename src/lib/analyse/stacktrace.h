@@ -8,8 +8,13 @@
 #include "intake.h"
 #include "sandbox.h"
 
-#define TRACE_THREADS_MAX 64
+/*
+ * Every thread's frames, up to 64 each, as long as the text stays within TRACE_TEXT_MAX (of the analysis's 512 KiB
+ * of output, ANALYSIS_OUTPUT_MAX: the rest is the modules' JSON); past it a line says how many threads were left
+ * out. 1000 threads of a few frames each fit.
+ */
 #define TRACE_FRAMES_MAX 64
+#define TRACE_TEXT_MAX (384 * 1024)
 
 /* What the analysis found besides the text: the executable's package, and every module's as JSON. */
 struct trace_meta {
