@@ -229,8 +229,8 @@ int crash_stacks_give(struct crash *cr, int fd)
 
 /*
  * The core the stack trace reads where the stored one is compressed as it came (the analysis reads a plain ELF
- * core, at random): the core's headers and notes with the stacks read as the dump began, and program headers that
- * say so, in a memfd of its own; a minimal core (Core=minimal) made in memory, never on disk. Its fd, or -errno
+ * core, at random): the minimal core (Core=minimal) the pieces read as the dump began make, in a memfd of its
+ * own, never on disk. Its fd, or -errno
  * with cr->o.stacks.why set.
  */
 int crash_stacks_core(struct crash *cr)
@@ -247,7 +247,7 @@ int crash_stacks_core(struct crash *cr)
 	fd = memfd_create("coresink-trace-core", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = rescue_apply(fd, 0, cr->es.head, cr->es.head_len, &cr->es.r, &size);
+	r = rescue_minimal(fd, &cr->es.r, &size);
 	if (r < 0) {
 		(void) close(fd);
 		rs->why = "the stack trace's core could not be made of them";

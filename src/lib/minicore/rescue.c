@@ -29,6 +29,7 @@ static uint64_t page_up(uint64_t n)
 void rescue_free(struct rescue *r)
 {
 	free(r->pieces);
+	free(r->prefix);
 	if (r->store >= 0)
 		(void) close(r->store);
 	*r = (struct rescue) { .store = -1 };
@@ -76,7 +77,8 @@ static int take_pieces(const struct coreplan *p, struct rescue *r)
 
 		if (!kept(x))
 			continue;
-		r->pieces[r->n++] = (struct rescue_piece) { .in_off = x->in_off, .len = x->len, .vaddr = x->vaddr };
+		r->pieces[r->n++] = (struct rescue_piece) { .in_off = x->in_off, .len = x->len, .vaddr = x->vaddr,
+							    .planned = x->len };
 		r->bytes += x->len;
 	}
 	return 0;
@@ -104,6 +106,11 @@ int rescue_plan(const unsigned char *head, size_t len, int mem, uint64_t stack_m
 	}
 	if (e == 0)
 		e = take_pieces(&p, r);
+	if (e == 0) {
+		r->prefix = p.prefix;
+		r->prefix_len = p.prefix_len;
+		p.prefix = NULL;
+	}
 	r->stacks_cut = p.stacks_cut;
 	coreplan_free(&p);
 	if (n)
@@ -345,6 +352,30 @@ int rescue_apply(int out, uint64_t cut, const unsigned char *head, size_t len, c
 		e = pwrite(out, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) ? 0 : -EIO;
 	}
 	free(added);
+	*size = at;
+	return e;
+}
+
+/*
+ * The minimal core the pieces make (as Core=minimal would have stored it: coreplan.c's headers and notes, then every
+ * kept piece in order) into out, an empty file: what a stack trace reads where the stored core is compressed. A
+ * piece the process had less of leaves zeros. Its size into *size. 0 or -errno.
+ */
+int rescue_minimal(int out, const struct rescue *r, uint64_t *size)
+{
+	uint64_t at = r->prefix_len;
+	int e = r->store < 0 || !r->prefix ? -EBADF : 0;
+
+	if (e == 0 && pwrite(out, r->prefix, r->prefix_len, 0) != (ssize_t)r->prefix_len)
+		e = -EIO;
+	for (size_t i = 0; e == 0 && i < r->n; i++) {
+		const struct rescue_piece *x = &r->pieces[i];
+
+		e = x->len > 0 ? copy_piece(out, r->store, x->store_off, at, x->len) : 0;
+		at += x->planned;
+	}
+	if (e == 0 && ftruncate(out, (off_t)at) < 0)
+		e = -errno;
 	*size = at;
 	return e;
 }

@@ -12,6 +12,7 @@
 /* A piece of the core kept for a debugger: at in_off in the core, vaddr in the process, store_off in the store. */
 struct rescue_piece {
 	uint64_t in_off, len, vaddr, store_off;
+	uint64_t planned;     /* len as planned: the process may have had less (rescue_read) */
 };
 
 struct rescue {
@@ -22,6 +23,8 @@ struct rescue {
 	unsigned threads, stacks_cut;
 	uint64_t stack_each;  /* the bound of one thread's stack: MinimalStackSizeMax=, or less for many threads */
 	int store;            /* the memfd holding what was read; -1 */
+	unsigned char *prefix;  /* the minimal core's headers and notes (coreplan.c), its pieces to follow in order */
+	size_t prefix_len;
 };
 
 /* What came of EarlyStacks= for one core, for its entry (CORESINK_STACKS=). */
@@ -45,6 +48,7 @@ int rescue_plan(const unsigned char *head, size_t len, int mem, uint64_t stack_m
 int rescue_read(struct rescue *r, int mem, int store);
 int rescue_fit(uint64_t limit, const unsigned char *head, size_t len, const struct rescue *r, uint64_t *cut);
 int rescue_apply(int out, uint64_t cut, const unsigned char *head, size_t len, const struct rescue *r, uint64_t *size);
+int rescue_minimal(int out, const struct rescue *r, uint64_t *size);
 void rescue_free(struct rescue *r);
 
 #endif
