@@ -91,7 +91,12 @@ old_core() {
 PLANT=old_core run_one fallocate ENOSPC 1
 check "fallocate ENOSPC, an old core there: stored all the same ($(field "$E" CORESINK_RESULT))" has_line "$E" \
 	"CORESINK_RESULT=stored"
-check "and the old core made room: $(field "$E" CORESINK_VACUUMED)" has_line "$E" "CORESINK_VACUUMED=1"
+# Compressed as it comes, a chunk is not preallocated (its size is known only once written): on ext4 no fallocate
+# reserves the core's blocks, and the fault falls on nothing the core needs room for.
+case "${FAULTS_CONFIG:-}" in
+*Compress=yes*) ;;
+*) check "and the old core made room: $(field "$E" CORESINK_VACUUMED)" has_line "$E" "CORESINK_VACUUMED=1" ;;
+esac
 
 QUICK="read EINTR 2
 read EIO 2
