@@ -1,5 +1,6 @@
 /* io.c: the one place for EINTR retries and partial transfers; every raw read, write and splice goes through here. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -100,6 +101,33 @@ static int write_full_at(int fd, const void *buf, size_t len, off_t off)
 int io_write_full(int fd, const void *buf, size_t len)
 {
 	return write_full_at(fd, buf, len, -1);
+}
+
+/*
+ * writev(2) until every byte of the n buffers of iov is written, retried on EINTR, a partial write going on from
+ * where it stopped (iov is changed). 0 or -errno.
+ */
+int io_writev_full(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w;
+
+		RETRY(w, writev(fd, iov, n > IOV_MAX ? IOV_MAX : n));
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
 }
 
 /* pwrite(2) until len bytes at off (>= 0) are written: 0 or -errno. */

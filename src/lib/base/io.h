@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 ssize_t io_read_full(int fd, void *buf, size_t len, unsigned long *calls);
 ssize_t io_pread_full(int fd, void *buf, size_t len, off_t off);
 ssize_t io_read_record(int fd, void *buf, size_t len);
 int io_write_full(int fd, const void *buf, size_t len);
+int io_writev_full(int fd, struct iovec *iov, int n);
 int io_pwrite_full(int fd, const void *buf, size_t len, off_t off);
 ssize_t io_splice(int in, int out, size_t len, unsigned int flags);
 int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *calls);

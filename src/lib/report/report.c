@@ -137,18 +137,18 @@ static void add_stacks_field(struct fields *f, const struct outcome *o)
 }
 
 /*
- * A core compressed as it came: its size, zstd's level, and where the pace stepped it (write/engine.c, pace()): down
- * for zstd behind the kernel, to raw blocks for data that did not shrink, back up.
+ * A core compressed as it came: its size, zstd's level, and the chunks stored instead (write/engine.c, pace()):
+ * where zstd fell behind the kernel, or the data did not shrink.
  */
 static void add_compressed_field(struct fields *f, const struct engine_stats *z)
 {
 	char paced[192] = "";
 
-	if (z->paced_down || z->paced_raw || z->paced_up)
-		(void) snprintf(paced, sizeof(paced), "; level down %u times for zstd behind the input, to raw blocks %u "
-				"times for data that did not shrink, up %u times: lowest %d, last %d",
-				z->paced_down, z->paced_raw, z->paced_up, z->level_low,
-				z->level_end);
+	if (z->stored_chunks)
+		(void) snprintf(paced, sizeof(paced), "; %u of %u chunks stored (raw blocks, %llu bytes): zstd fell "
+				"behind the input %u times, a chunk did not shrink %u times", z->stored_chunks,
+				z->stored_chunks + z->zstd_chunks, (unsigned long long)z->stored_in, z->paced_behind,
+				z->paced_raw);
 	fields_add(f, "CORESINK_COMPRESSED=zstd as it came, %llu bytes, level %d%s", (unsigned long long)z->bytes,
 		   z->level, paced);
 }

@@ -35,6 +35,9 @@ struct copy {
 	bool compress;            /* the output is a zstd frame (o->compress) */
 	struct compressor z;
 	uint64_t wait_us, z_us;   /* of the chunk under way: waiting for the input, and in zstd (with its writes) */
+	unsigned ready, starved;  /* and its reads that found the input full, or not (move.c: input_ready) */
+	bool store;               /* the chunk under way goes out stored, not through zstd (engine.c, pace()) */
+	unsigned stored_run;      /* chunks stored since zstd last fell behind */
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
 	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */
@@ -48,6 +51,7 @@ bool copy_out_of_space(int r);
 int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len, bool locked);
 int copy_write(struct copy *c, const char *buf, size_t n);
 int copy_write_packed(void *ctx, const char *buf, size_t n);
+int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total);
 ssize_t copy_read(struct copy *c, void *buf, size_t n);
 ssize_t copy_move(struct copy *c, size_t want);
 uint64_t copy_input_data(struct copy *c);

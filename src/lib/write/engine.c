@@ -21,15 +21,15 @@
 #define PIPE_FLOOR (64 * 1024)
 
 /*
- * pace(): a chunk under PACE_MIN (the last, say) says too little. Behind: the input waited for us less than
- * PACE_WAIT_PCT % of the chunk's time, and zstd took more than PACE_ZSTD_PCT %. Raw: what came out is more than
- * PACE_RAW_PCT % of what went in. A rung back up once a chunk shrinks under PACE_SHRINK_PCT % with zstd not behind.
+ * pace(): a chunk under PACE_MIN (the last, say) says too little. Behind: at least PACE_READY_PCT % of its reads
+ * found the input full and zstd took more than PACE_ZSTD_PCT % of its time. Raw: what came out is more than
+ * PACE_RAW_PCT % of what went in. Stored, one chunk in PACE_PROBE goes through zstd again.
  */
 #define PACE_MIN (4u << 20)
-#define PACE_WAIT_PCT 10
-#define PACE_ZSTD_PCT 60
+#define PACE_READY_PCT 75
+#define PACE_ZSTD_PCT 30
+#define PACE_PROBE 4
 #define PACE_RAW_PCT 95
-#define PACE_SHRINK_PCT 80
 
 void engine_defaults(struct engine_opts *o)
 {
@@ -219,11 +219,11 @@ static int copy_setup(struct copy *c)
 	if (c->o->minicore)
 		c->strategy = STRATEGY_READWRITE;
 	if (c->o->compress) {
-		r = compressor_init(&c->z, c->o->compress, c->o->compress_workers);
+		r = compressor_init(&c->z, c->o->compress, c->o->compress_workers, c->o->buffer);
 		if (r < 0)
 			return r;
 		c->compress = true;
-		c->st->level = c->st->level_end = c->st->level_low = c->o->compress;
+		c->st->level = c->o->compress;
 		c->strategy = STRATEGY_READWRITE;
 	}
 	/*
@@ -331,31 +331,36 @@ static bool not_worth_it(struct copy *c)
  */
 static int end_chunk(struct copy *c)
 {
-	return c->compress ? compressor_feed(&c->z, NULL, 0, FEED_FLUSH, copy_write_packed, c) : 0;
+	return c->compress && c->z.open ? compressor_feed(&c->z, NULL, 0, FEED_FLUSH, copy_write_packed, c) : 0;
 }
 
 /*
- * Compressing as the core comes (not a file: that waits for the disk), steps zstd down a rung for the chunks after
- * this one (compressor_slower) when it fell behind: the input was nearly always there to be read (the kernel waited
- * for us) while zstd took most of the chunk's time. Data that does not shrink (out of in) goes to the last rung at
- * once: zstd stores its blocks raw in the frame, for the least CPU. The release then stays near the raw path's, and
- * the file is still one zstd frame. us: the chunk's time.
+ * Compressing as the core comes (not a file: that waits for the disk), whether the next chunks go through zstd or
+ * stored (compressor_store: raw blocks, zero pages as RLE ones, at a raw core's cost). Stored, after a chunk zstd
+ * fell behind on (most of its reads found the input full: the kernel waited for us, and zstd took a good part of
+ * the time) or that did not shrink; from then on every PACE_PROBE-th chunk goes through zstd again, and decides
+ * anew. The file stays one zstd stream of frames. in, out: the chunk's bytes; us: its time.
  */
 static void pace(struct copy *c, uint64_t in, uint64_t out, uint64_t us)
 {
+	unsigned reads = c->ready + c->starved;
 	bool raw = out * 100 > in * PACE_RAW_PCT;
-	bool behind = c->wait_us * 100 < us * PACE_WAIT_PCT && c->z_us * 100 > us * PACE_ZSTD_PCT;
-	bool shrinks = out * 100 < in * PACE_SHRINK_PCT;
-	enum pace how = raw ? PACE_RAW : behind ? PACE_SLOWER : PACE_FASTER;
+	bool behind = c->ready * 100 >= reads * PACE_READY_PCT && c->z_us * 100 > us * PACE_ZSTD_PCT;
 
-	if (!c->compress || c->in_regular || in < PACE_MIN || (how == PACE_FASTER && !shrinks))
+	if (!c->compress || c->in_regular || in < PACE_MIN)
 		return;
-	if (compressor_pace(&c->z, how) < 0)
+	if (c->store) {
+		c->st->stored_in += in;
+		c->st->stored_chunks++;
+		c->store = ++c->stored_run % PACE_PROBE != 0;
 		return;
-	c->st->level_end = c->z.level;
-	if (c->z.level < c->st->level_low)
-		c->st->level_low = c->z.level;
-	*(how == PACE_RAW ? &c->st->paced_raw : how == PACE_SLOWER ? &c->st->paced_down : &c->st->paced_up) += 1;
+	}
+	c->st->zstd_chunks++;
+	if (!raw && !behind)
+		return;
+	c->store = true;
+	c->stored_run = 0;
+	*(raw ? &c->st->paced_raw : &c->st->paced_behind) += 1;
 }
 
 /* Runs one chunk: room check and preallocation, the move, hygiene. Returns 1 to go on, 0 when done, or -errno. */
@@ -376,6 +381,7 @@ static int copy_step(struct copy *c)
 	settle(c);
 	t0 = clock_us();
 	c->wait_us = c->z_us = 0;
+	c->ready = c->starved = 0;
 	r = reserve_chunk(c, &want, &which);
 	if (r < 0)
 		return r;
@@ -465,7 +471,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	while (r == 0 && (r = copy_step(&c)) > 0)
 		r = 0;
 	/* A complete input closes the frame; a cut one leaves it open, which no reader takes for whole. */
-	if (r == 0 && c.compress && !st->truncated) {
+	if (r == 0 && c.compress && !st->truncated && (c.z.open || c.z.written == 0)) {
 		r = compressor_feed(&c.z, NULL, 0, FEED_END, copy_write_packed, &c);
 		c.off = c.z.written;
 	}

@@ -79,8 +79,10 @@ struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
 	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
 	bool compressed;          /* the file is a zstd frame (compress) */
-	int level, level_end, level_low; /* compressed: zstd's level at the start, the end, and its lowest (pace()) */
-	unsigned paced_down, paced_raw, paced_up;  /* chunks after which the level went down a rung, to raw, back up */
+	int level;                /* compressed: zstd's level */
+	unsigned zstd_chunks, stored_chunks;  /* compressed: chunks through zstd, and stored (raw blocks: pace()) */
+	unsigned paced_behind, paced_raw;     /* times zstd fell behind the input, or did not shrink a chunk */
+	uint64_t stored_in;       /* the input bytes of the stored chunks */
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
 	uint64_t expected;        /* the core's size as its headers say (its extent), 0 when not known */
 	bool truncated;           /* the input had more than was stored */

@@ -12,8 +12,8 @@
 #include "base.h"
 #include "holes.h"
 
-/* Whether the n bytes at p (8-byte aligned) are all zero: the first word, then the rest against itself shifted. */
-static bool all_zero(const char *p, size_t n)
+/* Whether the n bytes at p (8-byte aligned, n >= 8) are all zero: the first word, then the rest against itself. */
+bool holes_zero(const char *p, size_t n)
 {
 	uint64_t w;
 
@@ -38,8 +38,8 @@ static size_t next_run(off_t pos, const char *buf, size_t start, size_t n, bool 
 
 	if (i > n)
 		i = n;
-	*zero = i - start == PAGE_BYTES && all_zero(buf + start, PAGE_BYTES);
-	while (i + PAGE_BYTES <= n && all_zero(buf + i, PAGE_BYTES) == *zero)
+	*zero = i - start == PAGE_BYTES && holes_zero(buf + start, PAGE_BYTES);
+	while (i + PAGE_BYTES <= n && holes_zero(buf + i, PAGE_BYTES) == *zero)
 		i += PAGE_BYTES;
 	if (!*zero && i < n && n - i < PAGE_BYTES)
 		i = n;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -121,9 +122,22 @@ int copy_write_packed(void *ctx, const char *buf, size_t n)
 	return write_run(c, (off_t)c->z.written, buf, n);
 }
 
-/* Writes n bytes of buf to the output at its position: compressed, sparse, or as they are. 0 or -errno. */
+/* Writes a stored frame at the end of the compressed file (compressor_store), reserved first as write_run() says. */
+int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total)
+{
+	struct copy *c = ctx;
+	int r = reserve_run(c, (off_t)c->z.written) ?
+		copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, c->z.written, total, false) : 0;
+
+	c->st->out_calls++;
+	return r < 0 ? r : io_writev_full(c->out, iov, n);
+}
+
+/* Writes n bytes of buf to the output at its position: compressed (or stored), sparse, or as they are. 0 or -errno. */
 int copy_write(struct copy *c, const char *buf, size_t n)
 {
+	if (c->compress && c->store)
+		return compressor_store(&c->z, buf, n, copy_write_packed, copy_writev_packed, c);
 	if (c->compress)
 		return compressor_feed(&c->z, buf, n, FEED_MORE, copy_write_packed, c);
 	if (c->sparse)
@@ -190,6 +204,21 @@ static ssize_t take_input(struct copy *c, int fd, const char **data, size_t n)
 	return got;
 }
 
+/*
+ * Compressing: whether the input already held half of the n bytes about to be read (the kernel had filled the pipe
+ * and waited for us), counted for pace() in engine.c. Not known of a socket read ahead by a thread, or a minimal
+ * core's filter: counted as not ready.
+ */
+static void input_ready(struct copy *c, size_t n)
+{
+	int avail = 0;
+
+	if (!c->ahead && !c->o->minicore && ioctl(c->in, FIONREAD, &avail) == 0 && (size_t)avail >= n / 2)
+		c->ready++;
+	else
+		c->starved++;
+}
+
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
 static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 {
@@ -200,7 +229,11 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
 		const char *data;
 		uint64_t t0 = clock_us(), t1;
-		ssize_t got = take_input(c, fd, &data, n);
+		ssize_t got;
+
+		if (c->compress && fd == c->in)
+			input_ready(c, n);
+		got = take_input(c, fd, &data, n);
 
 		if (got <= 0)
 			return got < 0 ? got : (ssize_t)done;
