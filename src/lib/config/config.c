@@ -271,13 +271,17 @@ static int parse_threads(const char *v, void *field)
 	return 0;
 }
 
-/* One zstd thread per CPU the handler may run on, up to 4 (docs/benchmark.md: compression); none on one CPU. */
+/*
+ * zstd's own threads: the CPUs the handler may run on less two, up to 4. One CPU is the kernel's, copying the core
+ * into the pipe, one the handler's, reading it and writing the file; zstd's threads only help on the others (on 2
+ * CPUs, 1 GiB core-like: released in 0.94 s with none, 1.11 s with one, 1.13 s with two: docs/benchmark.md).
+ */
 static uint64_t default_compress_threads(void)
 {
 	cpu_set_t set;
 	int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
 
-	return n <= 1 ? 0 : n < 4 ? (uint64_t)n : 4;
+	return n <= 2 ? 0 : n < 6 ? (uint64_t)n - 2 : 4;
 }
 
 static int parse_bool(const char *v, void *field)
