@@ -7,6 +7,7 @@
 #define CORESINK_STAGE_BASE_H
 
 #include "base/basics.h"
+#include "base/age.h"
 #include "base/beneath.h"
 #include "base/boltread.h"
 #include "base/clock.h"
