@@ -17,7 +17,7 @@ pc:libelf libelf-dev elfutils libelf (stack traces)
 pc:libacl libacl1-dev libacl (read access for the crashing user)
 pc:libzstd libzstd-dev libzstd (compression)
 pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)
-pc:libsodium libsodium-dev libsodium (SHA-256: the record of an entry on its core, a seal of a core)
+pc:libsodium libsodium-dev libsodium (SHA-256: the record of an entry on its core, a seal; Encrypt=: age)
 pc:libdebuginfod libdebuginfod-dev libdebuginfod (debug info by build-id, DebuginfodURLs=)'
 test_needs='
 pc:check check the Check unit test library
@@ -42,6 +42,7 @@ cmd:jq jq jq
 cmd:systemd-nspawn systemd-container systemd-nspawn (t-systemd boots systemd as PID 1)
 cmd:mmdebstrap mmdebstrap mmdebstrap (the Debian root t-systemd boots)
 cmd:zstd zstd zstd (coresink-bench reads compressed cores back)
+cmd:age age age (t-encrypt: encrypted cores read back, and written for coresinkctl)
 file:/lib/systemd/systemd-journal-remote systemd-journal-remote systemd-journal-remote (t-storage, the fleet recipe)
 cmd:rclone rclone rclone (t-upload, the fleet recipe)
 cmd:piuparts piuparts piuparts (t-package)

@@ -32,16 +32,16 @@ START_TEST(test_format)
 {
 	char buf[NAME_MAX_LEN];
 
-	ck_assert_int_eq(name_format(buf, sizeof(buf), "sleep", 1234, 1763731200, 0, false), 0);
+	ck_assert_int_eq(name_format(buf, sizeof(buf), "sleep", 1234, 1763731200, 0, false, false), 0);
 	ck_assert_str_eq(buf, "core.sleep.1234.20251121T132000Z");
-	ck_assert_int_eq(name_format(buf, sizeof(buf), "a/b", 7, 0, 2, false), 0);
+	ck_assert_int_eq(name_format(buf, sizeof(buf), "a/b", 7, 0, 2, false, false), 0);
 	ck_assert_str_eq(buf, "core.a_b.7.19700101T000000Z.2");
 	ck_assert_ptr_null(strchr(buf, '/'));
-	ck_assert_int_eq(name_format(buf, 10, "sleep", 1, 0, 0, false), -ENAMETOOLONG);
+	ck_assert_int_eq(name_format(buf, 10, "sleep", 1, 0, 0, false, false), -ENAMETOOLONG);
 }
 END_TEST
 
-/* name_parse() reads back exactly what name_format() wrote: the sanitized comm, pid, time, clash suffix, .zst. */
+/* name_parse() reads back what name_format() wrote: the sanitized comm, pid, time, clash suffix, .zst, .age. */
 START_TEST(test_round_trip)
 {
 	static const struct { const char *comm; pid_t pid; uint64_t time; unsigned attempt; } in[] = {
@@ -56,7 +56,8 @@ START_TEST(test_round_trip)
 	struct name_parts p;
 
 	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
-		ck_assert_int_eq(name_format(buf, sizeof(buf), in[i].comm, in[i].pid, in[i].time, in[i].attempt, i % 2), 0);
+		ck_assert_int_eq(name_format(buf, sizeof(buf), in[i].comm, in[i].pid, in[i].time, in[i].attempt, i % 2,
+					     i % 3 == 0), 0);
 		ck_assert_msg(name_parse(buf, &p) == 0, "%s", buf);
 		name_sanitize(in[i].comm, safe, sizeof(safe));
 		ck_assert_str_eq(p.comm, safe);
@@ -64,6 +65,7 @@ START_TEST(test_round_trip)
 		ck_assert_uint_eq(p.time, in[i].time);
 		ck_assert_uint_eq(p.attempt, in[i].attempt);
 		ck_assert(p.compressed == (i % 2 == 1));
+		ck_assert(p.encrypted == (i % 3 == 0));
 	}
 }
 END_TEST

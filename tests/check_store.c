@@ -46,7 +46,7 @@ START_TEST(test_publish)
 	ck_assert_int_eq(write(f.fd, "core", 4), 4);
 	/* Not visible under any name while being written. */
 	ck_assert_int_eq(entries(cores), 0);
-	ck_assert_int_eq(store_publish(&f, "a/b", 42, 0, false, name, sizeof(name)), 0);
+	ck_assert_int_eq(store_publish(&f, "a/b", 42, 0, false, false, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "core.a_b.42.19700101T000000Z");
 	snprintf(path, sizeof(path), "%s/%s", cores, name);
 	ck_assert_int_eq(lstat(path, &st), 0);
@@ -73,7 +73,7 @@ START_TEST(test_clash_gets_suffix)
 	snprintf(path, sizeof(path), "%s/core.x.1.19700101T000000Z", cores);
 	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
 	ck_assert_int_eq(store_create(dirfd, 0600, &f), 0);
-	ck_assert_int_eq(store_publish(&f, "x", 1, 0, false, name, sizeof(name)), 0);
+	ck_assert_int_eq(store_publish(&f, "x", 1, 0, false, false, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "core.x.1.19700101T000000Z.1");
 	ck_assert_int_eq(entries(cores), 2);
 	close(dirfd);

@@ -27,11 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((int)k.dumpmode < SUID_DUMP_DISABLE || k.dumpmode > SUID_DUMP_ROOT)
 		abort();
 	/* The stored name never leaves the directory, nor hides. */
-	if (name_format(name, sizeof(name), k.comm, k.pid, k.time, 3, k.pid % 2) == 0 &&
+	if (name_format(name, sizeof(name), k.comm, k.pid, k.time, 3, k.pid % 2, k.pid % 3 == 0) == 0 &&
 	    (strchr(name, '/') || name[0] == '.' || strncmp(name, "core.", 5) != 0))
 		abort();
 	/* And reads back as what was written (a time past what gmtime can show is written as digits: no name). */
-	if (name_format(name, sizeof(name), k.comm, k.pid, k.time, 3, k.pid % 2) == 0 && k.time < (1ULL << 35) &&
+	if (name_format(name, sizeof(name), k.comm, k.pid, k.time, 3, k.pid % 2, k.pid % 3 == 0) == 0 && k.time < (1ULL << 35) &&
 	    (name_parse(name, &p) != 0 || p.pid != k.pid || p.time != k.time || p.attempt != 3))
 		abort();
 	free(copy);

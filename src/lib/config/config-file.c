@@ -78,7 +78,11 @@ int config_parse_line(struct config *c, const char *file, unsigned line, char *t
 		return -EINVAL;
 	}
 	if (k->parse(val, (char *)c + k->offset) < 0) {
-		diag_add(d, "%s:%u: bad value '%.64s' for %s, default kept", file, line, val, k->name);
+		if (k->closed)
+			diag_add(d, "%s:%u: bad value '%.64s' for %s: no core is stored until it is fixed", file, line,
+				 val, k->name);
+		else
+			diag_add(d, "%s:%u: bad value '%.64s' for %s, default kept", file, line, val, k->name);
 		return -EINVAL;
 	}
 	return 0;

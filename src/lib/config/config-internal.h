@@ -22,6 +22,7 @@ struct key {
 	printer_fn print;
 	size_t offset;
 	bool per_crash;    /* a [Rule] may set it: it decides about one crash, not about the machine's disk */
+	bool closed;       /* a bad value is kept as bad (the parser marks it) and fails closed, not the default */
 };
 
 const struct key *config_key_at(size_t i);

@@ -46,13 +46,15 @@ int config_rule_begin(struct config *c, const char *file, unsigned line, struct 
 static int rule_setting(struct rule *r, const struct key *k, const char *val)
 {
 	struct config scratch;
+	bool bad;
 
 	if (!k->per_crash)
 		return -EPERM;
 	if (strlen(val) >= RULE_VALUE_MAX)
 		return -ENAMETOOLONG;
 	config_defaults(&scratch);
-	if (k->parse(val, (char *)&scratch + k->offset) < 0)
+	bad = k->parse(val, (char *)&scratch + k->offset) < 0;
+	if (bad && !k->closed)
 		return -EINVAL;
 	for (unsigned i = 0; i < r->n_set; i++)
 		if (r->set[i].key == k)
@@ -61,7 +63,8 @@ static int rule_setting(struct rule *r, const struct key *k, const char *val)
 		return -E2BIG;
 	r->set[r->n_set].key = k;
 	strcpy(r->set[r->n_set++].value, val);
-	return 0;
+	/* Kept bad: the rule applies it, and its crashes fail closed (no core stored). */
+	return bad ? -EKEYREJECTED : 0;
 }
 
 /* One Key=Value line of a [Rule]: Name=, a Match line, or a per-crash key. 0 or -errno (the rule is then bad). */
@@ -103,6 +106,11 @@ int config_rule_key_line(struct config *c, const char *file, unsigned line, cons
 
 	if (e == 0)
 		return 0;
+	if (e == -EKEYREJECTED) {
+		diag_add(d, "%s:%u: %.64s: bad value in rule %s: no core is stored for the crashes it matches", file,
+			 line, name, r->name);
+		return -EINVAL;
+	}
 	diag_add(d, "%s:%u: %.64s: %s in rule %s, the rule is skipped", file, line, name, rule_problem(e), r->name);
 	r->bad = true;
 	return -EINVAL;

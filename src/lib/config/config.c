@@ -203,6 +203,36 @@ static int parse_urls(const char *v, void *field)
 	return 0;
 }
 
+/*
+ * Encrypt=: age recipients ("age1...", as age-keygen prints them) separated by blanks, at most 16; empty for none.
+ * A value that does not parse is kept, marked bad: no core is stored while it stands (never a plaintext core for a
+ * typo in a key); the caller says so.
+ */
+static int parse_encrypt(const char *v, void *field)
+{
+	struct encrypt *e = field;
+	char copy[sizeof(e->text)], *save = NULL;
+	int r = strlen(v) < sizeof(copy) ? 0 : -ENAMETOOLONG;
+
+	*e = (struct encrypt) { .bad = false };
+	(void) snprintf(e->text, sizeof(e->text), "%s", v);
+	(void) snprintf(copy, sizeof(copy), "%s", v);
+	for (char *w = strtok_r(copy, " \t", &save); r == 0 && w; w = strtok_r(NULL, " \t", &save))
+		r = e->n < AGE_RECIPIENTS_MAX ? age_recipient_parse(w, e->keys[e->n++]) : -E2BIG;
+	if (r < 0) {
+		e->n = 0;
+		e->bad = true;
+	}
+	return r;
+}
+
+static void print_encrypt(FILE *f, const void *field)
+{
+	const struct encrypt *e = field;
+
+	fputs(e->text, f);
+}
+
 /* UploadUser=: a user name as useradd takes one (it is looked up when an upload runs). */
 static int parse_user_name(const char *v, void *field)
 {
@@ -368,7 +398,8 @@ static void print_mode(FILE *f, const void *field)
 	fprintf(f, "%04o", (unsigned)*(const mode_t *)field);
 }
 
-#define KEY(name, parse, print, field, per_crash) { name, parse, print, offsetof(struct config, field), per_crash }
+#define KEY(name, parse, print, field, per_crash) { name, parse, print, offsetof(struct config, field), per_crash, false }
+#define KEY_CLOSED(name, parse, print, field) { name, parse, print, offsetof(struct config, field), true, true }
 
 static const struct key keys[] = {
 	KEY("Directory", parse_directory, print_string, directory, false),
@@ -396,6 +427,7 @@ static const struct key keys[] = {
 	KEY("CaptureEnvironment", parse_bool, print_bool, capture_environment, true),
 	KEY("Compress", parse_bool, print_bool, compress, true),
 	KEY("CompressThreads", parse_threads, print_u64, compress_threads, true),
+	KEY_CLOSED("Encrypt", parse_encrypt, print_encrypt, encrypt),
 	KEY("StackTrace", parse_bool, print_bool, stack_trace, true),
 	KEY("StackTraceMaxSize", parse_byte_count, print_u64, stack_trace_max, true),
 	KEY("StackTraceTimeoutSec", parse_timeout, print_timeout, stack_trace_ms, true),

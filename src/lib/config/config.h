@@ -40,6 +40,17 @@ enum on_limit {
 	_ON_LIMIT_MAX
 };
 
+/*
+ * Encrypt=: the age recipients cores are encrypted to, as written (text) and as keys; bad where the value did not
+ * parse, which stores no core at all (fails closed: never plaintext for a typo).
+ */
+struct encrypt {
+	char text[AGE_RECIPIENTS_MAX * 64];
+	unsigned char keys[AGE_RECIPIENTS_MAX][AGE_KEY_BYTES];
+	unsigned n;
+	bool bad;
+};
+
 struct config {
 	char directory[PATH_MAX];
 	size_t chunk_size;
@@ -61,7 +72,8 @@ struct config {
 				      RATE_USER_HALF: half of rate_global_burst (config_user_burst) */
 	bool capture_environment;  /* COREDUMP_ENVIRON: often holds secrets */
 	bool sparse;               /* zero pages as holes */
-	bool compress;             /* store cores as zstd files, compressed after the process is released */
+	bool compress;             /* store cores as zstd files, compressed as they come */
+	struct encrypt encrypt;    /* Encrypt=: age recipients; n == 0 for none */
 	uint64_t compress_threads; /* zstd's own threads; 0 compresses in the handler's */
 	bool stack_trace;          /* analyse the stored core: the trace goes into the entry */
 	uint64_t stack_trace_max;  /* cores larger than this are not analysed */

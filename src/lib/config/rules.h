@@ -13,7 +13,7 @@
 #define RULE_NAME_MAX 64
 #define RULE_MATCH_MAX 512     /* one Match line's value: a space-separated list */
 #define RULE_SETTINGS_MAX 16   /* keys one rule sets */
-#define RULE_VALUE_MAX 128
+#define RULE_VALUE_MAX 512     /* eight age recipients (Encrypt=) */
 #define RULES_MAX 256
 
 enum rule_match {

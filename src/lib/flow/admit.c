@@ -56,7 +56,8 @@ static void begin_capture(struct crash *cr)
 
 	/* After the record (rate_limited): a handler killed once this line is out is named by the next. */
 	(void) report_start(&cr->k);
-	(void) procinfo_complete(&id, cr->c.capture_environment, &cr->pi);
+	/* Encrypt=: the environment often holds secrets, and the entry is plaintext (crash_store refuses the rest). */
+	(void) procinfo_complete(&id, cr->c.capture_environment && cr->c.encrypt.n == 0 && !cr->c.encrypt.bad, &cr->pi);
 	/* The trace's files, from the mappings: after the release, their paths may lead elsewhere, or nowhere. */
 	if (cr->c.stack_trace && cr->pi.trusted)
 		cr->have_mapped = mapped_open(&id, cr->pi.maps, cr->pi.exe, &cr->mapped) == 0;

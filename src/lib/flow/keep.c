@@ -63,8 +63,11 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	 * A file core is compressed as it comes, written once in its final form (docs/design.md: one write); zstd steps
 	 * down to raw blocks where it falls behind the kernel or the data does not shrink (engine.c, pace()).
 	 */
-	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && cr->c.core == CORE_FULL)
+	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && (cr->c.core == CORE_FULL || cr->c.encrypt.n > 0))
 		o->compress = COMPRESS_LEVEL;
+	/* Encrypt=: every byte to the recipients as it comes; no plaintext file, ever (Compress=no too). */
+	o->age_keys = (const unsigned char (*)[AGE_KEY_BYTES])cr->c.encrypt.keys;
+	o->n_age = cr->c.encrypt.n;
 	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->have_session) {
 		session_hooks(&cr->q, h);
@@ -128,7 +131,7 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 	if (cr->have_session)
 		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0,
 				       (uint64_t)st.st_ino, !compressed ? (uint64_t)st.st_ino : 0);
-	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, name, sizeof(name));
+	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, cr->o.st.encrypted, name, sizeof(name));
 	if (r < 0)
 		return crash_fail(cr, "publishing the file", r);
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
@@ -219,7 +222,7 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode, enum fate
 		(void) snprintf(cr->o.storage_note, sizeof(cr->o.storage_note), "%llu bytes, more than JournalSizeMax",
 				(unsigned long long)cr->o.st.bytes);
 	if (fate == FATE_PUBLISH_RAW || fate == FATE_PUBLISH_COMPRESSED)
-		r = crash_publish(cr, raw, fate == FATE_PUBLISH_COMPRESSED);
+		r = crash_publish(cr, raw, fate == FATE_PUBLISH_COMPRESSED && cr->o.st.compressed);
 	if (fate == FATE_HOLD_JOURNAL || fate == FATE_HOLD_UNPUBLISHED) {
 		/*
 		 * Read by the analysis through corefd, then dropped with it: never published (crash_finish); for the
@@ -290,6 +293,8 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	}
 	if (eo.minicore)
 		cr->o.mini = cr->mc.st;
+	if (cr->o.st.encrypted)
+		cr->o.encrypted_to = cr->c.encrypt.text;
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
 	/* Socket mode has no %I: the core names the thread. */
 	if (cr->k.tid <= 0)
@@ -314,8 +319,8 @@ int crash_copy(struct crash *cr, struct store_file *f)
 int crash_take(struct crash *cr, struct store_file *f)
 {
 	int r = crash_copy(cr, f);
-	enum fate fate = crash_fate(r < 0, cr->o.result, cr->o.st.compressed, cr->c.storage, cr->c.compress,
-				    cr->o.st.bytes, cr->c.journal_size_max);
+	enum fate fate = crash_fate(r < 0, cr->o.result, cr->o.st.compressed || cr->o.st.encrypted, cr->c.storage,
+				    cr->c.compress, cr->o.st.bytes, cr->c.journal_size_max);
 
 	if (fate != FATE_DISCARD && cr->o.result == RESULT_TRUNCATED) {
 		r = crash_stacks_give(cr, f->fd);
@@ -331,14 +336,29 @@ int crash_take(struct crash *cr, struct store_file *f)
 	return keep(cr, f, core_mode(cr), fate);
 }
 
+/*
+ * Encrypt= that stores no core (fails closed: never a plaintext one instead): a value that did not parse, or a
+ * Storage= that would keep the core in plaintext (the journal's copy, Storage=none's file for the analysis). The
+ * reason, or NULL.
+ */
+static const char *encrypt_refused(const struct config *c)
+{
+	if (c->encrypt.bad)
+		return "Encrypt= does not parse (no core is stored rather than a plaintext one; coresink --check-config)";
+	if (c->encrypt.n > 0 && c->storage != STORAGE_EXTERNAL)
+		return "Encrypt= holds for Storage=external only (the journal and Storage=none keep a plaintext core)";
+	return NULL;
+}
+
 /* Creates the file and takes the core into it: crash_take(). 0 or -errno. */
 int crash_store(struct crash *cr)
 {
 	struct store_file f;
-	int r = store_create(cr->dirfd, core_mode(cr), &f);
+	const char *refused = encrypt_refused(&cr->c);
+	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), &f);
 
 	if (r < 0)
-		return crash_fail(cr, "creating the file", r);
+		return crash_fail(cr, refused ? refused : "creating the file", r);
 	return crash_take(cr, &f);
 }
 
@@ -351,10 +371,11 @@ int crash_room(struct crash *cr, struct store_file *f)
 {
 	struct engine_opts eo;
 	struct engine_hooks h;
-	int r = store_create(cr->dirfd, core_mode(cr), f);
+	const char *refused = encrypt_refused(&cr->c);
+	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), f);
 
 	if (r < 0)
-		return crash_fail(cr, "creating the file", r);
+		return crash_fail(cr, refused ? refused : "creating the file", r);
 	engine_options(cr, &eo, &h);
 	r = room_for_core(f->fd, &eo, &cr->o.st);
 	cr->o.vacuumed = cr->q.removed;

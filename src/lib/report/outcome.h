@@ -41,6 +41,7 @@ struct outcome {
 	uint64_t disk;              /* what the published file takes on disk */
 	struct engine_stats zst;    /* its compression, when Compress= */
 	uint64_t compress_us;
+	const char *encrypted_to;   /* Encrypt=: the age recipients the file is encrypted to (st.encrypted); NULL */
 	int compress_error;         /* -errno when it could not be compressed (the raw core was kept) */
 	enum strategy strategy;
 	int error;                  /* -errno of the step that failed, 0 if none */

@@ -159,6 +159,8 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_SIZE=%llu", (unsigned long long)o->st.bytes);
 	if (o->path[0])
 		fields_add(f, "CORESINK_DISK=%llu", (unsigned long long)o->disk);
+	if (o->path[0] && o->encrypted_to)
+		fields_add(f, "CORESINK_ENCRYPTED=age v1, to %s", o->encrypted_to);
 	if (o->path[0] && o->st.compressed)
 		add_compressed_field(f, &o->zst);
 	else if (o->path[0] && o->compress_us && !o->compress_error)

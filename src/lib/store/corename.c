@@ -1,5 +1,5 @@
 /*
- * corename.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst], written and read back. comm is chosen
+ * corename.c: the stored file's name, core.<comm>.<pid>.<UTC time>[.N][.zst][.age], written and read back. comm is chosen
  * by the crashing process, so it is cut down to a safe character set: the name can never leave the directory, hide
  * itself or hold a control byte. name_parse() accepts exactly what name_format() writes, so that vacuum never
  * touches anything else.
@@ -40,11 +40,12 @@ void name_sanitize(const char *in, char *out, size_t len)
 
 /*
  * Formats the name; attempt > 0 adds a ".N" suffix for the rare clash, compressed the ".zst" that tells coredumpctl
- * how to read the file. 0 or -ENAMETOOLONG.
+ * how to read the file, encrypted ".age" after it. 0 or -ENAMETOOLONG.
  */
 int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t time, unsigned attempt,
-		bool compressed)
+		bool compressed, bool encrypted)
 {
+	const char *suffix = compressed ? encrypted ? NAME_ZSTD NAME_AGE : NAME_ZSTD : encrypted ? NAME_AGE : "";
 	char safe[NAME_COMM_MAX + 1], stamp[32];
 	time_t t = (time_t)time;
 	struct tm tm;
@@ -54,9 +55,9 @@ int name_format(char *buf, size_t len, const char *comm, pid_t pid, uint64_t tim
 	if (!gmtime_r(&t, &tm) || strftime(stamp, sizeof(stamp), STAMP_FORMAT, &tm) == 0)
 		(void) snprintf(stamp, sizeof(stamp), "%llu", (unsigned long long)time);
 	if (attempt > 0)
-		n = snprintf(buf, len, "core.%s.%d.%s.%u%s", safe, (int)pid, stamp, attempt, compressed ? NAME_ZSTD : "");
+		n = snprintf(buf, len, "core.%s.%d.%s.%u%s", safe, (int)pid, stamp, attempt, suffix);
 	else
-		n = snprintf(buf, len, "core.%s.%d.%s%s", safe, (int)pid, stamp, compressed ? NAME_ZSTD : "");
+		n = snprintf(buf, len, "core.%s.%d.%s%s", safe, (int)pid, stamp, suffix);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -113,7 +114,12 @@ int name_parse(const char *name, struct name_parts *p)
 		return -EINVAL;
 	name += 5;
 	len -= 5;
-	if (len > strlen(NAME_ZSTD) && strcmp(end - strlen(NAME_ZSTD), NAME_ZSTD) == 0) {
+	if (len > strlen(NAME_AGE) && strcmp(end - strlen(NAME_AGE), NAME_AGE) == 0) {
+		p->encrypted = true;
+		len -= strlen(NAME_AGE);
+		end -= strlen(NAME_AGE);
+	}
+	if (len > strlen(NAME_ZSTD) && strncmp(end - strlen(NAME_ZSTD), NAME_ZSTD, strlen(NAME_ZSTD)) == 0) {
 		p->compressed = true;
 		len -= strlen(NAME_ZSTD);
 		end -= strlen(NAME_ZSTD);

@@ -98,13 +98,13 @@ static int link_final(struct store_file *f, const char *name)
  * a compressed file, is returned in name.
  * 0 or -errno; on error the file is discarded.
  */
-int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, bool compressed, char *name,
-		  size_t len)
+int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, bool compressed, bool encrypted,
+		  char *name, size_t len)
 {
 	int r = -EEXIST;
 
 	for (unsigned i = 0; i < NAME_ATTEMPTS && r == -EEXIST; i++) {
-		r = name_format(name, len, comm, pid, time, i, compressed);
+		r = name_format(name, len, comm, pid, time, i, compressed, encrypted);
 		if (r == 0)
 			r = link_final(f, name);
 	}

@@ -15,8 +15,8 @@ struct store_file {
 
 int store_open_dir(const char *path);
 int store_create(int dirfd, mode_t mode, struct store_file *f);
-int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, bool compressed, char *name,
-		  size_t len);
+int store_publish(struct store_file *f, const char *comm, pid_t pid, uint64_t time, bool compressed, bool encrypted,
+		  char *name, size_t len);
 void store_discard(struct store_file *f);
 
 #endif

@@ -24,7 +24,7 @@
 
 #define core vacuum_core
 
-/* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N][.zst]: exactly what name_format() writes. */
+/* core.<comm>.<pid>.<YYYYmmddTHHMMSSZ>[.N][.zst][.age]: exactly what name_format() writes. */
 bool vacuum_is_core(const char *name)
 {
 	struct name_parts p;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "base.h"
 #include "compress.h"
 #include "engine.h"
 #include "prefetch.h"
@@ -34,6 +35,10 @@ struct copy {
 	bool sparse;              /* zero pages become holes (o->sparse, and the output is a regular file) */
 	bool compress;            /* the output is a zstd frame (o->compress) */
 	struct compressor z;
+	bool encrypt;             /* the output is an age file (o->age_keys): what zstd emits, or the input, encrypted */
+	struct age_writer age;
+	bool packed;              /* compressed or encrypted: the file grows by what is emitted, not by what is read */
+	uint64_t emitted;         /* bytes emitted at the end of a packed file (its size) */
 	uint64_t wait_us, z_us;   /* of the chunk under way: waiting for the input, and in zstd (with its writes) */
 	unsigned ready, starved;  /* and its reads that found the input full, or not (move.c: input_ready) */
 	bool store;               /* the chunk under way goes out stored, not through zstd (engine.c, pace()) */
@@ -52,6 +57,7 @@ int copy_reserve_blocks(struct copy *c, int mode, uint64_t off, uint64_t len, bo
 int copy_write(struct copy *c, const char *buf, size_t n);
 int copy_write_packed(void *ctx, const char *buf, size_t n);
 int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total);
+int copy_emit(void *ctx, const char *buf, size_t n);
 ssize_t copy_read(struct copy *c, void *buf, size_t n);
 ssize_t copy_move(struct copy *c, size_t want);
 uint64_t copy_input_data(struct copy *c);

@@ -87,7 +87,7 @@ static int read_head(struct copy *c)
  */
 static void plan_reserve(struct copy *c)
 {
-	bool kind = c->sparse || (c->compress && !c->room.ext4);
+	bool kind = c->sparse || (c->packed && !c->room.ext4);
 
 	c->reserve_runs = kind && c->regular && !c->room.btrfs &&
 			  (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
@@ -106,7 +106,7 @@ static int copy_begin(struct copy *c)
 	if (r == 0 && !c->o->minicore && elfcore_size(c->o->head, c->st->head_bytes, &size) == 0)
 		c->st->expected = size;
 	if (r == 0 && c->o->progress)
-		c->o->progress(c->o->progress_ctx, c->out, 0, !c->compress, c->o->head, c->st->head_bytes);
+		c->o->progress(c->o->progress_ctx, c->out, 0, !c->packed, c->o->head, c->st->head_bytes);
 	return r;
 }
 
@@ -163,7 +163,7 @@ static int prealloc(struct copy *c, size_t len)
 	 * three). Its chunk is counted in the ledger instead (plan_chunk), and ENOSPC keeps what was written.
 	 */
 	/* A compressed chunk's size is not known before it is written: nothing is preallocated either. */
-	if (c->o->prealloc == PREALLOC_NONE || c->sparse || c->compress)
+	if (c->o->prealloc == PREALLOC_NONE || c->sparse || c->packed)
 		return 0;
 	if (c->o->prealloc != PREALLOC_FTRUNCATE) {
 		r = copy_reserve_blocks(c, mode, c->off, len, true);
@@ -230,10 +230,24 @@ static int copy_setup(struct copy *c)
 	 * Holes need the data in the buffer and a file position of its own: read/write into a regular file not opened
 	 * for appending. A splice strategy stores dense, its fallback included.
 	 */
-	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE && !c->compress &&
+	/* Encrypted, every byte goes through the age writer: read/write, dense, as compressed. */
+	if (c->o->n_age > 0) {
+		c->encrypt = true;
+		c->strategy = STRATEGY_READWRITE;
+	}
+	c->packed = c->compress || c->encrypt;
+	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE && !c->packed &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
-	room_init(&c->room, c->out, c->o, c->st, c->sparse || c->compress);
+	room_init(&c->room, c->out, c->o, c->st, c->sparse || c->packed);
 	plan_reserve(c);
+	/* The header (a stanza per recipient) and the payload's nonce: the file's first bytes. */
+	if (c->encrypt) {
+		r = age_begin(&c->age, c->o->age_keys, c->o->n_age, copy_emit, c);
+		if (r < 0) {
+			c->encrypt = false;
+			return r;
+		}
+	}
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
@@ -267,6 +281,8 @@ static void copy_teardown(struct copy *c)
 	free(c->buf);
 	if (c->compress)
 		compressor_free(&c->z);
+	if (c->encrypt)
+		age_writer_free(&c->age);
 	errno = saved;
 }
 
@@ -398,15 +414,15 @@ static int copy_step(struct copy *c)
 		return r;
 	c->st->chunks++;
 	c->st->input += (uint64_t)n;
-	pace(c, (uint64_t)n, c->compress ? c->z.written - c->off : 0, clock_us() - t0);
+	pace(c, (uint64_t)n, c->packed ? c->emitted - c->off : 0, clock_us() - t0);
 	if (not_worth_it(c))
 		return -EDOM;
 	c->pend_off = c->off;
 	/* Compressed, the file grows by what zstd has emitted so far, not by what was read. */
-	c->off = c->compress ? c->z.written : c->off + (uint64_t)n;
+	c->off = c->packed ? c->emitted : c->off + (uint64_t)n;
 	c->pend_len = c->off - c->pend_off;
 	if (c->o->progress)
-		c->o->progress(c->o->progress_ctx, c->out, c->off, !c->compress, c->o->head, c->st->head_bytes);
+		c->o->progress(c->o->progress_ctx, c->out, c->off, !c->packed, c->o->head, c->st->head_bytes);
 	/* A move of nothing happens only at the end of the input; never spin on it. */
 	return (c->eof && head_left(c) == 0) || n == 0 ? 0 : 1;
 }
@@ -473,7 +489,14 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	/* A complete input closes the frame; a cut one leaves it open, which no reader takes for whole. */
 	if (r == 0 && c.compress && !st->truncated && (c.z.open || c.z.written == 0)) {
 		r = compressor_feed(&c.z, NULL, 0, FEED_END, copy_write_packed, &c);
-		c.off = c.z.written;
+		c.off = c.emitted;
+	}
+	/* Cut or not, an encrypted file gets its last chunk: else not a byte of it could be read back. */
+	if ((r == 0 || copy_out_of_space(r)) && c.encrypt) {
+		int e = age_end(&c.age);
+
+		r = r < 0 ? r : e;
+		c.off = c.emitted;
 	}
 	if (copy_out_of_space(r)) {
 		/* Another writer took the room between the check and the write: keep what was written. */
@@ -500,6 +523,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	f = copy_finish(&c);
 	st->bytes = c.off;
 	st->compressed = c.compress;
+	st->encrypted = c.encrypt;
 	room_result(&c.room);
 	copy_teardown(&c);
 	return r < 0 ? r : f;

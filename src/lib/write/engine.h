@@ -52,6 +52,8 @@ struct engine_opts {
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
 	int compress_workers;     /* zstd's own threads; 0 compresses in the caller's */
+	const unsigned char (*age_keys)[AGE_KEY_BYTES];  /* the file is age-encrypted to these X25519 recipients */
+	unsigned n_age;           /* how many; 0: not encrypted */
 	uint64_t held_base;       /* bytes the capture holds on disk elsewhere (the raw core while compressing) */
 	uint64_t probe;           /* compressing: after this many input bytes, give up (-EDOM) when the output is */
 	unsigned probe_pct;       /* still more than probe_pct % of them; 0 never gives up */
@@ -79,6 +81,7 @@ struct engine_stats {
 	uint64_t bytes;           /* bytes in the file at the end */
 	uint64_t input;           /* bytes taken from the input (bytes, unless compressed) */
 	bool compressed;          /* the file is a zstd frame (compress) */
+	bool encrypted;           /* the file is an age file (age_keys) */
 	int level;                /* compressed: zstd's level */
 	unsigned zstd_chunks, stored_chunks;  /* compressed: chunks through zstd, and stored (raw blocks: pace()) */
 	unsigned paced_behind, paced_raw;     /* times zstd fell behind the input, or did not shrink a chunk */

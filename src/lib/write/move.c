@@ -114,23 +114,43 @@ static int write_dense(void *ctx, const char *buf, size_t n)
 	return io_write_full(c->out, buf, n);
 }
 
-/* Writes what zstd emitted at the end of the compressed file, reserved first as write_run() says. */
+/* Appends n bytes to a packed file (compressed, encrypted), reserved first as write_run() says. 0 or -errno. */
+int copy_emit(void *ctx, const char *buf, size_t n)
+{
+	struct copy *c = ctx;
+	int r = write_run(c, (off_t)c->emitted, buf, n);
+
+	if (r == 0)
+		c->emitted += n;
+	return r;
+}
+
+/* What zstd emitted: appended, or encrypted first (the age writer then appends through copy_emit). */
 int copy_write_packed(void *ctx, const char *buf, size_t n)
 {
 	struct copy *c = ctx;
 
-	return write_run(c, (off_t)c->z.written, buf, n);
+	return c->encrypt ? age_write(&c->age, buf, n) : copy_emit(c, buf, n);
 }
 
-/* Writes a stored frame at the end of the compressed file (compressor_store), reserved first as write_run() says. */
+/* A stored frame (compressor_store): appended from its buffers with no copy, or encrypted from them. */
 int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total)
 {
 	struct copy *c = ctx;
-	int r = reserve_run(c, (off_t)c->z.written) ?
-		copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, c->z.written, total, false) : 0;
+	int r = 0;
 
+	if (c->encrypt) {
+		for (int i = 0; r == 0 && i < n; i++)
+			r = age_write(&c->age, iov[i].iov_base, iov[i].iov_len);
+		return r;
+	}
+	if (reserve_run(c, (off_t)c->emitted))
+		r = copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, c->emitted, total, false);
 	c->st->out_calls++;
-	return r < 0 ? r : io_writev_full(c->out, iov, n);
+	r = r < 0 ? r : io_writev_full(c->out, iov, n);
+	if (r == 0)
+		c->emitted += total;
+	return r;
 }
 
 /* Writes n bytes of buf to the output at its position: compressed (or stored), sparse, or as they are. 0 or -errno. */
@@ -140,6 +160,8 @@ int copy_write(struct copy *c, const char *buf, size_t n)
 		return compressor_store(&c->z, buf, n, copy_write_packed, copy_writev_packed, c);
 	if (c->compress)
 		return compressor_feed(&c->z, buf, n, FEED_MORE, copy_write_packed, c);
+	if (c->encrypt)
+		return age_write(&c->age, buf, n);
 	if (c->sparse)
 		return holes_write(c->out, buf, n, c->o->min_hole, write_run, c, &c->st->holes);
 	return write_dense(c, buf, n);

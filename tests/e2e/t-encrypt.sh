@@ -1,0 +1,122 @@
+#!/bin/bash
+# Encrypted cores (Encrypt=): real crashes stored as age files to two recipients (keys age-keygen made), compressed
+# as they come (core.*.zst.age) or not (core.*.age): Debian's age(1) decrypts them with either identity, and zstd
+# gives back the process's memory byte for byte; another identity is refused. The entry says to whom, and has the
+# stack trace (made of the stacks read as the dump began). A core cut by MaxCoreSize is still a whole age file. A
+# fresh loop-mounted ext4 (no discard) holds them: after unmount, no page of the crashed process's memory is found
+# anywhere in its image, free blocks included, where the same crash without Encrypt= leaves it there. A bad
+# Encrypt= value, or Encrypt= with Storage=journal, stores nothing rather than plaintext, and says why.
+# tier: fast (make check, and make check-all)
+. "$(dirname "$0")/lib.sh"
+need_root "it mounts a file system, sets kernel.core_pattern and starts systemd-journald"
+command -v age > /dev/null || skip "no age (Debian's age package; make check installs it)"
+command -v zstd > /dev/null || skip "no zstd"
+scratch
+start_journald
+for k in 1 2 3; do age-keygen -o "$T/key$k.txt" 2> /dev/null || fail "age-keygen"; done
+pub1=$(age-keygen -y "$T/key1.txt") pub2=$(age-keygen -y "$T/key2.txt")
+make_fs ext4 "$T/fs" 256
+m=$T/fs
+conf() { write_config "$T/c.conf" "Directory=$m/cores" "KeepFree=16M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "$@"; }
+conf "Compress=yes" "Encrypt=$pub1 $pub2"
+use_handler "$T/c.conf"
+
+# marker_pages IMAGE MIB: how many of the first MIB MiB of pages of the crasher's pattern (4 KiB each) appear in
+# IMAGE, at any offset: each page's first 16 bytes are searched for.
+marker_pages() {
+	python3 - "$1" "$2" <<'EOF'
+import sys
+M = (1 << 64) - 1
+def word(i):
+    z = (0x636f726573696e6b + (i + 1) * 0x9e3779b97f4a7c15) & M
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return z ^ (z >> 31)
+img = open(sys.argv[1], 'rb').read()
+pages = int(sys.argv[2]) * 256
+# Every 64th page (never a zero one: crasher -z 0), as 16 bytes of the pattern.
+needles = [word(p * 512).to_bytes(8, 'little') + word(p * 512 + 1).to_bytes(8, 'little') for p in range(1, pages, 64)]
+print(sum(1 for n in needles if img.find(n) >= 0), len(needles))
+EOF
+}
+
+crash_z 32 50
+e=$(journal_entry "$CRASH_PID") || fail "no entry"
+handlers_done "$T/c.conf"
+core=$(field "$e" COREDUMP_FILENAME)
+echo "     $(field "$e" CORESINK_COMPRESSED)"
+check "stored as core.*.zst.age, the only file: $core" test "${core%.zst.age}" != "$core" -a \
+	"$(entries "$m/cores")" = "$(basename "$core")"
+check "CORESINK_ENCRYPTED names both recipients" has_line "$e" "CORESINK_ENCRYPTED=age v1, to $pub1 $pub2"
+check "age -d with the first identity, then zstd -d: the process's memory" \
+	bash -c "age -d -i '$T/key1.txt' '$core' | zstd -dcq > '$T/raw' && '$PATCHECK' '$T/raw' 32 50"
+check "a complete ELF core" "$PATCHECK" --elf "$T/raw"
+check "CORESINK_SIZE is the core's size" has_line "$e" "CORESINK_SIZE=$(file_size "$T/raw")"
+check "the second identity reads it too" bash -c "age -d -i '$T/key2.txt' '$core' | zstd -dcq | cmp -s - '$T/raw'"
+check "another identity is refused" bash -c "! age -d -i '$T/key3.txt' '$core' > /dev/null 2>&1"
+check "the stack trace, made of the stacks read as the dump began" has "$(entry_message "$CRASH_PID")" \
+	"Stack trace of thread $CRASH_PID:"
+if command -v gdb > /dev/null; then
+	bt=$(gdb -q -batch -ex bt "$CRASHER" "$T/raw" 2>&1)
+	check "gdb on the decrypted core: the crashing frame" has "$bt" "crash_here"
+fi
+rm -f "$T/raw"
+
+# Compress=no: core.*.age, the core itself inside.
+conf "Compress=no" "Encrypt=$pub1"
+crash_z 16 0
+e=$(journal_entry "$CRASH_PID") || fail "Compress=no: no entry"
+handlers_done "$T/c.conf"
+core=$(field "$e" COREDUMP_FILENAME)
+check "Compress=no: stored as core.*.age: $core" matches "$core" '\.[0-9TZ]+\.age$'
+check "Compress=no: age -d gives the core" bash -c "age -d -i '$T/key1.txt' '$core' > '$T/raw' && '$PATCHECK' '$T/raw' 16"
+check "Compress=no: the stack trace too" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
+rm -f "$T/raw"
+
+# Cut by MaxCoreSize: truncated, and still an age file that decrypts, to the cut.
+conf "Compress=yes" "Encrypt=$pub1" "MaxCoreSize=8M"
+crash_z 32 0
+e=$(journal_entry "$CRASH_PID") || fail "cut: no entry"
+handlers_done "$T/c.conf"
+core=$(field "$e" COREDUMP_FILENAME)
+check "cut by MaxCoreSize: truncated ($(field "$e" CORESINK_RESULT))" has_line "$e" "CORESINK_RESULT=truncated"
+age -d -i "$T/key1.txt" "$core" > "$T/cut.zst" 2> "$T/age.err"
+check "cut: age -d reads the whole age file ($(cat "$T/age.err"))" test ! -s "$T/age.err"
+check "cut: what zstd gives of it is the core's start ($(zstd -dcq "$T/cut.zst" 2> /dev/null | wc -c) bytes)" \
+	test "$(zstd -dcq "$T/cut.zst" 2> /dev/null | wc -c)" -gt $((4 * 1024 * 1024))
+check "cut: the stack trace all the same" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
+rm -f "$T/cut.zst"
+
+# A bad key, Storage=journal: no core, and why.
+conf "Compress=yes" "Encrypt=age1notakey"
+crash_z 4 0
+e=$(journal_entry "$CRASH_PID") || fail "bad key: no entry"
+handlers_done "$T/c.conf"
+check "a bad Encrypt=: no core stored, and why: $(field "$e" CORESINK_ERROR)" all_of_re "$e" "^CORESINK_RESULT=failed$" \
+	"Encrypt= does not parse"
+check "and --check-config says so" bash -c "'$CORESINK' --config '$T/c.conf' --check-config 2>&1 | grep -q 'Encrypt.*no core is stored'"
+conf "Compress=yes" "Encrypt=$pub1" "Storage=journal"
+crash_z 4 0
+e=$(journal_entry "$CRASH_PID") || fail "journal: no entry"
+handlers_done "$T/c.conf"
+check "Encrypt= with Storage=journal: no core, and why" all_of_re "$e" "^CORESINK_RESULT=failed$" \
+	"Storage=external only"
+check "nothing was stored for those two" test -z "$(entries "$m/cores" | grep -v '\.age$')"
+
+# The image, every block: no page of the memory of the encrypted crashes (the first, 32 MiB with half its pages
+# zero, has the same pattern as the second's 16 MiB: the first 16 MiB's pages are searched).
+sync
+release_mount "$m"
+read -r hits of < <(marker_pages "$m.img" 16)
+echo "     with Encrypt=: $hits of $of marker pages found in the image"
+check "with Encrypt=: none of the process's pages anywhere in the image" test "$hits" -eq 0
+mount -o loop "$m.img" "$m" || fail "mount again"
+conf "Compress=no"
+crash_z 16 0
+handlers_done "$T/c.conf"
+sync
+release_mount "$m"
+read -r hits of < <(marker_pages "$m.img" 16)
+echo "     without Encrypt=: $hits of $of marker pages found in the image"
+check "without Encrypt=: the same crash's pages are there ($hits of $of): the scan finds them" test "$hits" -eq "$of"
+mount -o loop "$m.img" "$m" || fail "mount at the end"
