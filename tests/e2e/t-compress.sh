@@ -3,7 +3,7 @@
 # copy first), that decompresses to the process's memory; coredumpctl dump returns its bytes and coredumpctl debug
 # opens it. Its stack trace is made of the threads' stacks read as the dump began (a core made of them in memory):
 # the same frames as gdb on the whole core, for every one of 150 threads. Memory that does not compress goes raw
-# in frames of raw blocks (a chunk that did not shrink, and three after it, stored), and the file is no larger than
+# in frames of raw blocks (a chunk that did not shrink, and seven after it, stored), and the file is no larger than
 # the core. The reserve
 # holds with one copy: a core that fits raw fits compressed. Old compressed cores are vacuumed like raw ones.
 # tier: fast (make check, and make check-all)

@@ -28,7 +28,7 @@
 #define PACE_MIN (4u << 20)
 #define PACE_READY_PCT 75
 #define PACE_ZSTD_PCT 30
-#define PACE_PROBE 4
+#define PACE_PROBE 8
 #define PACE_RAW_PCT 95
 
 void engine_defaults(struct engine_opts *o)

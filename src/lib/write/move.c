@@ -228,14 +228,16 @@ static ssize_t take_input(struct copy *c, int fd, const char **data, size_t n)
 
 /*
  * Compressing: whether the input already held half of the n bytes about to be read (the kernel had filled the pipe
- * and waited for us), counted for pace() in engine.c. Not known of a socket read ahead by a thread, or a minimal
- * core's filter: counted as not ready.
+ * and waited for us), or, read ahead by a thread (socket mode), half of the ring was full; counted for pace() in
+ * engine.c. Not known through a minimal core's filter: counted as not ready.
  */
 static void input_ready(struct copy *c, size_t n)
 {
 	int avail = 0;
+	bool ready = c->ahead ? prefetch_filled(&c->pf) * 2 >= c->pf.n :
+		     !c->o->minicore && ioctl(c->in, FIONREAD, &avail) == 0 && (size_t)avail >= n / 2;
 
-	if (!c->ahead && !c->o->minicore && ioctl(c->in, FIONREAD, &avail) == 0 && (size_t)avail >= n / 2)
+	if (ready)
 		c->ready++;
 	else
 		c->starved++;

@@ -212,3 +212,14 @@ void prefetch_stop(struct prefetch *p)
 	free(p->mem);
 	p->running = false;
 }
+
+/* How many buffers the reader has filled that the consumer has not taken: a ring that stays full waits for it. */
+unsigned prefetch_filled(struct prefetch *p)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->filled;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}

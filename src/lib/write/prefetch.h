@@ -34,6 +34,7 @@ struct prefetch {
 int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n, int silence_ms);
 ssize_t prefetch_take(struct prefetch *p, const char **data, size_t n);
 void prefetch_release(struct prefetch *p, size_t n);
+unsigned prefetch_filled(struct prefetch *p);
 ssize_t prefetch_read(struct prefetch *p, void *buf, size_t n);
 void prefetch_stop(struct prefetch *p);
 
