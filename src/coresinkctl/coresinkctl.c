@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sodium.h>
 #include <unistd.h>
 #include <wordexp.h>
 
@@ -41,6 +42,7 @@ struct opts {
 	enum json_mode json;
 	struct selection sel;
 	struct vacuum_spec vacuum;
+	struct age_identities ids;   /* --identity: read encrypted cores with these (sel.identities) */
 };
 
 static void usage(FILE *f)
@@ -48,9 +50,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: coresinkctl [OPTIONS] [list] [MATCH...]\n"
 		"       coresinkctl [OPTIONS] info [MATCH...]\n"
-		"       coresinkctl [OPTIONS] dump [-o FILE] [MATCH...]\n"
-		"       coresinkctl [OPTIONS] debug [--debugger=PATH] [-A ARGS] [MATCH...]\n"
-		"       coresinkctl [OPTIONS] retrace [CORE-PATH | MATCH...]\n"
+		"       coresinkctl [OPTIONS] dump [-o FILE] [--identity FILE] [MATCH...]\n"
+		"       coresinkctl [OPTIONS] debug [--debugger=PATH] [-A ARGS] [--identity FILE] [MATCH...]\n"
+		"       coresinkctl [OPTIONS] retrace [--identity FILE] [CORE-PATH | MATCH...]\n"
 		"       coresinkctl [OPTIONS] remove [--dry-run] MATCH...\n"
 		"       coresinkctl vacuum [--older-than=TIME] [--max-use=BYTES] [--exe=PATH] [--dry-run]\n"
 		"       coresinkctl [OPTIONS] status [MATCH...]\n"
@@ -64,7 +66,27 @@ static void usage(FILE *f)
 }
 
 enum { OPT_JSON = 256, OPT_NO_LEGEND, OPT_DEBUGGER, OPT_DRY_RUN, OPT_OLDER, OPT_MAX_USE, OPT_EXE, OPT_FILE,
-       OPT_CONFIG, OPT_ALL, OPT_VERSION };
+       OPT_CONFIG, OPT_ALL, OPT_VERSION, OPT_IDENTITY };
+
+/*
+ * --identity FILE: the age identities (age-keygen's file) an encrypted core is read with, for this run only: read
+ * once, kept in locked memory where the limits allow. Exits with a usage error where the file is no identity file.
+ */
+static void read_identities(struct opts *o, const char *path)
+{
+	char *text = sodium_malloc(64 * 1024);
+	int r = text ? io_read_text(path, text, 64 * 1024) : -ENOMEM;
+
+	if (r >= 0)
+		r = age_identities_parse(text, &o->ids);
+	sodium_free(text);
+	if (r < 0)
+		exit(fail_code(EXIT_USAGE, "--identity %s: %s", path, r == -EINVAL ? "not an age identity file "
+			       "(AGE-SECRET-KEY-1... lines, as age-keygen writes)" : strerror(-r)));
+	/* Best effort: without CAP_IPC_LOCK or room under RLIMIT_MEMLOCK, the keys may be swapped. */
+	(void) sodium_mlock(&o->ids, sizeof(o->ids));
+	o->sel.identities = &o->ids;
+}
 
 /* "7d", "12h", "30min", "90s" or plain seconds into seconds (parse_duration()). 0 or -EINVAL/-ERANGE. */
 static int parse_age(const char *s, uint64_t *secs)
@@ -115,6 +137,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "debugger-arguments", required_argument, NULL, 'A' }, { "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "older-than", required_argument, NULL, OPT_OLDER }, { "max-use", required_argument, NULL, OPT_MAX_USE },
 		{ "exe", required_argument, NULL, OPT_EXE }, { "all", no_argument, NULL, OPT_ALL },
+		{ "identity", required_argument, NULL, OPT_IDENTITY },
 		{ 0 },
 	};
 	int ch;
@@ -172,6 +195,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_EXE: o->vacuum.exe = optarg; break;
 		case OPT_ALL: o->all = true; break;
+		case OPT_IDENTITY: read_identities(o, optarg); break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
@@ -321,11 +345,11 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 	struct sysroot root = { .dir = "" };
 	wordexp_t we = { 0 };
 	sigset_t hold, old;
-	int fd = open("/var/tmp", O_TMPFILE | O_RDWR, 0600), r, status = 0, ended = 0;
+	int fd = corefile_scratch(c, "/var/tmp"), r, status = 0, ended = 0;
 	pid_t pid = -1;
 
 	if (fd < 0)
-		return fail_code(EXIT_SYSTEM, "/var/tmp: %s", strerror(errno));
+		return fail_code(EXIT_SYSTEM, "/var/tmp: %s", strerror(-fd));
 	if (o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0) {
 		(void) close(fd);
 		return fail_code(EXIT_USAGE, "debug: bad --debugger-arguments");

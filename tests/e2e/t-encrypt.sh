@@ -60,7 +60,25 @@ if command -v gdb > /dev/null; then
 	bt=$(gdb -q -batch -ex bt "$CRASHER" "$T/raw" 2>&1)
 	check "gdb on the decrypted core: the crashing frame" has "$bt" "crash_here"
 fi
-rm -f "$T/raw"
+
+# coresinkctl reads it with --identity (into memory), says plainly what is missing without, refuses another; and
+# reads what age(1) wrote to a recipient: the same core, re-encrypted by age -r in its place.
+ctl() { "$B/coresinkctl" --config "$T/c.conf" --since "$TEST_SINCE" "$@"; }
+ctl dump --identity "$T/key1.txt" -o "$T/dumped" "$CRASH_PID" 2> "$T/ctl.err"
+check "coresinkctl dump --identity: the core ($(cat "$T/ctl.err"))" cmp -s "$T/dumped" "$T/raw"
+msg=$(ctl dump -o "$T/dumped" "$CRASH_PID" 2>&1)
+check "coresinkctl dump without --identity says why: $msg" has "$msg" "encrypted (Encrypt=): --identity FILE"
+msg=$(ctl dump --identity "$T/key3.txt" -o "$T/dumped" "$CRASH_PID" 2>&1)
+check "coresinkctl dump with another identity: $msg" has "$msg" "encrypted to none of the identities"
+if command -v gdb > /dev/null; then
+	bt=$(ctl debug --identity "$T/key2.txt" --debugger-arguments="-batch -ex bt" "$CRASH_PID" 2>&1)
+	check "coresinkctl debug --identity: gdb on it, the crashing frame" has "$bt" "crash_here"
+fi
+age -d -i "$T/key1.txt" "$core" | age -r "$pub2" > "$T/by-age" || fail "age -r"
+cat "$T/by-age" > "$core"
+ctl dump --identity "$T/key2.txt" -o "$T/dumped" "$CRASH_PID" 2> "$T/ctl.err"
+check "coresinkctl reads what age -r wrote ($(cat "$T/ctl.err"))" cmp -s "$T/dumped" "$T/raw"
+rm -f "$T/raw" "$T/dumped" "$T/by-age"
 
 # Compress=no: core.*.age, the core itself inside.
 conf "Compress=no" "Encrypt=$pub1"

@@ -20,6 +20,8 @@
 #include <sys/xattr.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
+#include <sodium.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 #include "base.h"
@@ -127,9 +129,11 @@ int corefile_open(int dirfd, const struct record *c, char *name, size_t len, boo
 	}
 	/* Blocking reads from here on: O_NONBLOCK was only against a FIFO planted in its place. */
 	(void) fcntl(fd, F_SETFL, 0);
-	if (compressed)
-		*compressed = strlen(here) > strlen(NAME_ZSTD) &&
-			      strcmp(here + strlen(here) - strlen(NAME_ZSTD), NAME_ZSTD) == 0;
+	if (compressed) {
+		struct name_parts p;
+
+		*compressed = name_parse(here, &p) == 0 && p.compressed;
+	}
 	if (name)
 		(void) snprintf(name, len, "%s", here);
 	return fd;
@@ -174,16 +178,48 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 	return fd == -EACCES || fd == -EPERM ? CORE_INACCESSIBLE : CORE_MISSING;
 }
 
-/* Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. */
-static int copy_out(int in, int out, bool compressed)
+/* The stored file as read: as it is, or decrypted (an age file, with the identity it was encrypted to). */
+struct source {
+	int fd;
+	bool age;
+	struct age_reader a;
+};
+
+/* Opens the age file fd with the first of ids it was encrypted to. 0, -ENOKEY (no ids), -EKEYREJECTED, -errno. */
+static int source_open(struct source *s, int fd, bool encrypted, const struct age_identities *ids)
 {
-	size_t in_cap = ZSTD_DStreamInSize(), out_cap = ZSTD_DStreamOutSize(), left = 0;
+	int r = -EKEYREJECTED;
+
+	*s = (struct source) { .fd = fd, .age = encrypted };
+	if (!encrypted)
+		return 0;
+	if (!ids || ids->n == 0)
+		return -ENOKEY;
+	for (unsigned i = 0; r == -EKEYREJECTED && i < ids->n; i++) {
+		r = lseek(fd, 0, SEEK_SET) < 0 ? -errno : age_open(&s->a, fd, ids->keys[i]);
+		if (r == -ENOKEY)
+			r = -EKEYREJECTED;
+	}
+	return r;
+}
+
+/* The next bytes of the file (cap >= AGE_CHUNK), decrypted where it is an age file: their count, 0, or -errno. */
+static ssize_t source_read(struct source *s, char *buf, size_t cap)
+{
+	return s->age ? age_read(&s->a, (unsigned char *)buf) : io_read_full(s->fd, buf, cap, NULL);
+}
+
+/* Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. */
+static int copy_out(struct source *in, int out, bool compressed)
+{
+	size_t in_cap = ZSTD_DStreamInSize() > AGE_CHUNK ? ZSTD_DStreamInSize() : AGE_CHUNK;
+	size_t out_cap = ZSTD_DStreamOutSize(), left = 0;
 	char *ib = malloc(in_cap), *ob = malloc(out_cap);
 	ZSTD_DCtx *d = compressed ? ZSTD_createDCtx() : NULL;
-	ssize_t n;
+	ssize_t n = 0;
 	int r = ib && ob && (d || !compressed) ? 0 : -ENOMEM;
 
-	while (r == 0 && (n = io_read_full(in, ib, in_cap, NULL)) > 0) {
+	while (r == 0 && (n = source_read(in, ib, in_cap)) > 0) {
 		ZSTD_inBuffer zi = { ib, (size_t)n, 0 };
 
 		if (!compressed) {
@@ -203,9 +239,31 @@ static int copy_out(int in, int out, bool compressed)
 	if (r == 0 && compressed && left != 0)
 		r = -EBADMSG;
 	ZSTD_freeDCtx(d);
+	if (ib)
+		sodium_memzero(ib, in_cap);
 	free(ib);
 	free(ob);
 	return r;
+}
+
+/* Whether the crash's core is an age file (Encrypt=), by its name. */
+bool corefile_encrypted(const struct record *c)
+{
+	size_t n = strlen(c->filename);
+
+	return n > strlen(NAME_AGE) && strcmp(c->filename + n - strlen(NAME_AGE), NAME_AGE) == 0;
+}
+
+/*
+ * Where a core is written out for gdb or a retrace: an unlinked file of dir, or a memfd for an encrypted core (its
+ * plaintext is never given to a disk; say what memory can: a memfd may be swapped). The fd, or -errno.
+ */
+int corefile_scratch(const struct record *c, const char *dir)
+{
+	int fd = corefile_encrypted(c) ? memfd_create("coresink-core", MFD_CLOEXEC) :
+		 open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	return fd < 0 ? -errno : fd;
 }
 
 /* The core held in the crash's entry (COREDUMP=), found again by its cursor. 0 or -errno. */
@@ -238,6 +296,7 @@ static int write_from_journal(const struct selection *s, const struct record *c,
 int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out)
 {
 	bool compressed = false;
+	struct source src = { .fd = -1 };
 	int fd, r;
 
 	if (c->journal_core)
@@ -245,7 +304,11 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 	fd = corefile_open(dirfd, c, NULL, 0, &compressed);
 	if (fd < 0)
 		return fd;
-	r = copy_out(fd, out, compressed);
+	r = source_open(&src, fd, corefile_encrypted(c), s->identities);
+	if (r == 0)
+		r = copy_out(&src, out, compressed);
+	if (src.age)
+		age_reader_free(&src.a);
 	(void) close(fd);
 	return r;
 }
@@ -269,5 +332,10 @@ const char *corefile_strerror(int r)
 	return r == -ENOENT ? "not there (none stored, removed, or another machine's)" :
 	       r == -EINVAL ? "the entry names a file that is not this crash's core (by its name or the core's own "
 			      "record)" :
-	       r == -EACCES ? "permission denied" : strerror(-r);
+	       r == -EACCES ? "permission denied" :
+	       r == -ENOKEY ? "it is encrypted (Encrypt=): --identity FILE reads it with an age identity it was "
+			      "encrypted to" :
+	       r == -EKEYREJECTED ? "it is encrypted to none of the identities given (--identity)" :
+	       r == -EBADMSG ? "the file is damaged (or was changed): it does not decrypt or decompress whole" :
+	       strerror(-r);
 }

@@ -28,6 +28,8 @@ int corefile_open(int dirfd, const struct record *c, char *name, size_t len, boo
 int corefile_find(int dirfd, const struct record *c, char *name, size_t len);
 int corefile_write(const struct selection *s, int dirfd, const struct record *c, int out);
 int corefile_directory(const struct config *c);
+bool corefile_encrypted(const struct record *c);
+int corefile_scratch(const struct record *c, const char *dir);
 const char *corefile_strerror(int r);
 
 #endif

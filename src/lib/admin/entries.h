@@ -33,6 +33,7 @@ struct selection {
 	long newest;              /* only the newest N (-n, -1); 0 all */
 	char *const *matches;     /* PID, COMM, /EXE or FIELD=VALUE */
 	int n_matches;
+	const struct age_identities *identities;  /* --identity: what reads an encrypted core; NULL for none */
 };
 
 struct found {

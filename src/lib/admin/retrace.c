@@ -24,7 +24,7 @@
 #define SCRATCH_DIR "/var/tmp"
 
 /*
- * The crash's core, raw, in an unlinked file of SCRATCH_DIR: the fd, or -errno (-EFBIG: past c's bounds; -ENOSPC:
+ * The crash's core, raw, in an unlinked file of SCRATCH_DIR (a memfd where encrypted): the fd, or -errno (-EFBIG: past c's bounds; -ENOSPC:
  * it would take SCRATCH_DIR's file system under KeepFree=, as a capture's chunk would).
  */
 static int raw_core(const struct selection *sel, const struct config *cfg, int dirfd, const struct record *c,
@@ -36,9 +36,9 @@ static int raw_core(const struct selection *sel, const struct config *cfg, int d
 
 	if (size > cfg->stack_trace_max)
 		return -EFBIG;
-	fd = open(SCRATCH_DIR, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	fd = corefile_scratch(c, SCRATCH_DIR);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (side_room(fd, &cfg->keep_free, NULL, &u, &which) < size) {
 		(void) close(fd);
 		return -ENOSPC;

@@ -5,6 +5,7 @@
  * is here: the keys themselves go to libsodium (age.c).
  */
 #include <ctype.h>
+#include <sodium.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,4 +98,39 @@ int age_identity_parse(const char *s, unsigned char key[AGE_KEY_BYTES])
 		if (islower((unsigned char)*p))
 			return -EINVAL;
 	return bech32_key(s, "age-secret-key-", key);
+}
+
+/*
+ * An identity file's text: blank lines and "#" comments, every other line an identity (at most AGE_IDENTITIES_MAX).
+ * 0, or -EINVAL (a line that is not one, or none at all: the file is not an identity file), -E2BIG.
+ */
+int age_identities_parse(const char *text, struct age_identities *ids)
+{
+	int r = 0;
+
+	ids->n = 0;
+	while (r == 0 && *text) {
+		size_t n = strcspn(text, "\n");
+		char line[128];
+
+		while (n > 0 && (text[n - 1] == '\r' || text[n - 1] == ' '))
+			n--;
+		if (n > 0 && text[0] != '#') {
+			if (n >= sizeof(line))
+				r = -EINVAL;
+			else if (ids->n >= AGE_IDENTITIES_MAX)
+				r = -E2BIG;
+			else {
+				memcpy(line, text, n);
+				line[n] = '\0';
+				r = age_identity_parse(line, ids->keys[ids->n++]);
+				sodium_memzero(line, sizeof(line));
+			}
+		}
+		text += strcspn(text, "\n");
+		text += *text == '\n';
+	}
+	if (r == 0 && ids->n == 0)
+		r = -EINVAL;
+	return r;
 }
