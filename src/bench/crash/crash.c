@@ -124,21 +124,30 @@ static int wait_stored(int ifd, const struct handler *h, const struct bench_path
 	return 0;
 }
 
-/* Opens the stored core for reading as the victim's memory: a compressed one through zstd -dc. fd or -errno. */
+/*
+ * Opens the stored core for reading as the victim's memory: a compressed one through zstd -dc, an encrypted one
+ * (Encrypt=bench) through age -d with the run's identity first. fd or -errno.
+ */
 static int open_core(const char *path, pid_t *decompressor)
 {
-	const char *ext = strrchr(path, '.');
+	size_t n = strlen(path);
+	bool age = n > 4 && strcmp(path + n - 4, ".age") == 0;
+	bool zst = n > 4 && strcmp(path + n - (age ? 8 : 4), age ? ".zst.age" : ".zst") == 0;
 	int p[2];
 
 	*decompressor = 0;
-	if (!ext || strcmp(ext, ".zst") != 0)
+	if (!zst && !age)
 		return open(path, O_RDONLY | O_CLOEXEC);
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	*decompressor = fork();
 	if (*decompressor == 0) {
 		(void) dup2(p[1], STDOUT_FILENO);
-		execlp("zstd", "zstd", "-dcq", path, (char *)NULL);
+		if (age)
+			execlp("sh", "sh", "-c", zst ? "age -d -i \"$1\" \"$2\" | zstd -dcq" : "age -d -i \"$1\" \"$2\"", "sh",
+			       handler_age_identity, path, (char *)NULL);
+		else
+			execlp("zstd", "zstd", "-dcq", path, (char *)NULL);
 		_exit(EXIT_SYSTEM);
 	}
 	(void) close(p[1]);

@@ -5,6 +5,7 @@
  * as systemd would) when no systemd runs it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,13 +61,52 @@ bool systemd_coredump_installed(void)
 	return access(SYSTEMD_COREDUMP, X_OK) == 0;
 }
 
-/* A knob of a coresink variant as a config line: sparse=on|off, chunk=SIZE, or any Key=Value of coresink.conf(5). */
-static int knob_line(const char *kv, FILE *f)
+/* The identity a variant's Encrypt=bench cores are encrypted to, and read back with (crash.c); "" until made. */
+char handler_age_identity[PATH_MAX];
+
+/*
+ * Encrypt=bench: a key pair of the run's own, made once in dir by age-keygen (age(1) reads the cores back), its
+ * public key into the config line. 0 or -errno.
+ */
+static int bench_recipient(const char *dir, FILE *f)
+{
+	char cmd[PATH_MAX * 2 + 64], pub[128] = "";
+	FILE *p;
+
+	if (!handler_age_identity[0]) {
+		(void) snprintf(handler_age_identity, sizeof(handler_age_identity), "%s/bench-age.txt", dir);
+		(void) snprintf(cmd, sizeof(cmd), "age-keygen -o '%s' 2>/dev/null", handler_age_identity);
+		if (system(cmd) != 0) {
+			handler_age_identity[0] = '\0';
+			return -ENOENT;
+		}
+	}
+	(void) snprintf(cmd, sizeof(cmd), "age-keygen -y '%s'", handler_age_identity);
+	p = popen(cmd, "re");
+	if (!p)
+		return -errno;
+	if (!fgets(pub, sizeof(pub), p))
+		pub[0] = '\0';
+	(void) pclose(p);
+	pub[strcspn(pub, "\n")] = '\0';
+	if (strncmp(pub, "age1", 4) != 0)
+		return -ENOENT;
+	fprintf(f, "Encrypt=%s\n", pub);
+	return 0;
+}
+
+/*
+ * A knob of a coresink variant as a config line: sparse=on|off, chunk=SIZE, Encrypt=bench (a key pair of the run's
+ * own), or any Key=Value of coresink.conf(5).
+ */
+static int knob_line(const char *kv, const char *dir, FILE *f)
 {
 	const char *val = strchr(kv, '=');
 
 	if (!val++)
 		return -EINVAL;
+	if (strcmp(kv, "Encrypt=bench") == 0)
+		return bench_recipient(dir, f);
 	if (strncmp(kv, "sparse=", 7) == 0 && (strcmp(val, "on") == 0 || strcmp(val, "off") == 0))
 		fprintf(f, "Sparse=%s\n", strcmp(val, "on") == 0 ? "yes" : "no");
 	else if (strncmp(kv, "chunk=", 6) == 0)
@@ -101,7 +141,7 @@ static int write_config(struct handler *h, const char *dir, const char *cores, i
 	if (h->socket)
 		fprintf(f, "Socket=%s/h%d.sock\n", dir, index);
 	for (char *tok = strtok_r(knobs, ":", &save); tok && r == 0; tok = strtok_r(NULL, ":", &save))
-		r = knob_line(tok, f);
+		r = knob_line(tok, dir, f);
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
 	if (r == 0 && (config_load(&c, h->config, &d) < 0 || diag_count(&d) > 0))

@@ -27,4 +27,7 @@ void sdc_stop(pid_t pid);
 int server_start(const struct bench_paths *p, struct handler *h, int index);
 void server_stop(struct handler *h);
 
+/* Encrypt=bench's identity file (handler.c), "" where no variant asked for it. */
+extern char handler_age_identity[];
+
 #endif

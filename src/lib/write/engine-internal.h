@@ -43,6 +43,7 @@ struct copy {
 	unsigned ready, starved;  /* and its reads that found the input full, or not (move.c: input_ready) */
 	bool store;               /* the chunk under way goes out stored, not through zstd (engine.c, pace()) */
 	unsigned stored_run;      /* chunks stored since zstd last fell behind */
+	unsigned probe_every;     /* stored chunks before the next goes through zstd again */
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
 	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */

@@ -23,12 +23,14 @@
 /*
  * pace(): a chunk under PACE_MIN (the last, say) says too little. Behind: at least PACE_READY_PCT % of its reads
  * found the input full and zstd took more than PACE_ZSTD_PCT % of its time. Raw: what came out is more than
- * PACE_RAW_PCT % of what went in. Stored, one chunk in PACE_PROBE goes through zstd again.
+ * PACE_RAW_PCT % of what went in. Stored, one chunk in PACE_PROBE goes through zstd again, one in twice as many
+ * each time it finds the same (at most PACE_PROBE_MAX).
  */
 #define PACE_MIN (4u << 20)
 #define PACE_READY_PCT 75
 #define PACE_ZSTD_PCT 30
 #define PACE_PROBE 8
+#define PACE_PROBE_MAX 64
 #define PACE_RAW_PCT 95
 
 void engine_defaults(struct engine_opts *o)
@@ -354,8 +356,8 @@ static int end_chunk(struct copy *c)
  * Compressing as the core comes (not a file: that waits for the disk), whether the next chunks go through zstd or
  * stored (compressor_store: raw blocks, zero pages as RLE ones, at a raw core's cost). Stored, after a chunk zstd
  * fell behind on (most of its reads found the input full: the kernel waited for us, and zstd took a good part of
- * the time) or that did not shrink; from then on every PACE_PROBE-th chunk goes through zstd again, and decides
- * anew. The file stays one zstd stream of frames. in, out: the chunk's bytes; us: its time.
+ * the time) or that did not shrink; from then on every PACE_PROBE-th chunk (then every 16th, ...) goes through zstd
+ * again, and decides anew. The file stays one zstd stream of frames. in, out: the chunk's bytes; us: its time.
  */
 static void pace(struct copy *c, uint64_t in, uint64_t out, uint64_t us)
 {
@@ -368,12 +370,20 @@ static void pace(struct copy *c, uint64_t in, uint64_t out, uint64_t us)
 	if (c->store) {
 		c->st->stored_in += in;
 		c->st->stored_chunks++;
-		c->store = ++c->stored_run % PACE_PROBE != 0;
+		c->store = ++c->stored_run < c->probe_every;
 		return;
 	}
 	c->st->zstd_chunks++;
-	if (!raw && !behind)
+	/* A probe that finds zstd behind again waits twice as long for the next: a fast disk and a slow CPU stay so. */
+	if (!raw && !behind) {
+		c->probe_every = PACE_PROBE;
+		c->stored_run = 0;
 		return;
+	}
+	if (c->stored_run > 0 && c->probe_every < PACE_PROBE_MAX)
+		c->probe_every *= 2;
+	if (c->probe_every == 0)
+		c->probe_every = PACE_PROBE;
 	c->store = true;
 	c->stored_run = 0;
 	*(raw ? &c->st->paced_raw : &c->st->paced_behind) += 1;
