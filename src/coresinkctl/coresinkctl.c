@@ -74,7 +74,7 @@ enum { OPT_JSON = 256, OPT_NO_LEGEND, OPT_DEBUGGER, OPT_DRY_RUN, OPT_OLDER, OPT_
  */
 static void read_identities(struct opts *o, const char *path)
 {
-	char *text = sodium_malloc(64 * 1024);
+	char *text = sodium_init() >= 0 ? sodium_malloc(64 * 1024) : NULL;
 	int r = text ? io_read_text(path, text, 64 * 1024) : -ENOMEM;
 
 	if (r >= 0)
