@@ -11,7 +11,7 @@ scratch
 # A fault that costs the config sends the core to the default Directory: it goes with the test, if the test made it.
 [ -e /var/lib/coresink ] || at_exit "rm -rf /var/lib/coresink"
 start_journald
-# FAULTS_CONFIG: more lines for the config (t-faults-compress: Compress=yes, the zstd copy's calls).
+# FAULTS_CONFIG: more lines for the config (t-faults-compress: Compress=yes and Encrypt=, the path of both).
 # shellcheck disable=SC2086
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
 	"Socket=$T/kernel.socket" ${FAULTS_CONFIG:-}
@@ -102,9 +102,13 @@ if [ "$MODE" = socket ]; then
 	use_socket "$T/c.conf"
 fi
 
-# whole CORE MIB: CORE (compressed or not) holds the crasher's MIB of pattern.
+# whole CORE MIB: CORE (compressed, encrypted to AGE_TEST_IDENTITY's key, or neither) holds the crasher's MIB of
+# pattern.
 whole() {
 	case $1 in
+	*.zst.age) age -d -i "$AGE_TEST_IDENTITY" "$1" 2>/dev/null | zstd -dcq > "$T/raw" 2>/dev/null &&
+		"$PATCHECK" "$T/raw" "$2" > /dev/null 2>&1 ;;
+	*.age) age -d -i "$AGE_TEST_IDENTITY" "$1" > "$T/raw" 2>/dev/null && "$PATCHECK" "$T/raw" "$2" > /dev/null 2>&1 ;;
 	*.zst) zstd -dcq "$1" > "$T/raw" 2>/dev/null && "$PATCHECK" "$T/raw" "$2" > /dev/null 2>&1 ;;
 	*) "$PATCHECK" "$1" "$2" > /dev/null 2>&1 ;;
 	esac
@@ -151,5 +155,5 @@ settled() {
 }
 
 # stray: the directory's names that are no core's (a temporary file under a name, a half-made anything).
-stray() { entries "$T/cores" | grep -vE '^core\.crasher\.[0-9]+\.[0-9TZ]+(\.[0-9]+)?(\.zst)?$'; }
+stray() { entries "$T/cores" | grep -vE '^core\.crasher\.[0-9]+\.[0-9TZ]+(\.[0-9]+)?(\.zst)?(\.age)?$'; }
 
