@@ -316,6 +316,49 @@ START_TEST(test_speed_keys)
 }
 END_TEST
 
+/*
+ * Encrypt=: recipients read into keys; a value that does not parse is kept, marked bad (it fails closed: no core),
+ * and said, in [Coresink] as in a [Rule], whose other keys still apply; an empty value turns it off.
+ */
+START_TEST(test_encrypt)
+{
+	static const char *const pub = "age1rvdvyrzzwg29kfvu9eaz7gk8ldflj00pmcq8f4npvnjpu2vjuatspqctn4";
+	struct config c, other;
+	struct diag d = { 0 };
+	char text[1024];
+
+	snprintf(text, sizeof(text), "[Coresink]\nEncrypt=%s  %s\n", pub, pub);
+	write_conf(text);
+	config_defaults(&c);
+	ck_assert_int_eq(c.encrypt.n, 0);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_uint_eq(c.encrypt.n, 2);
+	ck_assert(!c.encrypt.bad);
+	ck_assert_int_eq(c.encrypt.keys[0][0], 0x1b);
+	snprintf(text, sizeof(text), "[Coresink]\nEncrypt=%s age1typo\n[Rule]\nName=r\nMatchComm=x\nEncrypt=%.20s\n"
+		 "Core=minimal\n", pub, pub);
+	write_conf(text);
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 2);
+	ck_assert(c.encrypt.bad);
+	ck_assert_uint_eq(c.encrypt.n, 0);
+	ck_assert_uint_eq(c.n_rules, 1);
+	ck_assert(!c.rules[0].bad);
+	config_defaults(&other);
+	config_apply_rule(&other, &c.rules[0]);
+	ck_assert(other.encrypt.bad);
+	ck_assert_int_eq(other.core, CORE_MINIMAL);
+	config_free(&c);
+	write_conf("[Coresink]\nEncrypt=\n");
+	config_defaults(&c);
+	d = (struct diag) { 0 };
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert(!c.encrypt.bad && c.encrypt.n == 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("config");
@@ -325,6 +368,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_every_key);
 	tcase_add_test(tc, test_speed_keys);
+	tcase_add_test(tc, test_encrypt);
 	tcase_add_test(tc, test_bad_values_keep_defaults);
 	tcase_add_test(tc, test_other_section_ignored);
 	tcase_add_test(tc, test_missing_file);

@@ -4,6 +4,7 @@
  * (exe=, comm=, unit=, user-unit=, slice=, user=, signal=, container=, hostname=): which rule that crash would get,
  * and the per-crash keys it would be captured with.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "base.h"
 #include "checkconfig.h"
 #include "config.h"
+#include "store.h"
 
 /* A user as a name or a number. 0 or -EINVAL. */
 static int parse_user(const char *v, uid_t *uid)
@@ -76,6 +78,27 @@ static int which_rule(struct config *c, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * With Encrypt=, the cores of the directory stored before it, in plaintext: said (a warning: the config is right),
+ * with what to do about them. Where the directory cannot be read, nothing.
+ */
+static void plaintext_left(const struct config *c)
+{
+	DIR *dir = c->encrypt.n > 0 ? opendir(c->directory) : NULL;
+	const struct dirent *e;
+	struct name_parts p;
+	unsigned n = 0;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		n += name_parse(e->d_name, &p) == 0 && !p.encrypted;
+	(void) closedir(dir);
+	if (n > 0)
+		fprintf(stderr, "warning: %u core(s) in %s were stored before Encrypt= and are in plaintext (coresinkctl "
+			"remove, or age -r each and remove the original)\n", n, c->directory);
+}
+
 int check_config(const char *path, bool named, int argc, char **argv)
 {
 	struct config c;
@@ -83,6 +106,7 @@ int check_config(const char *path, bool named, int argc, char **argv)
 	int r = 0;
 
 	config_read(&c, path, named, &d);
+	plaintext_left(&c);
 	if (argc > 0)
 		r = which_rule(&c, argc, argv);
 	else

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -284,6 +285,13 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	if (cr->c.core == CORE_MINIMAL)
 		eo.minicore = minimal_core(cr);
 	crash_stacks_hook(cr, &eo);
+	/*
+	 * Encrypt=: the core's plaintext passes through this process's buffers (the read buffer, zstd's): kept out of
+	 * swap where the kernel lets us (CAP_IPC_LOCK: the pipe helper; the units may not grant it). Best effort; the
+	 * stacks' memfds are shmem, which may still be swapped (docs/design.md).
+	 */
+	if (eo.n_age > 0)
+		(void) mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
 	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
 	r = engine_copy(cr->in, f->fd, &eo, &cr->o.st);
 	if (cr->o.st.compressed) {
