@@ -91,6 +91,18 @@ check "Compress=no: age -d gives the core" bash -c "age -d -i '$T/key1.txt' '$co
 check "Compress=no: the stack trace too" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
 rm -f "$T/raw"
 
+# Core=minimal: encrypted as it comes too (no plaintext minimal core to compress after), with its trace.
+conf "Compress=yes" "Encrypt=$pub1" "Core=minimal"
+crash_z 16 0
+e=$(journal_entry "$CRASH_PID") || fail "minimal: no entry"
+handlers_done "$T/c.conf"
+core=$(field "$e" COREDUMP_FILENAME)
+check "Core=minimal: stored as core.*.zst.age: $core" matches "$core" '\.zst\.age$'
+check "Core=minimal: age -d and zstd -d give a complete ELF core" \
+	bash -c "age -d -i '$T/key1.txt' '$core' | zstd -dcq > '$T/raw' && '$PATCHECK' --elf '$T/raw'"
+check "Core=minimal: the stack trace" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
+rm -f "$T/raw"
+
 # Cut by MaxCoreSize: truncated, and still an age file that decrypts, to the cut.
 conf "Compress=yes" "Encrypt=$pub1" "MaxCoreSize=8M"
 crash_z 32 0
@@ -138,3 +150,6 @@ read -r hits of < <(marker_pages "$m.img" 16)
 echo "     without Encrypt=: $hits of $of marker pages found in the image"
 check "without Encrypt=: the same crash's pages are there ($hits of $of): the scan finds them" test "$hits" -eq "$of"
 mount -o loop "$m.img" "$m" || fail "mount at the end"
+conf "Compress=yes" "Encrypt=$pub1"
+check "--check-config warns of the plaintext core stored before Encrypt=" \
+	bash -c "'$CORESINK' --config '$T/c.conf' --check-config 2>&1 | grep -q 'stored before Encrypt= and are in plaintext'"

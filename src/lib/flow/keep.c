@@ -48,11 +48,6 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	 */
 	o->min_hole = cr->c.compress ? RAW_MIN_HOLE : PAGE_BYTES;
 	o->chunk = cr->c.chunk_size;
-	/*
-	 * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits
-	 * for the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (docs/benchmark.md: read-ahead).
-	 */
-	o->read_ahead = cr->o.socket ? (unsigned)(cr->c.read_ahead / o->buffer) : 0;
 	o->keep_free = cr->c.keep_free;
 	o->max_use = cr->c.max_use;
 	o->max_core = cr->c.max_core_size;
@@ -62,10 +57,19 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	cr->o.silence_ms = (uint64_t)o->silence_ms;
 	/*
 	 * A file core is compressed as it comes, written once in its final form (docs/design.md: one write); zstd steps
-	 * down to raw blocks where it falls behind the kernel or the data does not shrink (engine.c, pace()).
+	 * to stored chunks where it falls behind the kernel or the data does not shrink (engine.c, pace()). zstd's
+	 * window and tables take what a smaller read buffer gives back: the handler's peak RSS stays within 8 MiB.
 	 */
-	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && (cr->c.core == CORE_FULL || cr->c.encrypt.n > 0))
+	if (cr->c.compress && cr->c.storage == STORAGE_EXTERNAL && (cr->c.core == CORE_FULL || cr->c.encrypt.n > 0)) {
 		o->compress = COMPRESS_LEVEL;
+		o->buffer = COMPRESS_BUFFER;
+	}
+	/*
+	 * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits
+	 * for the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (docs/benchmark.md: read-ahead).
+	 * ReadAhead= in buffers of whichever size the copy reads.
+	 */
+	o->read_ahead = cr->o.socket ? (unsigned)(cr->c.read_ahead / o->buffer) : 0;
 	/* Encrypt=: every byte to the recipients as it comes; no plaintext file, ever (Compress=no too). */
 	o->age_keys = (const unsigned char (*)[AGE_KEY_BYTES])cr->c.encrypt.keys;
 	o->n_age = cr->c.encrypt.n;

@@ -110,10 +110,11 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 			  "the process's memory could not be read";
 }
 
-/* Sets the engine up to read the stacks early, where they may be needed: a full core, EarlyStacks=yes. */
+/* Sets the engine up to read the stacks early, where they may be needed: a full or encrypted core, EarlyStacks=yes. */
 void crash_stacks_hook(struct crash *cr, struct engine_opts *eo)
 {
-	if (!cr->c.early_stacks || cr->c.core != CORE_FULL)
+	/* A minimal core encrypted as it comes has no plaintext file for its trace either: it gets them too. */
+	if (!cr->c.early_stacks || (cr->c.core != CORE_FULL && cr->c.encrypt.n == 0))
 		return;
 	cr->es.state = ES_WAITING;
 	cr->o.stacks.tried = true;
