@@ -77,6 +77,11 @@ static void space(const struct config *c, int dirfd)
 	putchar('\n');
 	printf("%-17s %.1f MiB of %.1f MiB, KeepFree=%.1f MiB%s\n", "free:", (double)l.avail / MIB, (double)l.total / MIB,
 	       (double)l.keep_free / MIB, l.avail < l.keep_free ? " (below it: no core is stored until room is made)" : "");
+	if (c->encrypt.bad)
+		printf("%-17s Encrypt= does not parse: no core is stored (coresink --check-config)\n", "encryption:");
+	else if (c->encrypt.n > 0)
+		printf("%-17s to %u age recipient(s); %u core(s) stored before it, in plaintext\n", "encryption:",
+		       c->encrypt.n, corefile_plaintext(dirfd));
 }
 
 /* How many cores ExecUpload= has still to send (UPLOAD_XATTR). */

@@ -70,6 +70,8 @@ msg=$(ctl dump -o "$T/dumped" "$CRASH_PID" 2>&1)
 check "coresinkctl dump without --identity says why: $msg" has "$msg" "encrypted (Encrypt=): --identity FILE"
 msg=$(ctl dump --identity "$T/key3.txt" -o "$T/dumped" "$CRASH_PID" 2>&1)
 check "coresinkctl dump with another identity: $msg" has "$msg" "encrypted to none of the identities"
+check "coresinkctl info: the core as encrypted" has "$(ctl info "$CRASH_PID")" ", encrypted: --identity reads it)"
+check "coresinkctl status: to how many recipients" has "$(ctl status)" "to 2 age recipient(s); 0 core(s) stored before it"
 if command -v gdb > /dev/null; then
 	bt=$(ctl debug --identity "$T/key2.txt" --debugger-arguments="-batch -ex bt" "$CRASH_PID" 2>&1)
 	check "coresinkctl debug --identity: gdb on it, the crashing frame" has "$bt" "crash_here"

@@ -4,17 +4,18 @@
  * (exe=, comm=, unit=, user-unit=, slice=, user=, signal=, container=, hostname=): which rule that crash would get,
  * and the per-crash keys it would be captured with.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "checkconfig.h"
 #include "config.h"
-#include "store.h"
+#include "corefile.h"
 
 /* A user as a name or a number. 0 or -EINVAL. */
 static int parse_user(const char *v, uid_t *uid)
@@ -84,16 +85,11 @@ static int which_rule(struct config *c, int argc, char **argv)
  */
 static void plaintext_left(const struct config *c)
 {
-	DIR *dir = c->encrypt.n > 0 ? opendir(c->directory) : NULL;
-	const struct dirent *e;
-	struct name_parts p;
-	unsigned n = 0;
+	int dirfd = c->encrypt.n > 0 ? open(c->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	unsigned n = corefile_plaintext(dirfd);
 
-	if (!dir)
-		return;
-	while ((e = readdir(dir)))
-		n += name_parse(e->d_name, &p) == 0 && !p.encrypted;
-	(void) closedir(dir);
+	if (dirfd >= 0)
+		(void) close(dirfd);
 	if (n > 0)
 		fprintf(stderr, "warning: %u core(s) in %s were stored before Encrypt= and are in plaintext (coresinkctl "
 			"remove, or age -r each and remove the original)\n", n, c->directory);

@@ -11,6 +11,7 @@
  * directory, which is no core's name. A zstd core is decompressed as it is written out; a core in the entry
  * (Storage=journal) is read from COREDUMP=. Another machine's crash (a journal collected elsewhere) has no core here.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -338,4 +339,25 @@ const char *corefile_strerror(int r)
 	       r == -EKEYREJECTED ? "it is encrypted to none of the identities given (--identity)" :
 	       r == -EBADMSG ? "the file is damaged (or was changed): it does not decrypt or decompress whole" :
 	       strerror(-r);
+}
+
+/* The cores of the directory (dirfd) that are not encrypted: with Encrypt=, those stored before it, in plaintext. */
+unsigned corefile_plaintext(int dirfd)
+{
+	int fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
+	const struct dirent *e;
+	struct name_parts p;
+	unsigned n = 0;
+
+	if (!dir) {
+		if (fd >= 0)
+			(void) close(fd);
+		return 0;
+	}
+	rewinddir(dir);
+	while ((e = readdir(dir)))
+		n += name_parse(e->d_name, &p) == 0 && !p.encrypted;
+	(void) closedir(dir);
+	return n;
 }

@@ -30,6 +30,7 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 int corefile_directory(const struct config *c);
 bool corefile_encrypted(const struct record *c);
 int corefile_scratch(const struct record *c, const char *dir);
+unsigned corefile_plaintext(int dirfd);
 const char *corefile_strerror(int r);
 
 #endif

@@ -232,7 +232,8 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 	if (st == CORE_JOURNAL)
 		fprintf(f, "%14s: journal\n", "Storage");
 	else if (c->filename[0])
-		fprintf(f, "%14s: %s (%s)\n", "Storage", clean(c->filename, buf), core_state_to_string(st));
+		fprintf(f, "%14s: %s (%s%s)\n", "Storage", clean(c->filename, buf), core_state_to_string(st),
+			corefile_encrypted(c) ? ", encrypted: --identity reads it" : "");
 	else
 		fprintf(f, "%14s: none\n", "Storage");
 	if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE) {
