@@ -575,7 +575,7 @@ int stacktrace_write(int corefd, const char *exe, bool exe_here, const struct tr
 		r = -EBADMSG;
 	if (t.left_out > 0)
 		fprintf(text, "\n%u more threads left out: the trace is kept within %u KiB\n", t.left_out,
-			TRACE_TEXT_MAX / 1024);
+			(unsigned)(TRACE_TEXT_MAX / 1024));
 	if (t.packages)
 		fputc('}', t.json);
 	if (fclose(t.json) == 0 && t.packages)
