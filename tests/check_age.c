@@ -81,8 +81,13 @@ static ssize_t decrypted(int fd, const unsigned char identity[AGE_KEY_BYTES])
 	if (r < 0)
 		return r;
 	while ((n = age_read(&a, out)) > 0) {
-		for (ssize_t i = 0; i < n; i++)
-			ck_assert_uint_eq(out[i], (unsigned char)((total + i) * 7 + 3));
+		ssize_t bad = -1;
+
+		/* One assertion a chunk: Check marks each one it passes, which a byte at a time would make slow. */
+		for (ssize_t i = 0; i < n && bad < 0; i++)
+			if (out[i] != (unsigned char)((total + i) * 7 + 3))
+				bad = i;
+		ck_assert_int_eq(bad, -1);
 		total += n;
 	}
 	age_reader_free(&a);
@@ -90,7 +95,7 @@ static ssize_t decrypted(int fd, const unsigned char identity[AGE_KEY_BYTES])
 }
 
 /* _i: the size, around the chunk boundaries. */
-static const size_t sizes[] = { 0, 1, AGE_CHUNK - 1, AGE_CHUNK, AGE_CHUNK + 1, 2 * AGE_CHUNK, 200000 };
+static const size_t sizes[] = { 0, 1, AGE_CHUNK - 1, AGE_CHUNK, AGE_CHUNK + 1, 2 * AGE_CHUNK + 7 };
 
 START_TEST(test_round_trip)
 {
@@ -121,7 +126,7 @@ START_TEST(test_refused)
 	randombytes_buf(sec, sizeof(sec));
 	randombytes_buf(other, sizeof(other));
 	ck_assert_int_eq(crypto_scalarmult_base(pub[0], sec), 0);
-	fd = encrypted((const unsigned char (*)[AGE_KEY_BYTES])pub, 1, 3 * AGE_CHUNK);
+	fd = encrypted((const unsigned char (*)[AGE_KEY_BYTES])pub, 1, 2 * AGE_CHUNK);
 	ck_assert_int_eq(decrypted(fd, other), -ENOKEY);
 	end = lseek(fd, 0, SEEK_END);
 	/* The intro's "v1", then a byte of the second chunk. */
@@ -142,7 +147,7 @@ START_TEST(test_refused)
 	b ^= 0x80;
 	ck_assert_int_eq(pwrite(fd, &b, 1, end - AGE_CHUNK - 100), 1);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
-	ck_assert_int_eq(decrypted(fd, sec), 3 * AGE_CHUNK);
+	ck_assert_int_eq(decrypted(fd, sec), 2 * AGE_CHUNK);
 	/* More after the last chunk, then the last chunk cut away: the full chunk before it is not the last. */
 	ck_assert_int_eq(pwrite(fd, "x", 1, end), 1);
 	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
