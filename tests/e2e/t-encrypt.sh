@@ -2,10 +2,11 @@
 # Encrypted cores (Encrypt=): real crashes stored as age files to two recipients (keys age-keygen made), compressed
 # as they come (core.*.zst.age) or not (core.*.age): Debian's age(1) decrypts them with either identity, and zstd
 # gives back the process's memory byte for byte; another identity is refused. The entry says to whom, and has the
-# stack trace (made of the stacks read as the dump began). A core cut by MaxCoreSize is still a whole age file. A
-# fresh loop-mounted ext4 (no discard) holds them: after unmount, no page of the crashed process's memory is found
-# anywhere in its image, free blocks included, where the same crash without Encrypt= leaves it there. A bad
-# Encrypt= value, or Encrypt= with Storage=journal, stores nothing rather than plaintext, and says why.
+# stack trace (made of the stacks read as the dump began). A core cut by MaxCoreSize, or by a kill mid-dump, is
+# still a whole age file, with its trace. A fresh loop-mounted ext4 (no discard) holds them: after unmount, no page
+# of the crashed processes' memory is found anywhere in its image, free blocks included, where the same crash
+# without Encrypt= leaves it there. A bad Encrypt= value, or Encrypt= with Storage=journal, stores nothing rather
+# than plaintext, and says why. coresinkctl reads them with --identity, and reads what age(1) wrote.
 # tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts a file system, sets kernel.core_pattern and starts systemd-journald"
@@ -118,6 +119,20 @@ check "cut: what zstd gives of it is the core's start ($(zstd -dcq "$T/cut.zst" 
 	test "$(zstd -dcq "$T/cut.zst" 2> /dev/null | wc -c)" -gt $((4 * 1024 * 1024))
 check "cut: the stack trace all the same" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
 rm -f "$T/cut.zst"
+
+# Killed mid-dump (SIGKILL once the capture holds 48 MiB of a 256 MiB process): truncated, an age file whole to
+# its last chunk, the core's start inside, and the trace of all five threads, made of the stacks read early.
+conf "Compress=yes" "Encrypt=$pub1" "MaxUse=100%"
+killed_at "$m/cores" 48 "$WORKERS" 256
+core=$(field "$E" COREDUMP_FILENAME)
+check "killed: truncated, cut short ($(field "$E" CORESINK_LIMIT))" all_of_re "$E" "^CORESINK_RESULT=truncated$" \
+	"^COREDUMP_TRUNCATED=1$"
+age -d -i "$T/key1.txt" "$core" 2> "$T/age.err" | zstd -dcq > "$T/raw" 2> /dev/null
+check "killed: age -d reads it whole ($(cat "$T/age.err")), zstd gives $(file_size "$T/raw") bytes of the core" \
+	test ! -s "$T/age.err" -a "$(file_size "$T/raw")" -ge $((24 * 1024 * 1024))
+check "killed: the entry's trace has the five threads" \
+	test "$(grep -c '^Stack trace of thread' "$T/msg")" -eq 5 -a "$(grep -cE '_deep |crash_main ' "$T/msg")" -ge 5
+rm -f "$T/raw"
 
 # A bad key, Storage=journal: no core, and why.
 conf "Compress=yes" "Encrypt=age1notakey"

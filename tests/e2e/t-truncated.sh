@@ -18,51 +18,6 @@ use_handler "$T/c.conf"
 CUT_SHORT="CORESINK_LIMIT=the dump was cut short: the process was killed while dumping (SIGKILL, a stop timeout, the OOM killer)"
 CTL=("$B/coresinkctl" --config "$T/c.conf")
 
-# record_of DIR PID: the ledger's record of crash PID in DIR: its handler's pid and the bytes its capture holds.
-# record_of DIR PID: "HANDLER BYTES" of PID's capture in DIR's ledger (what it holds by its chunk's end); a lazy
-# record's (its handler alone, writing no progress: docs/design.md) as another capture counts it: what the handler's
-# files without a name hold, and a chunk ahead.
-record_of() {
-	local h b lazy ahead f n blocks
-	read -r h b lazy ahead < <(awk -v p="$2" '$1 == "inflight" && $7 == p { print $2, $4, $18, $19 }' \
-		"$1/.coresink.state" 2>/dev/null)
-	[ -n "${h:-}" ] || return 0
-	if [ "${lazy:-n}" = y ]; then
-		b=${ahead:-0}
-		for f in /proc/"$h"/fd/*; do
-			read -r n blocks < <(stat -L -c '%h %b' "$f" 2>/dev/null) || continue
-			[ "$n" = 0 ] && [ -f "$f" ] && b=$((b + blocks * 512))
-		done
-	fi
-	echo "$h $b"
-}
-
-# killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
-# its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
-# stops the dump), and the handler goes on. Sets CRASH_PID, E (the entry), CORE, and SEEN (coresinkctl list and
-# status while it dumped).
-killed_at() {
-	local dir=$1 at=$(($2 * MIB)) rec="" h b
-	shift 2
-	{ ( ulimit -c unlimited; exec "$@" ) > /dev/null & CRASH_PID=$!; } 2>/dev/null
-	for _ in $(seq 3000); do
-		rec=$(record_of "$dir" "$CRASH_PID")
-		[ -n "$rec" ] && [ "${rec#* }" -ge "$at" ] && break
-		kill -0 "$CRASH_PID" 2>/dev/null || break
-		sleep 0.005
-	done
-	read -r h b <<< "$rec"
-	[ -n "${b:-}" ] && [ "$b" -ge "$at" ] || fail "the capture of $CRASH_PID never held $2 MiB (ledger: '$rec')"
-	kill -STOP "$h"
-	SEEN=$("${CTL[@]}" list 2>&1; "${CTL[@]}" status 2>&1)
-	kill -KILL "$CRASH_PID"
-	kill -CONT "$h"
-	{ wait "$CRASH_PID"; } 2>/dev/null
-	E=$(entry_where "COREDUMP_PID=$CRASH_PID") || fail "no entry for the killed $CRASH_PID"
-	entry_message "$CRASH_PID" > "$T/msg"
-	CORE=$(field "$E" COREDUMP_FILENAME)
-}
-
 # whole DIR CMD...: CMD crashes and its dump is left alone. Sets CRASH_PID, E, CORE.
 whole() {
 	local dir=$1
