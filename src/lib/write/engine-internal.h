@@ -39,7 +39,7 @@ struct copy {
 	struct age_writer age;
 	bool packed;              /* compressed or encrypted: the file grows by what is emitted, not by what is read */
 	uint64_t emitted;         /* bytes emitted at the end of a packed file (its size) */
-	uint64_t wait_us, z_us;   /* of the chunk under way: waiting for the input, and in zstd (with its writes) */
+	uint64_t z_us;            /* of the chunk under way: the time in zstd (with its writes) */
 	unsigned ready, starved;  /* and its reads that found the input full, or not (move.c: input_ready) */
 	bool store;               /* the chunk under way goes out stored, not through zstd (engine.c, pace()) */
 	unsigned stored_run;      /* chunks stored since zstd last fell behind */

@@ -406,7 +406,7 @@ static int copy_step(struct copy *c)
 	 */
 	settle(c);
 	t0 = clock_us();
-	c->wait_us = c->z_us = 0;
+	c->z_us = 0;
 	c->ready = c->starved = 0;
 	r = reserve_chunk(c, &want, &which);
 	if (r < 0)

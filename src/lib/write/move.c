@@ -252,20 +252,20 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
 		const char *data;
-		uint64_t t0 = clock_us(), t1;
+		bool pacing = c->compress && fd == c->in;
+		uint64_t t0;
 		ssize_t got;
 
-		if (c->compress && fd == c->in)
+		if (pacing)
 			input_ready(c, n);
 		got = take_input(c, fd, &data, n);
-
 		if (got <= 0)
 			return got < 0 ? got : (ssize_t)done;
-		t1 = clock_us();
+		/* What paces a compression as it comes (engine.c, pace()): the time zstd and its writes took. */
+		t0 = pacing ? clock_us() : 0;
 		r = copy_write(c, data, (size_t)got);
-		/* What paces a compression as it comes (engine.c, pace()). */
-		c->wait_us += t1 - t0;
-		c->z_us += clock_us() - t1;
+		if (pacing)
+			c->z_us += clock_us() - t0;
 		if (fd == c->in && c->ahead)
 			prefetch_release(&c->pf, (size_t)got);
 		if (r == 0)
