@@ -96,13 +96,19 @@ static bool reserve_run(const struct copy *c, off_t pos)
 	return c->reserve_runs && !(c->room.ext4 && next_to_writeback);
 }
 
+/* Before n bytes are written at pos: their blocks reserved where reserve_run() says, the write counted. */
+static int before_write(struct copy *c, off_t pos, size_t n)
+{
+	c->st->out_calls++;
+	return reserve_run(c, pos) ? copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, (uint64_t)pos, n, false) : 0;
+}
+
 /* Writes one run of data at pos (holes.c's writer), its blocks reserved first where reserve_run() says. */
 static int write_run(void *ctx, off_t pos, const char *buf, size_t n)
 {
 	struct copy *c = ctx;
-	int r = reserve_run(c, pos) ? copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, (uint64_t)pos, n, false) : 0;
+	int r = before_write(c, pos, n);
 
-	c->st->out_calls++;
 	return r < 0 ? r : io_write_full(c->out, buf, n);
 }
 
@@ -144,9 +150,7 @@ int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total)
 			r = age_write(&c->age, iov[i].iov_base, iov[i].iov_len);
 		return r;
 	}
-	if (reserve_run(c, (off_t)c->emitted))
-		r = copy_reserve_blocks(c, FALLOC_FL_KEEP_SIZE, c->emitted, total, false);
-	c->st->out_calls++;
+	r = before_write(c, (off_t)c->emitted, total);
 	r = r < 0 ? r : io_writev_full(c->out, iov, n);
 	if (r == 0)
 		c->emitted += total;
