@@ -226,6 +226,7 @@ static int copy_setup(struct copy *c)
 			return r;
 		c->compress = true;
 		c->st->level = c->o->compress;
+		c->probe_every = PACE_PROBE;
 		c->strategy = STRATEGY_READWRITE;
 	}
 	/*
@@ -382,8 +383,6 @@ static void pace(struct copy *c, uint64_t in, uint64_t out, uint64_t us)
 	}
 	if (c->stored_run > 0 && c->probe_every < PACE_PROBE_MAX)
 		c->probe_every *= 2;
-	if (c->probe_every == 0)
-		c->probe_every = PACE_PROBE;
 	c->store = true;
 	c->stored_run = 0;
 	*(raw ? &c->st->paced_raw : &c->st->paced_behind) += 1;
