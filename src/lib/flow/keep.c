@@ -362,16 +362,22 @@ static const char *encrypt_refused(const struct config *c)
 	return NULL;
 }
 
+/* The hidden file the core goes into, where Encrypt= lets one be made. 0, or -errno with the crash failed. */
+static int create_core(struct crash *cr, struct store_file *f)
+{
+	const char *refused = encrypt_refused(&cr->c);
+	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), f);
+
+	return r < 0 ? crash_fail(cr, refused ? refused : "creating the file", r) : 0;
+}
+
 /* Creates the file and takes the core into it: crash_take(). 0 or -errno. */
 int crash_store(struct crash *cr)
 {
 	struct store_file f;
-	const char *refused = encrypt_refused(&cr->c);
-	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), &f);
+	int r = create_core(cr, &f);
 
-	if (r < 0)
-		return crash_fail(cr, refused ? refused : "creating the file", r);
-	return crash_take(cr, &f);
+	return r < 0 ? r : crash_take(cr, &f);
 }
 
 /*
@@ -383,11 +389,10 @@ int crash_room(struct crash *cr, struct store_file *f)
 {
 	struct engine_opts eo;
 	struct engine_hooks h;
-	const char *refused = encrypt_refused(&cr->c);
-	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), f);
+	int r = create_core(cr, f);
 
 	if (r < 0)
-		return crash_fail(cr, refused ? refused : "creating the file", r);
+		return r;
 	engine_options(cr, &eo, &h);
 	r = room_for_core(f->fd, &eo, &cr->o.st);
 	cr->o.vacuumed = cr->q.removed;
