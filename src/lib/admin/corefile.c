@@ -247,12 +247,13 @@ static int copy_out(struct source *in, int out, bool compressed)
 	return r;
 }
 
-/* Whether the crash's core is an age file (Encrypt=), by its name. */
+/* Whether the crash's core is an age file (Encrypt=), by its name as name_format() wrote it. */
 bool corefile_encrypted(const struct record *c)
 {
-	size_t n = strlen(c->filename);
+	const char *slash = strrchr(c->filename, '/');
+	struct name_parts p;
 
-	return n > strlen(NAME_AGE) && strcmp(c->filename + n - strlen(NAME_AGE), NAME_AGE) == 0;
+	return name_parse(slash ? slash + 1 : c->filename, &p) == 0 && p.encrypted;
 }
 
 /*
