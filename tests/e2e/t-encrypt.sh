@@ -22,6 +22,15 @@ conf() { write_config "$T/c.conf" "Directory=$m/cores" "KeepFree=16M" "RateLimit
 conf "Compress=yes" "Encrypt=$pub1 $pub2"
 use_handler "$T/c.conf"
 
+# crash WHAT MIB PCT: the crasher with MIB MiB, PCT% of its pages zero, crashes under the config; its entry into e,
+# its stored file into core, once its handler is done.
+crash() {
+	crash_z "$2" "$3"
+	e=$(journal_entry "$CRASH_PID") || fail "$1: no entry"
+	handlers_done "$T/c.conf"
+	core=$(field "$e" COREDUMP_FILENAME)
+}
+
 # marker_pages IMAGE MIB: how many of the first MIB MiB of pages of the crasher's pattern (4 KiB each) appear in
 # IMAGE, at any offset: each page's first 16 bytes are searched for.
 marker_pages() {
@@ -41,10 +50,7 @@ print(sum(1 for n in needles if img.find(n) >= 0), len(needles))
 EOF
 }
 
-crash_z 32 50
-e=$(journal_entry "$CRASH_PID") || fail "no entry"
-handlers_done "$T/c.conf"
-core=$(field "$e" COREDUMP_FILENAME)
+crash "the crash" 32 50
 echo "     $(field "$e" CORESINK_COMPRESSED)"
 check "stored as core.*.zst.age, the only file: $core" test "${core%.zst.age}" != "$core" -a \
 	"$(entries "$m/cores")" = "$(basename "$core")"
@@ -85,10 +91,7 @@ rm -f "$T/raw" "$T/dumped" "$T/by-age"
 
 # Compress=no: core.*.age, the core itself inside.
 conf "Compress=no" "Encrypt=$pub1"
-crash_z 16 0
-e=$(journal_entry "$CRASH_PID") || fail "Compress=no: no entry"
-handlers_done "$T/c.conf"
-core=$(field "$e" COREDUMP_FILENAME)
+crash "Compress=no" 16 0
 check "Compress=no: stored as core.*.age: $core" matches "$core" '\.[0-9TZ]+\.age$'
 check "Compress=no: age -d gives the core" bash -c "age -d -i '$T/key1.txt' '$core' > '$T/raw' && '$PATCHECK' '$T/raw' 16"
 check "Compress=no: the stack trace too" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
@@ -96,10 +99,7 @@ rm -f "$T/raw"
 
 # Core=minimal: encrypted as it comes too (no plaintext minimal core to compress after), with its trace.
 conf "Compress=yes" "Encrypt=$pub1" "Core=minimal"
-crash_z 16 0
-e=$(journal_entry "$CRASH_PID") || fail "minimal: no entry"
-handlers_done "$T/c.conf"
-core=$(field "$e" COREDUMP_FILENAME)
+crash "minimal" 16 0
 check "Core=minimal: stored as core.*.zst.age: $core" matches "$core" '\.zst\.age$'
 check "Core=minimal: age -d and zstd -d give a complete ELF core" \
 	bash -c "age -d -i '$T/key1.txt' '$core' | zstd -dcq > '$T/raw' && '$PATCHECK' --elf '$T/raw'"
@@ -108,10 +108,7 @@ rm -f "$T/raw"
 
 # Cut by MaxCoreSize: truncated, and still an age file that decrypts, to the cut.
 conf "Compress=yes" "Encrypt=$pub1" "MaxCoreSize=8M"
-crash_z 32 0
-e=$(journal_entry "$CRASH_PID") || fail "cut: no entry"
-handlers_done "$T/c.conf"
-core=$(field "$e" COREDUMP_FILENAME)
+crash "cut" 32 0
 check "cut by MaxCoreSize: truncated ($(field "$e" CORESINK_RESULT))" has_line "$e" "CORESINK_RESULT=truncated"
 age -d -i "$T/key1.txt" "$core" > "$T/cut.zst" 2> "$T/age.err"
 check "cut: age -d reads the whole age file ($(cat "$T/age.err"))" test ! -s "$T/age.err"
@@ -136,18 +133,16 @@ rm -f "$T/raw"
 
 # A bad key, Storage=journal: no core, and why.
 conf "Compress=yes" "Encrypt=age1notakey"
-crash_z 4 0
-e=$(journal_entry "$CRASH_PID") || fail "bad key: no entry"
-handlers_done "$T/c.conf"
+crash "bad key" 4 0
 check "a bad Encrypt=: no core stored, and why: $(field "$e" CORESINK_ERROR)" all_of_re "$e" "^CORESINK_RESULT=failed$" \
 	"Encrypt= does not parse"
+check "a bad Encrypt=: the entry names no file" test -z "$core"
 check "and --check-config says so" bash -c "'$CORESINK' --config '$T/c.conf' --check-config 2>&1 | grep -q 'Encrypt.*no core is stored'"
 conf "Compress=yes" "Encrypt=$pub1" "Storage=journal"
-crash_z 4 0
-e=$(journal_entry "$CRASH_PID") || fail "journal: no entry"
-handlers_done "$T/c.conf"
+crash "journal" 4 0
 check "Encrypt= with Storage=journal: no core, and why" all_of_re "$e" "^CORESINK_RESULT=failed$" \
 	"Storage=external only"
+check "Encrypt= with Storage=journal: the entry holds no core, names no file" none_of "$e" "COREDUMP=" "COREDUMP_FILENAME="
 check "nothing was stored for those two" test -z "$(entries "$m/cores" | grep -v '\.age$')"
 
 # The image, every block: no page of the memory of the encrypted crashes (the first, 32 MiB with half its pages
