@@ -368,7 +368,9 @@ static int create_core(struct crash *cr, struct store_file *f)
 	const char *refused = encrypt_refused(&cr->c);
 	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), f);
 
-	return r < 0 ? crash_fail(cr, refused ? refused : "creating the file", r) : 0;
+	if (r < 0)
+		(void) crash_fail(cr, refused ? refused : "creating the file", r);
+	return r;
 }
 
 /* Creates the file and takes the core into it: crash_take(). 0 or -errno. */
