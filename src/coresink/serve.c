@@ -304,11 +304,10 @@ static void start(struct server *s, struct slot *sl, const struct waiting *w)
 		/* Closing the connection lets the task go without a core: its entry says so (EAGAIN, ENOMEM). */
 		int e = errno;
 		const struct ledger_crash c = { .pid = w->task, .uid = w->uid, .gid = w->gid, .time = w->time };
-		const struct named_core none = { .size = 0 };
 
 		say(LOG_ERR, "no process for the crash of pid %d: %s; it was let go without a core", (int)w->task,
 		    strerror(e));
-		(void) report_lost(&c, "starting the capture's process", -e, &none, s->c.strategy);
+		capture_refused(&s->c, &c, "starting the capture's process", -e);
 		sl->child = 0;
 		return;
 	}
@@ -345,14 +344,13 @@ static void dispatch(struct server *s)
 static void refuse(const struct server *s, const struct waiting *w, unsigned active, unsigned waiting)
 {
 	const struct ledger_crash c = { .pid = w->task, .uid = w->uid, .gid = w->gid, .time = w->time };
-	const struct named_core none = { .size = 0 };
 	char step[160];
 
 	(void) close(w->conn);
 	(void) snprintf(step, sizeof(step), "waiting for a slot (uid %u has %u crash(es) in hand, its "
 			"SocketMaxParallelPerUser, and %u waiting)", (unsigned)w->uid, active, waiting);
 	say(LOG_WARNING, "the crash of pid %d of uid %u was refused: %s", (int)w->task, (unsigned)w->uid, step);
-	(void) report_lost(&c, step, -EUSERS, &none, s->c.strategy);
+	capture_refused(&s->c, &c, step, -EUSERS);
 }
 
 /* Accepts one connection: it waits for a slot (dispatch), or is refused where its user has too many waiting. */
@@ -394,7 +392,7 @@ static void report_lost_slot(const struct server *s, const struct slot *sl, int 
 				sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
 	else
 		(void) snprintf(step, sizeof(step), "the capture's process (it ended without an entry)");
-	capture_lost(s->c.directory, sl->child, &c, step, sl->killed ? -ETIMEDOUT : -ECANCELED, s->c.strategy);
+	capture_lost(&s->c, sl->child, &c, step, sl->killed ? -ETIMEDOUT : -ECANCELED);
 }
 
 static void reap(struct server *s)

@@ -1,6 +1,6 @@
 /*
  * coresinkctl.c: the admin's command for coresink, on PATH: coredumpctl's verbs and options over coresink's own
- * entries (list, info, dump, debug, retrace), the handler's verbs (summary, check-config, retry-uploads), and what
+ * entries (list, info, dump, debug, retrace), the handler's verbs (summary, check-config, retry-uploads), metrics, and what
  * coredumpctl lacks: remove, vacuum and status. It reads the journal, never writes a core, and removes one only as
  * root, through the handler's own vacuum. Who may see what: root every crash coresink recorded; another user only
  * their own (the others are counted and said).
@@ -57,6 +57,7 @@ static void usage(FILE *f)
 		"       coresinkctl vacuum [--older-than=TIME] [--max-use=BYTES] [--exe=PATH] [--dry-run]\n"
 		"       coresinkctl [OPTIONS] status [MATCH...]\n"
 		"       coresinkctl summary [--json] [-D DIR] [--since TIME]\n"
+		"       coresinkctl [OPTIONS] metrics\n"
 		"       coresinkctl check-config [exe=PATH] [unit=UNIT] [user=USER] [signal=SIG] ...\n"
 		"       coresinkctl retry-uploads [--all]\n"
 		"       coresinkctl --help | --version\n"
@@ -518,6 +519,37 @@ static int do_vacuum(struct opts *o, int argc, char **argv)
 	return r;
 }
 
+/* The counters of the crashes and the directory's state, as MetricsFile= holds them (promfile.c). */
+static int do_metrics(struct opts *o, int argc, char **argv)
+{
+	struct config c;
+	struct metrics m;
+	struct diag d = { 0 };
+	int dirfd, r;
+
+	(void) argv;
+	if (argc)
+		return fail_code(EXIT_USAGE, "metrics takes no MATCH");
+	config_read(&c, o->config, o->named, &d);
+	if (!o->quiet)
+		diag_print(&d, stderr, "coresinkctl: ");
+	dirfd = corefile_directory(&c);
+	/* No directory yet (no crash stored): the counters are all zero, and there is nothing to gauge. */
+	r = dirfd < 0 && errno != ENOENT ? -EBADF : dirfd < 0 ? 0 : metrics_read(dirfd, &m);
+	if (dirfd < 0 && r == 0)
+		m = (struct metrics) { 0 };
+	if (r == -EBADF)
+		r = fail_code(EXIT_SYSTEM, "%s: not opened", c.directory);
+	else if (r < 0)
+		r = fail_code(EXIT_SYSTEM, "%s/%s: %s", c.directory, METRICS_STATE, strerror(-r));
+	else
+		r = metrics_print(stdout, dirfd, &c, &m) < 0 ? EXIT_SYSTEM : 0;
+	if (dirfd >= 0)
+		(void) close(dirfd);
+	config_free(&c);
+	return r;
+}
+
 /*
  * The verbs: a name, whether only root may, and what runs it: on its own (run), or on the crashes its matches name
  * (crashes), with how many (one: the newest only), whether it needs one match at least, and whether it runs when
@@ -539,6 +571,7 @@ static const struct verb {
 	{ "retrace", false, do_retrace, NULL, false, false, false },
 	{ "vacuum", true, do_vacuum, NULL, false, false, false },
 	{ "summary", false, do_summary, NULL, false, false, false },
+	{ "metrics", true, do_metrics, NULL, false, false, false },
 	{ "check-config", false, do_check_config, NULL, false, false, false },
 	{ "retry-uploads", false, do_retry_uploads, NULL, false, false, false },
 };

@@ -8,6 +8,7 @@
 
 #include "report/crashjson.h"
 #include "report/journal.h"
+#include "report/metrics.h"
 #include "report/origin.h"
 #include "report/outcome.h"
 #include "report/report.h"

@@ -50,10 +50,14 @@ scratch() {
 
 # write_config FILE KEY=VALUE...: a [Coresink] config with these lines. Cores are stored uncompressed unless a line
 # says Compress=: most tests read the stored bytes back or count their blocks; t-compress tests compression.
+# MetricsFile= is $T/coresink.prom unless a line says otherwise.
 write_config() {
 	local f=$1 kv; shift
 	{ echo "[Coresink]"; for kv in "$@"; do echo "$kv"; done
-	  case " $* " in *" Compress="*) ;; *) echo "Compress=no" ;; esac; } > "$f"
+	  case " $* " in *" Compress="*) ;; *) echo "Compress=no" ;; esac
+	  # The metrics go to the test's scratch directory, never to node_exporter's of the machine.
+	  case " $* " in *" MetricsFile="*) ;; *) if [ -d "${T:-}" ]; then echo "MetricsFile=$T/coresink.prom"
+						   else echo "MetricsFile=no"; fi ;; esac; } > "$f"
 }
 
 # Points kernel.core_pattern at the built handler with CONFIG, and kernel.core_pipe_limit at 16 so the kernel waits
@@ -396,7 +400,7 @@ lacks() { ! has "$@"; }
 
 # The entries of a core directory but the ledger (.coresink.state) and the signatures seen (.coresink.signatures):
 # cores, and anything that should not be there.
-entries() { ls -A "$1" | grep -vxE '\.coresink\.(state|signatures)'; }
+entries() { ls -A "$1" | grep -vxE '\.coresink\.(state|signatures|metrics)'; }
 
 # The only entry of a core directory (the ledger aside), or failure when there are none or several.
 only_file() {

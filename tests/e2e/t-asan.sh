@@ -9,7 +9,7 @@ asan=$B/asan/coresink
 scratch
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=99
 head -c $((24 * 1024 * 1024 + 5)) /dev/urandom > "$T/in"
-{ echo "[Coresink]"; head -c 3000 /dev/urandom; echo; } > "$T/garbage.conf"
+{ echo "[Coresink]"; head -c 3000 /dev/urandom; echo; echo "MetricsFile=$T/coresink.prom"; } > "$T/garbage.conf"
 
 run() {
 	local what=$1; shift

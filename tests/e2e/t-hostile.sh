@@ -79,7 +79,7 @@ check "planted names: the planted entries are unchanged" test -L "$n" -a -p "$n.
 # Class 5: a config full of garbage, and one that is a directory: logged, defaults used, the core still stored.
 # No '[' in the garbage: a line starting with one would open another section, and the keys after it would rightly
 # be ignored (as a section of its own, it is tested in check_config).
-{ echo "[Coresink]"; head -c 4000 /dev/urandom | tr -d '['; echo; echo "Directory=$T/cores"; echo "${base_conf[0]}"; } > "$T/garbage.conf"
+{ echo "[Coresink]"; head -c 4000 /dev/urandom | tr -d '['; echo; echo "Directory=$T/cores"; echo "${base_conf[0]}"; echo "MetricsFile=$T/coresink.prom"; } > "$T/garbage.conf"
 use_handler "$T/garbage.conf"
 rm -rf "$T/cores"
 crash 4

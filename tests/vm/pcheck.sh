@@ -35,7 +35,7 @@ for f in "$CORES"/* "$CORES"/.[!.]*; do
 	[ -e "$f" ] || continue
 	n=${f##*/}
 	case $n in
-	.coresink.state | .coresink.signatures | .modules) continue ;;
+	.coresink.state | .coresink.signatures | .coresink.metrics | .modules) continue ;;
 	core.*.*.*) ;;
 	*) bad "$n: a file that is not a core under a core's name"; continue ;;
 	esac

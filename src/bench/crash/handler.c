@@ -97,7 +97,7 @@ static int bench_recipient(const char *dir, FILE *f)
 
 /*
  * A knob of a coresink variant as a config line: sparse=on|off, chunk=SIZE, Encrypt=bench (a key pair of the run's
- * own), or any Key=Value of coresink.conf(5).
+ * own), MetricsFile=bench (a file in the run's directory), or any Key=Value of coresink.conf(5).
  */
 static int knob_line(const char *kv, const char *dir, FILE *f)
 {
@@ -107,6 +107,8 @@ static int knob_line(const char *kv, const char *dir, FILE *f)
 		return -EINVAL;
 	if (strcmp(kv, "Encrypt=bench") == 0)
 		return bench_recipient(dir, f);
+	if (strcmp(kv, "MetricsFile=bench") == 0)
+		return fprintf(f, "MetricsFile=%s/coresink.prom\n", dir) < 0 ? -EIO : 0;
 	if (strncmp(kv, "sparse=", 7) == 0 && (strcmp(val, "on") == 0 || strcmp(val, "off") == 0))
 		fprintf(f, "Sparse=%s\n", strcmp(val, "on") == 0 ? "yes" : "no");
 	else if (strncmp(kv, "chunk=", 6) == 0)
@@ -138,6 +140,8 @@ static int write_config(struct handler *h, const char *dir, const char *cores, i
 		return -errno;
 	fprintf(f, "[Coresink]\nDirectory=%s\nStrategy=%s\nKeepFree=1G\nMaxUse=100%%\n"
 		   "RateLimitBurst=0\nRateLimitGlobalBurst=0\n", cores, strategy);
+	/* A benchmark's crashes are not the machine's: node_exporter's file is left alone unless a knob asks. */
+	fprintf(f, "MetricsFile=no\n");
 	if (h->socket)
 		fprintf(f, "Socket=%s/h%d.sock\n", dir, index);
 	for (char *tok = strtok_r(knobs, ":", &save); tok && r == 0; tok = strtok_r(NULL, ":", &save))

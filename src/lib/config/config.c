@@ -31,6 +31,26 @@ static int parse_directory(const char *v, void *field)
 	return 0;
 }
 
+/*
+ * MetricsFile=: "auto", "no" (or empty) for none, or an absolute path whose name ends in ".prom", the only files
+ * node_exporter's textfile collector reads.
+ */
+static int parse_metrics_file(const char *v, void *field)
+{
+	size_t n = strlen(v);
+
+	if (strcmp(v, "no") == 0 || v[0] == '\0') {
+		*(char *)field = '\0';
+		return 0;
+	}
+	if (strcmp(v, "auto") != 0 && (v[0] != '/' || n < 6 || strcmp(v + n - 5, ".prom") != 0 || v[n - 6] == '/'))
+		return -EINVAL;
+	if (n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(field, v);
+	return 0;
+}
+
 /* Socket=: an absolute path that fits sun_path and can stand in core_pattern (no blanks, no specifiers). */
 static int parse_socket(const char *v, void *field)
 {
@@ -439,6 +459,7 @@ static const struct key keys[] = {
 	KEY("UploadUser", parse_user_name, print_string, upload_user, true),
 	KEY("UploadTimeoutSec", parse_timeout, print_timeout, upload_timeout_ms, true),
 	KEY("KeepAfterUpload", parse_bool, print_bool, keep_after_upload, true),
+	KEY("MetricsFile", parse_metrics_file, print_string, metrics_file, false),
 	KEY("Socket", parse_socket, print_string, socket, false),
 	KEY("SocketMaxParallel", parse_parallel, print_u64, socket_parallel, false),
 	KEY("SocketMaxParallelPerUser", parse_per_user, print_u64, socket_parallel_per_user, false),
@@ -503,6 +524,8 @@ void config_defaults(struct config *c)
 	strcpy(c->upload_user, UPLOAD_USER);
 	c->upload_timeout_ms = 120 * 1000;
 	c->keep_after_upload = true;
+	/* Exported where node_exporter reads, when it is installed; nothing written otherwise. */
+	strcpy(c->metrics_file, "auto");
 	/* glibc's and the kernel's default stack: a thread's whole stack, at most. */
 	c->minimal_stack_max = 8ULL << 20;
 	c->early_stacks = true;

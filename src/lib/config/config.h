@@ -96,6 +96,8 @@ struct config {
 	char upload_user[64];      /* it runs as this user */
 	uint64_t upload_timeout_ms;
 	bool keep_after_upload;    /* keep the core once sent */
+	char metrics_file[PATH_MAX]; /* MetricsFile=: the Prometheus text file rewritten after each crash; "auto": in
+				      node_exporter's textfile directory where it exists; "" none */
 	struct rule *rules;        /* the [Rule] sections, in the order read; NULL when none (config_free) */
 	unsigned n_rules;
 };

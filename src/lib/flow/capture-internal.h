@@ -15,6 +15,7 @@ bool crash_owner_sees(const struct crash *cr);
 int crash_publish(struct crash *cr, struct store_file *f, bool compressed);
 void crash_analyse(struct crash *cr);
 int crash_log(struct crash *cr);
+void crash_count(struct crash *cr);
 void crash_end_session(struct crash *cr);
 void crash_report_orphans(struct crash *cr);
 void crash_sign(struct crash *cr);

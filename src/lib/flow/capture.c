@@ -41,6 +41,7 @@ void crash_init(struct crash *cr, int in, const char *config, bool named)
 {
 	*cr = (struct crash) { .in = in, .config = config, .dirfd = -1, .corefd = -1, .memfd = -1,
 			       .q = { .statefd = -1 }, .mc = { .devnull = -1 }, .es = { .r = { .store = -1 } } };
+	cr->started_us = clock_us();
 	entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
 	config_read(&cr->c, config, named, &cr->cd);
 }
@@ -100,6 +101,7 @@ void crash_finish(struct crash *cr)
 	 * Its entry is out. The ledger is not told so (a write less): whoever finds this handler dead from here on looks
 	 * for the entry by its id first (crash_entry_out), finds it, and names nothing.
 	 */
+	crash_count(cr);
 	crash_report_orphans(cr);
 	crash_upload(cr);
 	analysis_free(&cr->a);

@@ -53,6 +53,7 @@ struct crash {
 	int memfd;            /* and the process's memory it reads the module list from */
 	struct store_file unpublished;  /* Storage=none: the core read for the stack trace, never published */
 	bool have_unpublished;
+	uint64_t started_us, released_us; /* the monotonic clock when the handler began, and let the process go */
 	const char *netdoor;  /* socket mode under its units: the door to the network (netdoor.c); NULL: this process
 				 has the network, and fetches and uploads itself */
 };
@@ -85,7 +86,7 @@ int crash_status(const struct crash *c, int r);
 
 int capture_pipe(const char *config, bool named, int argc, char **argv);
 int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor);
-void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
-		  enum strategy strategy);
+void capture_lost(const struct config *cf, pid_t handler, const struct ledger_crash *c, const char *step, int error);
+void capture_refused(const struct config *cf, const struct ledger_crash *c, const char *step, int error);
 
 #endif

@@ -37,6 +37,7 @@ void crash_release(struct crash *cr)
 
 	if (cr->in < 0)
 		return;
+	cr->released_us = clock_us();
 	if (cr->in != STDIN_FILENO) {
 		(void) close(cr->in);
 		cr->in = -1;

@@ -228,8 +228,11 @@ void crash_end_session(struct crash *cr)
 	ago_usec = ((uint64_t)now.tv_sec > cr->k.time ? (uint64_t)now.tv_sec - cr->k.time : 0) * 1000000 + 1000000;
 	w.storm_usec = up_usec > ago_usec ? up_usec - ago_usec : 0;
 	cr->have_session = false;
-	if (session_end(&cr->q, cr->o.socket ? NULL : &w, &ks) == 1)
+	if (session_end(&cr->q, cr->o.socket ? NULL : &w, &ks) == 1) {
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
+		if (ks.count && cr->dirfd >= 0)
+			(void) metrics_event(cr->dirfd, &cr->c, EVENT_KERNEL_DROPPED, ks.count);
+	}
 }
 
 /*
@@ -239,6 +242,8 @@ void crash_end_session(struct crash *cr)
  */
 void crash_report_orphans(struct crash *cr)
 {
+	unsigned said = 0;
+
 	for (unsigned i = 0; cr->have_session && i < cr->q.n_lost; i++) {
 		const struct inflight *f = &cr->q.lost[i];
 		struct named_core nc;
@@ -247,8 +252,11 @@ void crash_report_orphans(struct crash *cr)
 			continue;
 		(void) crash_core_of(cr->dirfd, cr->c.directory, &f->crash, f->entry, &nc);
 		(void) report_orphan(&f->crash, f->pid, &nc);
+		said++;
 	}
 	cr->q.n_lost = 0;
+	if (said && cr->dirfd >= 0)
+		(void) metrics_event(cr->dirfd, &cr->c, EVENT_LOST, said);
 }
 
 /*
@@ -277,6 +285,31 @@ void crash_sign(struct crash *cr)
 	cr->o.sig_dropped = true;
 	cr->o.result = RESULT_SUPPRESSED;
 	cr->o.path[0] = '\0';
+}
+
+/*
+ * The crash counted for Prometheus (metrics.c), once its entry is out: off the capture's way, with no ledger write.
+ * Where that fails, one entry says so; the crash's own entry is whole either way.
+ */
+void crash_count(struct crash *cr)
+{
+	const struct metrics_crash m = {
+		.result = cr->o.result, .reason = metrics_reason_of(&cr->o), .signal = cr->k.signal,
+		.input = cr->o.st.input, .written = cr->o.path[0] ? cr->o.disk : 0, .removed = cr->o.vacuumed,
+		.removed_bytes = cr->o.vacuumed_bytes, .time = cr->k.time,
+		.capture_us = cr->released_us > cr->started_us ? cr->released_us - cr->started_us : 0,
+	};
+	int dirfd = cr->dirfd >= 0 ? cr->dirfd : store_open_dir(cr->c.directory);
+	int r = dirfd < 0 ? dirfd : metrics_crash(dirfd, &cr->c, &m);
+	struct diag d = { 0 };
+
+	if (dirfd >= 0 && dirfd != cr->dirfd)
+		(void) close(dirfd);
+	if (r == 0)
+		return;
+	diag_add(&d, "counting the crash in %s/%s and writing MetricsFile=%s: %s", cr->c.directory, METRICS_STATE,
+		 cr->c.metrics_file, strerror(-r));
+	(void) report_diag(&d, "the metrics", "their counts or file may lag by this crash");
 }
 
 /* How long journald may take to write an entry with a core in it, before the core is stored as a file instead. */

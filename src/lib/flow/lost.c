@@ -97,14 +97,13 @@ int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c
 /*
  * Crash c, whose process (pid handler) ended without its entry (step, error: how), in its one entry: none when the
  * process's own is out; stored, naming the core, where the process had given it its name (the crash's pid and time
- * are in it); else failed.
+ * are in it); else failed. Counted as lost (metrics.c) when it gets that entry here.
  */
-void capture_lost(const char *directory, pid_t handler, const struct ledger_crash *c, const char *step, int error,
-		  enum strategy strategy)
+void capture_lost(const struct config *cf, pid_t handler, const struct ledger_crash *c, const char *step, int error)
 {
 	struct inflight f = { .pid = 0 };
 	struct named_core nc = { .size = 0 };
-	int dirfd = store_open_dir(directory);
+	int dirfd = store_open_dir(cf->directory);
 
 	if (dirfd >= 0)
 		take_record(dirfd, handler, &f);
@@ -114,8 +113,27 @@ void capture_lost(const char *directory, pid_t handler, const struct ledger_cras
 		return;
 	}
 	if (dirfd >= 0)
-		(void) crash_core_of(dirfd, directory, c, f.entry, &nc);
-	if (dirfd >= 0)
+		(void) crash_core_of(dirfd, cf->directory, c, f.entry, &nc);
+	(void) report_lost(c, step, error, &nc, cf->strategy);
+	if (dirfd >= 0) {
+		(void) metrics_event(dirfd, cf, EVENT_LOST, 1);
 		(void) close(dirfd);
-	(void) report_lost(c, step, error, &nc, strategy);
+	}
+}
+
+/*
+ * Socket mode's server: crash c let go without a core before any process of its own took it (step, error: no
+ * process could be started, or its user's queue was full), in its one entry, and counted as refused.
+ */
+void capture_refused(const struct config *cf, const struct ledger_crash *c, const char *step, int error)
+{
+	const struct named_core none = { .size = 0 };
+	int dirfd;
+
+	(void) report_lost(c, step, error, &none, cf->strategy);
+	dirfd = store_open_dir(cf->directory);
+	if (dirfd >= 0) {
+		(void) metrics_event(dirfd, cf, EVENT_REFUSED, 1);
+		(void) close(dirfd);
+	}
 }
