@@ -108,8 +108,9 @@ crash_cmd "$CRASHER" 8
 check "bad rule: not applied, the core is stored" "$PATCHECK" "$CORE" 8
 check "bad rule: no CORESINK_RULE" lacks "$E" "CORESINK_RULE="
 warn=$(jctl -o cat | grep -F "problem(s) with $T/c.conf")
-check "bad rule: the warning names the line and the rule" has "$warn" \
-	"c.conf:11: MatchExecutabel: unknown key in rule broken, the rule is skipped"
+line=$(grep -n '^MatchExecutabel=' "$T/c.conf" | cut -d: -f1)
+check "bad rule: the warning names the line ($line) and the rule" has "$warn" \
+	"c.conf:$line: MatchExecutabel: unknown key in rule broken, the rule is skipped"
 check "bad rule: a machine-wide key in a rule is refused" has "$warn" \
 	"KeepFree: not a per-crash key (it holds for the whole machine) in rule global, the rule is skipped"
 "$CORESINK" --config "$T/c.conf" --check-config > "$T/out" 2>&1

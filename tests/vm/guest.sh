@@ -228,6 +228,26 @@ door_checks() {
 	rm -f /etc/coresink.conf.d/50-vmtest-door.conf
 }
 
+# metrics_checks: MetricsFile=auto under the package's units, in the mode it chose: node_exporter's textfile
+# directory, made before the install as Debian's prometheus-node-exporter makes it, holds coresink.prom (0644),
+# and one more crash moves the stored count by exactly one.
+metrics_checks() {
+	local f=/var/lib/prometheus/node-exporter/coresink.prom n0 n1 series='coresink_crashes_total{result="stored",reason="none"}'
+	check "MetricsFile=auto: $f written, 0644: $(stat -c %a "$f" 2>&1)" test "$(stat -c %a "$f" 2>/dev/null)" = 644
+	n0=$(awk -v s="$series" '$1 == s { print $2 }' "$f")
+	cp /usr/bin/sleep /usr/local/bin/metrics-dump
+	dump root metrics-dump SIGSEGV
+	wait_entry metrics-dump || fail "no entry of metrics-dump"
+	for _ in $(seq 50); do
+		n1=$(awk -v s="$series" '$1 == s { print $2 }' "$f")
+		[ "${n1:-0}" -gt "${n0:-0}" ] && break
+		sleep 0.1
+	done
+	check "one more crash, in $EXPECT mode: stored $n0 -> $n1" test "$n1" = $(( ${n0:-0} + 1 ))
+	check "coresinkctl metrics agrees: $(coresinkctl metrics | grep -F "$series")" \
+		test "$(coresinkctl metrics | awk -v s="$series" '$1 == s { print $2 }')" = "$n1"
+}
+
 # features_checks: the rest of what pipe mode does, proven in the mode the package chose under its units:
 # Storage=journal (the core in the entry, dumped back by coresinkctl), signatures counted across crashes, and a rate
 # limit that holds across a restart of the server (the ledger, in the directory, keeps it).
@@ -329,6 +349,8 @@ stage1() {
 	printf '%s\n' "$before" > "$STATE/before"
 	ok "kernel $(uname -r), systemd $(systemctl --version | head -n 1); systemd-coredump's pattern: $before"
 
+	# node_exporter's textfile directory, as Debian's prometheus-node-exporter makes it: MetricsFile=auto writes there.
+	mkdir -p -m 0755 /var/lib/prometheus/node-exporter
 	# The package, as the README installs it.
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$DEB" > "$STATE/apt.log" 2>&1 ||
 		{ tail -n 20 "$STATE/apt.log"; fail "apt install ./$(basename "$DEB")"; }
@@ -370,6 +392,7 @@ stage1() {
 	fetch_unconfined_checks
 	door_checks
 	features_checks
+	metrics_checks
 	pods_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
