@@ -30,6 +30,7 @@
 #include "tidy.h"
 #include "store.h"
 #include "sysroot.h"
+#include "follow.h"
 #include "status.h"
 
 #ifndef VERSION
@@ -38,7 +39,7 @@
 
 struct opts {
 	const char *config, *output, *debugger, *debugger_args, *since_text;
-	bool named, legend, quiet, dry_run, all, json_set;
+	bool named, legend, quiet, dry_run, all, json_set, follow;
 	enum json_mode json;
 	struct selection sel;
 	struct vacuum_spec vacuum;
@@ -48,7 +49,7 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: coresinkctl [OPTIONS] [list] [MATCH...]\n"
+		"usage: coresinkctl [OPTIONS] [list] [-f|--follow] [MATCH...]\n"
 		"       coresinkctl [OPTIONS] info [MATCH...]\n"
 		"       coresinkctl [OPTIONS] dump [-o FILE] [--identity FILE] [MATCH...]\n"
 		"       coresinkctl [OPTIONS] debug [--debugger=PATH] [-A ARGS] [--identity FILE] [MATCH...]\n"
@@ -138,13 +139,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "debugger-arguments", required_argument, NULL, 'A' }, { "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "older-than", required_argument, NULL, OPT_OLDER }, { "max-use", required_argument, NULL, OPT_MAX_USE },
 		{ "exe", required_argument, NULL, OPT_EXE }, { "all", no_argument, NULL, OPT_ALL },
-		{ "identity", required_argument, NULL, OPT_IDENTITY },
+		{ "identity", required_argument, NULL, OPT_IDENTITY }, { "follow", no_argument, NULL, 'f' },
 		{ 0 },
 	};
 	int ch;
 	uint64_t n;
 
-	while ((ch = getopt_long(argc, argv, "h1n:rS:U:D:qo:A:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h1n:rS:U:D:qo:A:f", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'h': usage(stdout); exit(0);
 		case OPT_VERSION: printf("coresinkctl %s\n", VERSION); exit(0);
@@ -196,6 +197,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_EXE: o->vacuum.exe = optarg; break;
 		case OPT_ALL: o->all = true; break;
+		case 'f': o->follow = true; break;
 		case OPT_IDENTITY: read_identities(o, optarg); break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -438,8 +440,15 @@ static struct captures_now *in_progress(const struct ctx *x)
 /* list: the crashes found, then the captures in progress; 1 (coredumpctl's) where neither is. */
 static int do_list(struct ctx *x)
 {
-	struct captures_now *now = in_progress(x);
-	int r = x->f->n || now ? 0 : 1;
+	struct captures_now *now;
+	int r;
+
+	if (x->o->follow) {
+		r = follow_list(&x->o->sel, x->dirfd, x->o->legend, x->o->json);
+		return fail_code(EXIT_SYSTEM, "list --follow: the journal: %s", strerror(-r));
+	}
+	now = in_progress(x);
+	r = x->f->n || now ? 0 : 1;
 
 	if (r == 0)
 		show_list(stdout, x->f, x->dirfd, now, x->o->legend, x->o->json);
@@ -632,8 +641,11 @@ int main(int argc, char **argv)
 			rest++, n_rest--;
 			break;
 		}
-	if (v->root && geteuid() != 0)
-		r = fail_code(EXIT_USAGE, "%s: only root removes cores", v->name);
+	if (o.follow && v != &verbs[0])
+		r = fail_code(EXIT_USAGE, "--follow is list's");
+	else if (v->root && geteuid() != 0)
+		r = fail_code(EXIT_USAGE, "%s: only root may (%s)", v->name,
+			      strcmp(v->name, "metrics") == 0 ? "the counts are root's" : "it removes cores");
 	else
 		r = v->run ? v->run(&o, n_rest, rest) : crashes_verb(v, &o, n_rest, rest);
 	free((void *)o.sel.files);

@@ -180,3 +180,41 @@ check "summary, check-config and retry-uploads are verbs too" bash -c "
 	'$CTL' --config '$T/c.conf' summary --json | jq -e .signatures > /dev/null &&
 	'$CTL' --config '$T/c.conf' check-config | grep -q '^Directory=$T/cores' &&
 	'$CTL' --config '$T/c.conf' retry-uploads"
+
+# list --follow: the crashes there are, then each new one within a second of its entry, once; a forged entry never.
+# As root, rows; as a user who may read every journal, their own crash only, as JSON objects, once root sealed it.
+ctl list --follow ctlcrash > "$T/follow" 2> "$T/follow.err" & FOLLOW_PID=$!
+at_exit "stop_started FOLLOW_PID"
+if getent group systemd-journal > /dev/null; then
+	as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" --json=short list -f > "$T/ufollow" 2>&1 & UFOLLOW_PID=$!
+	at_exit "stop_started UFOLLOW_PID"
+fi
+# following: true once FILE has a line that holds TEXT, within 3 s.
+following() { for _ in $(seq 60); do grep -qF -- "$2" "$1" && return 0; sleep 0.05; done; return 1; }
+sleep 1
+first=$(ctl list ctlcrash | tail -n +2 | awk '{ print $5 }' | tr '\n' ' ')
+check "list --follow: the legend, then the crashes there are: $(tail -n +2 "$T/follow" | awk '{ print $5 }' | tr '\n' ' ')" \
+	test "$(head -n 1 "$T/follow" | awk '{ print $1, $2 }')" = "TIME PID" -a \
+	"$(tail -n +2 "$T/follow" | awk '{ print $5 }' | tr '\n' ' ')" = "$first"
+forge_sshd_entry
+own_crash 1
+P3=$CRASH_PID
+e_at=$(date +%s%N)
+following "$T/follow" " $P3 " && shown_ms=$(( ($(date +%s%N) - e_at) / 1000000 ))
+check "list --follow: a new crash shown ${shown_ms:-never} ms after its entry was read back" test "${shown_ms:-9999}" -le 1000
+sleep 1
+check "  once: $(grep -c " $P3 " "$T/follow") row(s), and the forged sshd entry never" \
+	test "$(grep -c " $P3 " "$T/follow")" = 1 -a -z "$(grep sshd "$T/follow")"
+HOME=$T crash_run setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$EXE" -c ctlcrash 1
+PU2=$CRASH_PID
+journal_entry "$PU2" > /dev/null || fail "no entry of the user's second crash"
+if [ -n "${UFOLLOW_PID:-}" ]; then
+	following "$T/ufollow" "\"pid\":$PU2," || true
+	sleep 0.5
+	check "list -f --json as the user: one object a line, their crashes only, the new one once: $(jq -sc '[.[].pid]' "$T/ufollow" 2>&1)" \
+		test "$(jq -sr '[.[].pid] | join(" ")' "$T/ufollow" 2>/dev/null)" = "$PU $PU2"
+fi
+check "list --follow as root: the user's crash too" following "$T/follow" " $PU2 "
+check "list --follow: still running, nothing on stderr ($(cat "$T/follow.err"))" \
+	test -z "$(cat "$T/follow.err")" -a -n "$(ps -o pid= -p "$FOLLOW_PID")"
+check "--follow is list's alone (100)" bash -c "'$CTL' --config '$T/c.conf' info --follow 2>/dev/null; test \$? -eq 100"

@@ -82,21 +82,27 @@ static void now_json(FILE *f, const struct captures_now *now, size_t n, bool pre
 	}
 }
 
+/* One crash as list --json shows it: an object, on one line unless pretty (then indented by one tab). */
+void show_record_json(FILE *f, const struct record *c, int dirfd, bool pretty)
+{
+	uint64_t size;
+	enum core_state st = corefile_state(dirfd, c, &size);
+
+	fprintf(f, "{%s\"time\":%" PRIu64 ",\"pid\":%d,\"uid\":%u,\"gid\":%u,\"sig\":%d,\"corefile\":\"%s\",\"exe\":",
+		pretty ? "\n\t\t" : "", c->usec, (int)c->pid, (unsigned)c->uid, (unsigned)c->gid, c->sig,
+		core_state_to_string(st));
+	escape_json(f, c->exe, strlen(c->exe));
+	if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE)
+		fprintf(f, ",\"size\":%" PRIu64, size);
+	fputs(pretty ? "\n\t}" : "}", f);
+}
+
 static void list_json(FILE *f, const struct found *found, int dirfd, const struct captures_now *now, bool pretty)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < found->n; i++) {
-		const struct record *c = &found->c[i];
-		uint64_t size;
-		enum core_state st = corefile_state(dirfd, c, &size);
-
-		fprintf(f, "%s%s{%s\"time\":%" PRIu64 ",\"pid\":%d,\"uid\":%u,\"gid\":%u,\"sig\":%d,\"corefile\":\"%s\","
-			"\"exe\":", i ? "," : "", pretty ? "\n\t" : "", pretty ? "\n\t\t" : "", c->usec, (int)c->pid,
-			(unsigned)c->uid, (unsigned)c->gid, c->sig, core_state_to_string(st));
-		escape_json(f, c->exe, strlen(c->exe));
-		if (st == CORE_PRESENT || st == CORE_TRUNCATED || st == CORE_INACCESSIBLE)
-			fprintf(f, ",\"size\":%" PRIu64, size);
-		fputs(pretty ? "\n\t}" : "}", f);
+		fprintf(f, "%s%s", i ? "," : "", pretty ? "\n\t" : "");
+		show_record_json(f, &found->c[i], dirfd, pretty);
 	}
 	now_json(f, now, found->n, pretty);
 	fputs(pretty ? "\n]\n" : "]\n", f);
