@@ -186,7 +186,7 @@ check "summary, check-config and retry-uploads are verbs too" bash -c "
 ctl list --follow ctlcrash > "$T/follow" 2> "$T/follow.err" & FOLLOW_PID=$!
 at_exit "stop_started FOLLOW_PID"
 if getent group systemd-journal > /dev/null; then
-	as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" --json=short list -f > "$T/ufollow" 2>&1 & UFOLLOW_PID=$!
+	as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" --json=short list -f > "$T/ufollow" 2> "$T/ufollow.err" & UFOLLOW_PID=$!
 	at_exit "stop_started UFOLLOW_PID"
 fi
 # following: true once FILE has a line that holds TEXT, within 3 s.

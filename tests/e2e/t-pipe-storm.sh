@@ -32,6 +32,18 @@ over_limit() {
 	check "$2: and names each by pid and comm" \
 		test "$(field "$e" CORESINK_KERNEL_DROPPED_PROCESSES | grep -o '[0-9]* (crasher)' | wc -l)" -eq "$REPORTED"
 	check "$2: with the limit in force" has_line "$e" "CORESINK_PIPE_LIMIT=2"
+	# The metrics (MetricsFile=, docs/metrics.md) count the same: every crash with an entry (the storm's, and the one
+	# storm_settle adds), every drop reported.
+	SUM_RECORDED=$(( ${SUM_RECORDED:-0} + RECORDED + 1 )) SUM_REPORTED=$(( ${SUM_REPORTED:-0} + REPORTED ))
+	for _ in $(seq 50); do
+		m=$("$B/coresinkctl" --config "$T/a.conf" metrics)
+		crashes=$(awk '/^coresink_crashes_total\{/ { n += $2 } END { print n + 0 }' <<< "$m")
+		dropped=$(awk '$1 == "coresink_kernel_dropped_total" { print $2 }' <<< "$m")
+		[ "$crashes" = "$SUM_RECORDED" ] && [ "$dropped" = "$SUM_REPORTED" ] && break
+		sleep 0.1
+	done
+	check "$2: the metrics count them too: $crashes crashes of $SUM_RECORDED, $dropped dropped of $SUM_REPORTED" \
+		test "$crashes" = "$SUM_RECORDED" -a "$dropped" = "$SUM_REPORTED"
 }
 write_config "$T/a.conf" "Directory=$T/a" "RateLimitBurst=0" "RateLimitGlobalBurst=0" "StackTrace=no"
 use_handler "$T/a.conf"

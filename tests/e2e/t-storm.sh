@@ -54,6 +54,13 @@ storm() {
 	check "$1, $2%: the reserve held ($low B)" test "$low" -ge $((16 * MIB))
 	sync -f "$fs"
 	check "$1, $2%: and holds once all is on disk ($(avail "$fs") B)" test "$(avail "$fs")" -ge $((16 * MIB))
+	# The metrics (MetricsFile=, docs/metrics.md): this storm's crashes counted, each once, by the handlers at once.
+	for _ in $(seq 50); do
+		counted=$("$B/coresinkctl" --config "$T/c.conf" metrics | awk '/^coresink_crashes_total\{/ { n += $2 } END { print n + 0 }')
+		[ "$counted" -ge "${#pids[@]}" ] && break
+		sleep 0.1
+	done
+	check "$1, $2%: the metrics count ${#pids[@]} crashes, exactly ($counted)" test "$counted" = "${#pids[@]}"
 	check "$1, $2%: no temporary or stray file remains" \
 		test -z "$(entries "$fs/cores" | grep -v '^core\.crasher\.')"
 	if [ "$2" -ge 50 ]; then

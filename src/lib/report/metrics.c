@@ -159,7 +159,8 @@ static int save(int fd, const struct metrics *m)
 
 	if (!text)
 		return -ENOMEM;
-#define PUT(...) (n += (size_t)snprintf(text + n, n < STATE_MAX ? STATE_MAX - n : 0, __VA_ARGS__))
+#define PUT(...) (n += (size_t)snprintf(text + (n < STATE_MAX ? n : STATE_MAX), n < STATE_MAX ? STATE_MAX - n : 0, \
+					 __VA_ARGS__))
 	PUT("%s\n", STATE_VERSION);
 	for (int i = 0; i < _RESULT_MAX; i++)
 		for (int j = 0; j < _REASON_MAX; j++)
@@ -181,16 +182,22 @@ static int save(int fd, const struct metrics *m)
 	return r;
 }
 
+/* The counters of the state file open as fd into m (all zero where it is not whole). 0 or -errno. */
 static int load(int fd, struct metrics *m)
 {
 	char *text = malloc(STATE_MAX + 1);
-	ssize_t n;
+	ssize_t n = 0;
 
+	*m = (struct metrics) { 0 };
 	if (!text)
 		return -ENOMEM;
-	if (lseek(fd, 0, SEEK_SET) < 0 || (n = io_read_full(fd, text, STATE_MAX, NULL)) < 0) {
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		n = errno > 0 ? -errno : -EIO;
+	else
+		n = io_read_full(fd, text, STATE_MAX, NULL);
+	if (n < 0) {
 		free(text);
-		return -errno;
+		return (int)n;
 	}
 	text[n] = '\0';
 	parse(m, text);
@@ -204,7 +211,7 @@ static int load(int fd, struct metrics *m)
  */
 static int update(int dirfd, const struct config *c, void (*add)(struct metrics *m, const void *arg), const void *arg)
 {
-	struct metrics m;
+	struct metrics m = { 0 };
 	int fd = statefile_open(dirfd, METRICS_STATE), r, e;
 
 	if (fd < 0)
