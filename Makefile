@@ -9,6 +9,8 @@ BINDIR ?= $(PREFIX)/bin
 MANPREFIX ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/coresink
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The notifiers shipped disabled (not executable, and not in NotifyDirectory=): docs/notify.md.
+EXAMPLESDIR ?= $(PREFIX)/share/doc/coresink/examples
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
@@ -248,6 +250,8 @@ install: $(B)/.deps
 	install -D -m 0644 completion/coresinkctl $(DESTDIR)$(BASHCOMPDIR)/coresinkctl
 	install -D -m 0644 $(B)/60-coresink.conf $(DESTDIR)$(DATADIR)/60-coresink.conf
 	install -D -m 0755 scripts/activate.sh $(DESTDIR)$(DATADIR)/activate.sh
+	install -D -m 0644 examples/notify.d/webhook $(DESTDIR)$(EXAMPLESDIR)/notify.d/webhook
+	install -D -m 0644 examples/notify.d/mail $(DESTDIR)$(EXAMPLESDIR)/notify.d/mail
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.sysusers $(DESTDIR)$(SYSUSERSDIR)/coresink.conf
 	install -D -m 0644 $(B)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
@@ -282,7 +286,9 @@ uninstall:
 		$(DESTDIR)$(SYSTEMDUNITDIR)/coresink-net.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink-net@.service \
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d/coresink.conf \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d/coresink.conf
+		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d/coresink.conf \
+		$(DESTDIR)$(EXAMPLESDIR)/notify.d/webhook $(DESTDIR)$(EXAMPLESDIR)/notify.d/mail
+	-rmdir $(DESTDIR)$(EXAMPLESDIR)/notify.d $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PREFIX)/share/doc/coresink 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d 2>/dev/null
 	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \

@@ -320,6 +320,42 @@ END_TEST
  * Encrypt=: recipients read into keys; a value that does not parse is kept, marked bad (it fails closed: no core),
  * and said, in [Coresink] as in a [Rule], whose other keys still apply; an empty value turns it off.
  */
+/* MetricsFile= and the notifiers' keys: their defaults, good values, and bad ones refused with the default kept. */
+START_TEST(test_metrics_and_notify_keys)
+{
+	struct config c;
+	struct diag d = { 0 };
+
+	config_defaults(&c);
+	ck_assert_str_eq(c.metrics_file, "auto");
+	ck_assert_str_eq(c.notify_dir, NOTIFY_DEFAULT_DIR);
+	ck_assert_uint_eq(c.notify_interval, 3600);
+	ck_assert_uint_eq(c.notify_timeout_ms, 30000);
+	write_conf("[Coresink]\nMetricsFile=/var/lib/x/coresink.prom\nNotifyDirectory=/etc/cs/notify.d\n"
+		   "NotifyIntervalSec=0\nNotifyTimeoutSec=5s\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_str_eq(c.metrics_file, "/var/lib/x/coresink.prom");
+	ck_assert_str_eq(c.notify_dir, "/etc/cs/notify.d");
+	ck_assert_uint_eq(c.notify_interval, 0);
+	ck_assert_uint_eq(c.notify_timeout_ms, 5000);
+	write_conf("[Coresink]\nMetricsFile=no\nNotifyDirectory=no\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_str_eq(c.metrics_file, "");
+	ck_assert_str_eq(c.notify_dir, "");
+	/* Not a .prom file (node_exporter would not read it), relative, a name of a directory; a notify path a word
+	 * splitter or a specifier would change. */
+	config_defaults(&c);
+	write_conf("[Coresink]\nMetricsFile=/var/lib/x/coresink.txt\nMetricsFile=coresink.prom\nMetricsFile=/x/.prom\n"
+		   "NotifyDirectory=/etc/a b\nNotifyDirectory=/etc/%p\nNotifyDirectory=relative\n"
+		   "NotifyDirectory=/etc/\"x\"\n");
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 7);
+	ck_assert_str_eq(c.metrics_file, "auto");
+	ck_assert_str_eq(c.notify_dir, NOTIFY_DEFAULT_DIR);
+}
+END_TEST
+
 START_TEST(test_encrypt)
 {
 	static const char *const pub = "age1rvdvyrzzwg29kfvu9eaz7gk8ldflj00pmcq8f4npvnjpu2vjuatspqctn4";
@@ -369,6 +405,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_every_key);
 	tcase_add_test(tc, test_speed_keys);
 	tcase_add_test(tc, test_encrypt);
+	tcase_add_test(tc, test_metrics_and_notify_keys);
 	tcase_add_test(tc, test_bad_values_keep_defaults);
 	tcase_add_test(tc, test_other_section_ignored);
 	tcase_add_test(tc, test_missing_file);

@@ -24,6 +24,7 @@
 #include "fetchstep.h"
 #include "flow.h"
 #include "intake.h"
+#include "notify.h"
 #include "pattern.h"
 #include "config.h"
 #include "sandbox.h"
@@ -95,7 +96,7 @@ static int mode_serve(const struct args *a, int argc, char **argv)
 static int mode_net_door(const struct args *a, int argc, char **argv)
 {
 	(void) argc, (void) argv;
-	return netdoor_serve(a->config, a->named, STDIN_FILENO);
+	return netdoor_serve(a->config, a->named, STDIN_FILENO, notify_here);
 }
 
 static int mode_retry(const struct args *a, int argc, char **argv)
@@ -123,7 +124,12 @@ static int mode_retrace(const struct args *a, int argc, char **argv)
 /* The kernel's pipe helper: the crash is logged whatever happens; the kernel only learns whether a core was kept. */
 static int mode_capture(const struct args *a, int argc, char **argv)
 {
-	return capture_pipe(a->config, a->named, argc, argv) < 0 ? EXIT_SYSTEM : 0;
+	char entry[64] = "";
+	int r = capture_pipe(a->config, a->named, argc, argv, entry, sizeof(entry));
+
+	/* Its entry is out, the process long let go: who is to hear of the crash is told, by a process of its own. */
+	notify_after(a->config, a->named, entry, NULL);
+	return r < 0 ? EXIT_SYSTEM : 0;
 }
 
 /* The modes: the option that picks one (0: none, the pipe helper), whether it takes operands, and what runs it. */

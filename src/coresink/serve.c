@@ -32,6 +32,7 @@
 #include "config.h"
 #include "ledger.h"
 #include "report.h"
+#include "notify.h"
 #include "serve.h"
 
 /* The most SocketMaxParallel allows. */
@@ -244,12 +245,17 @@ static struct slot *free_slot(struct server *s)
 static void handle(struct server *s, int conn, uint64_t time)
 {
 	sigset_t none;
+	char entry[64] = "";
+	int r;
 
 	sigemptyset(&none);
 	(void) sigprocmask(SIG_SETMASK, &none, NULL);
 	(void) close(s->listen_fd);
 	(void) close(s->sig_fd);
-	_exit(capture_socket(s->config, s->named, conn, time, s->netdoor) < 0 ? EXIT_SYSTEM : 0);
+	r = capture_socket(s->config, s->named, conn, time, s->netdoor, entry, sizeof(entry));
+	/* Its slot is given back when this process ends: the notifiers are the door's, or a process's of their own. */
+	notify_after(s->config, s->named, entry, s->netdoor);
+	_exit(r < 0 ? EXIT_SYSTEM : 0);
 }
 
 /*

@@ -1,7 +1,7 @@
 /*
  * coresinkctl.c: the admin's command for coresink, on PATH: coredumpctl's verbs and options over coresink's own
- * entries (list, info, dump, debug, retrace), the handler's verbs (summary, check-config, retry-uploads), metrics, and what
- * coredumpctl lacks: remove, vacuum and status. It reads the journal, never writes a core, and removes one only as
+ * entries (list, info, dump, debug, retrace), the handler's verbs (summary, check-config, retry-uploads), and what
+ * coredumpctl lacks: list --follow (follow.c), remove, vacuum, status and metrics. It reads the journal, never writes a core, and removes one only as
  * root, through the handler's own vacuum. Who may see what: root every crash coresink recorded; another user only
  * their own (the others are counted and said).
  *

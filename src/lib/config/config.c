@@ -32,6 +32,24 @@ static int parse_directory(const char *v, void *field)
 }
 
 /*
+ * NotifyDirectory=: "no" (or empty) for none, or an absolute path of plain characters: each notifier is run by its
+ * path, which no specifier or quote may change.
+ */
+static int parse_notify_dir(const char *v, void *field)
+{
+	if (strcmp(v, "no") == 0 || v[0] == '\0') {
+		*(char *)field = '\0';
+		return 0;
+	}
+	if (v[0] != '/' || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._-") != strlen(v))
+		return -EINVAL;
+	if (strlen(v) >= PATH_MAX - NAME_MAX - 2)
+		return -ENAMETOOLONG;
+	strcpy(field, v);
+	return 0;
+}
+
+/*
  * MetricsFile=: "auto", "no" (or empty) for none, or an absolute path whose name ends in ".prom", the only files
  * node_exporter's textfile collector reads.
  */
@@ -285,6 +303,12 @@ static int parse_interval(const char *v, void *field)
 	return duration_in(v, 1000000, 86400ULL * 365 * 1000000, 1000000, field);
 }
 
+/* NotifyIntervalSec=: as an interval, or 0 for every crash. */
+static int parse_notify_interval(const char *v, void *field)
+{
+	return duration_in(v, 0, 86400ULL * 365 * 1000000, 1000000, field);
+}
+
 /* Milliseconds ("15", "15s", "500ms"); from 10 ms to an hour. */
 static int parse_timeout(const char *v, void *field)
 {
@@ -459,6 +483,9 @@ static const struct key keys[] = {
 	KEY("UploadUser", parse_user_name, print_string, upload_user, true),
 	KEY("UploadTimeoutSec", parse_timeout, print_timeout, upload_timeout_ms, true),
 	KEY("KeepAfterUpload", parse_bool, print_bool, keep_after_upload, true),
+	KEY("NotifyDirectory", parse_notify_dir, print_string, notify_dir, false),
+	KEY("NotifyIntervalSec", parse_notify_interval, print_u64, notify_interval, false),
+	KEY("NotifyTimeoutSec", parse_timeout, print_timeout, notify_timeout_ms, false),
 	KEY("MetricsFile", parse_metrics_file, print_string, metrics_file, false),
 	KEY("Socket", parse_socket, print_string, socket, false),
 	KEY("SocketMaxParallel", parse_parallel, print_u64, socket_parallel, false),
@@ -524,6 +551,10 @@ void config_defaults(struct config *c)
 	strcpy(c->upload_user, UPLOAD_USER);
 	c->upload_timeout_ms = 120 * 1000;
 	c->keep_after_upload = true;
+	/* Notifiers, where the admin put some; a crash loop is told of once an hour. */
+	strcpy(c->notify_dir, NOTIFY_DEFAULT_DIR);
+	c->notify_interval = 3600;
+	c->notify_timeout_ms = 30 * 1000;
 	/* Exported where node_exporter reads, when it is installed; nothing written otherwise. */
 	strcpy(c->metrics_file, "auto");
 	/* glibc's and the kernel's default stack: a thread's whole stack, at most. */

@@ -15,6 +15,7 @@
 #define SYSCONFDIR "/etc"
 #endif
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/coresink.conf"
+#define NOTIFY_DEFAULT_DIR SYSCONFDIR "/coresink/notify.d"
 
 /* sun_path holds 108 bytes with the NUL; the kernel takes the path from core_pattern as it is. */
 #define SOCKET_PATH_MAX 108
@@ -96,6 +97,9 @@ struct config {
 	char upload_user[64];      /* it runs as this user */
 	uint64_t upload_timeout_ms;
 	bool keep_after_upload;    /* keep the core once sent */
+	char notify_dir[PATH_MAX];   /* NotifyDirectory=: the notifiers run for each crash; "" none */
+	uint64_t notify_interval;    /* NotifyIntervalSec=: one notification per signature this often; 0 every crash */
+	uint64_t notify_timeout_ms;  /* NotifyTimeoutSec=: each notifier's deadline */
 	char metrics_file[PATH_MAX]; /* MetricsFile=: the Prometheus text file rewritten after each crash; "auto": in
 				      node_exporter's textfile directory where it exists; "" none */
 	struct rule *rules;        /* the [Rule] sections, in the order read; NULL when none (config_free) */

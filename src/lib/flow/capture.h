@@ -84,8 +84,9 @@ int crash_handle(struct crash *c, int (*step)(struct crash *c), void (*let_go)(s
 int crash_fail(struct crash *c, const char *step, int r);
 int crash_status(const struct crash *c, int r);
 
-int capture_pipe(const char *config, bool named, int argc, char **argv);
-int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor);
+int capture_pipe(const char *config, bool named, int argc, char **argv, char *entry, size_t len);
+int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor, char *entry,
+		   size_t len);
 void capture_lost(const struct config *cf, pid_t handler, const struct ledger_crash *c, const char *step, int error);
 void capture_refused(const struct config *cf, const struct ledger_crash *c, const char *step, int error);
 

@@ -1,8 +1,8 @@
 /*
  * door.c: coresink --net-door, the door to the network's own side (coresink-net@.service, started by
  * coresink-net.socket for each connection of socket mode's server): one request read (netdoor.c's wire), done with
- * this process's configuration as the pipe helper does it (the fetch step: entry.c; an upload: ship.c), and its
- * one-line reply.
+ * this process's configuration as the pipe helper does it (the fetch step: entry.c; an upload: ship.c; the notifiers:
+ * the program's notify.c, given), and its one-line reply.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,7 +54,7 @@ static void serve_upload(const char *config, bool named, char **items, const uin
  * coresink --net-door: one request on conn (fd 0, the connection systemd accepted), from root only, served with this
  * process's configuration, and its reply. 0, or an exit code.
  */
-int netdoor_serve(const char *config, bool named, int conn)
+int netdoor_serve(const char *config, bool named, int conn, netdoor_notify_fn notify)
 {
 	struct ucred uc = { .uid = (uid_t)-1 };
 	socklen_t ul = sizeof(uc);
@@ -72,9 +72,14 @@ int netdoor_serve(const char *config, bool named, int conn)
 		serve_fetch(&c, items, n, said, sizeof(said));
 	else if (r == 0 && kind == 'U')
 		serve_upload(config, named, items, lens, n, said, sizeof(said));
+	else if (r == 0 && kind == 'N' && n == 1 && lens[0] == 32 && strspn(items[0], "0123456789abcdef") == 32 && notify)
+		(void) snprintf(said, sizeof(said), "taken");
 	else
 		(void) snprintf(said, sizeof(said), "refused: %s", r < 0 ? strerror(-r) : "not a request");
 	(void) netdoor_reply(conn, said);
+	/* A notification: its answer given first, the notifiers run after, in this process systemd keeps till the end. */
+	if (strcmp(said, "taken") == 0)
+		notify(config, named, items[0]);
 	for (unsigned i = 0; i < n; i++)
 		free(items[i]);
 	free(items);

@@ -7,8 +7,9 @@
  * is 0700, the socket 0600), with the network and none of the crash. A request says what, never how or where: the
  * build-ids a crash's modules need (the servers, the deadline and the bounds are the door's own configuration), or
  * the name of a stored core to send (in the door's own Directory=, its [Rule] read from the core as a retry reads
- * it) with its entry's fields for the command. The reply is one line of what came of it, for the crash's entry.
- * Wire: a kind byte ('F' fetch, 'U' upload), a count, and that many items, each a 32-bit length and its bytes; the
+ * it) with its entry's fields for the command, or the entry id of a crash whose notifiers are to run (the door reads
+ * the entry from the journal). The reply is one line of what came of it, for the crash's entry.
+ * Wire: a kind byte ('F' fetch, 'U' upload, 'N' notify), a count, and that many items, each a 32-bit length and its bytes; the
  * reply a length and its bytes.
  */
 #include <errno.h>
@@ -168,6 +169,23 @@ int netdoor_upload(const char *path, const char *name, const struct fields *f, u
 	}
 	free(items);
 	free(lens);
+	return r;
+}
+
+/*
+ * NotifyDirectory=, through the door at path: the door reads the crash's entry (entry, its CORESINK_ENTRY=) back
+ * from the journal itself and runs the notifiers once it has answered, so that only its answer is waited for. What
+ * it said into said. 0, or -errno where the door could not be asked (said says so).
+ */
+int netdoor_notify(const char *path, const char *entry, char *said, size_t len)
+{
+	const char *items[] = { entry };
+	const size_t lens[] = { strlen(entry) };
+	int r = ask(path, SLACK_MS, 'N', items, lens, 1, said, len);
+
+	if (r < 0)
+		(void) snprintf(said, len, "not notified: the door to the network (%s) %s: %s", path,
+				r == -EAGAIN ? "did not answer in time" : "could not be asked", strerror(-r));
 	return r;
 }
 

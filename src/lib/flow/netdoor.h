@@ -16,8 +16,11 @@ int netdoor_fetch(const char *path, const struct fetch_need *ask, unsigned n, un
 		  size_t len);
 int netdoor_upload(const char *path, const char *name, const struct fields *f, unsigned timeout_ms, char *said,
 		   size_t len);
+int netdoor_notify(const char *path, const char *entry, char *said, size_t len);
 int netdoor_read(int conn, char *kind, char ***items, uint32_t **lens, unsigned *n);
 int netdoor_reply(int conn, const char *said);
-int netdoor_serve(const char *config, bool named, int conn);
+/* What the door runs for an 'N' request, after its answer: the notifiers (the program's: they read the journal). */
+typedef void (*netdoor_notify_fn)(const char *config, bool named, const char *entry);
+int netdoor_serve(const char *config, bool named, int conn, netdoor_notify_fn notify);
 
 #endif

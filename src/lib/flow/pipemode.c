@@ -3,6 +3,7 @@
  * KARGS_SPECIFIERS), its core on fd 0, the process held by the kernel until fd 0 is closed. Builds the crash and
  * hands it to capture.c.
  */
+#include <stdio.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -19,12 +20,15 @@ static int admit_and_store(struct crash *cr)
 	return r > 0 ? crash_store(cr) : r;
 }
 
-int capture_pipe(const char *config, bool named, int argc, char **argv)
+int capture_pipe(const char *config, bool named, int argc, char **argv, char *entry, size_t len)
 {
 	static struct crash cr;
+	int r;
 
 	crash_init(&cr, STDIN_FILENO, config, named);
 	(void) kargs_parse(argc, argv, &cr.k, &cr.kd);
 	crash_read_process(&cr);
-	return crash_handle(&cr, admit_and_store, NULL);
+	r = crash_handle(&cr, admit_and_store, NULL);
+	(void) snprintf(entry, len, "%s", cr.o.entry_id);
+	return r;
 }

@@ -42,21 +42,6 @@ static void pod_names_read(int fd, struct pod_names *p)
 	p->name[n > 0 ? n : 0] = '\0';
 }
 
-/* UploadUser='s ids; never root. 0 or -errno. */
-static int upload_ids(const char *user, uid_t *uid, gid_t *gid)
-{
-	struct passwd pw, *res = NULL;
-	char buf[1024];
-
-	if (getpwnam_r(user, &pw, buf, sizeof(buf), &res) != 0 || !res)
-		return -ENOENT;
-	if (res->pw_uid == 0 || res->pw_gid == 0)
-		return -EPERM;
-	*uid = res->pw_uid;
-	*gid = res->pw_gid;
-	return 0;
-}
-
 /* Runs the command for the core name (fd, read-only) with the crash's fields f. 0 or -errno (not started). */
 static int run_once(const struct config *c, const char *path, int fd, const struct fields *f,
 		    const struct upload_names *n, struct sandbox_result *res)

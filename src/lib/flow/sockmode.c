@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -64,12 +65,14 @@ static void learn_signal(struct crash *cr)
  * identified by its pidfd and handled as pipe mode handles one, with the decision made before the dump; anything
  * else is refused and logged. netdoor: the door to the network (netdoor.c) where the server has none; NULL. 0 when handled as the policy says, or -errno; logged either way.
  */
-int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor)
+int capture_socket(const char *config, bool named, int conn, uint64_t time, const char *netdoor, char *entry,
+		   size_t len)
 {
 	static struct crash cr;
 	struct peer p;
 	int r = peer_identify(conn, &p);
 
+	entry[0] = '\0';
 	if (r < 0) {
 		(void) report_refused(conn, r);
 		(void) close(conn);
@@ -84,5 +87,6 @@ int capture_socket(const char *config, bool named, int conn, uint64_t time, cons
 	peer_in_hand = &p;
 	r = crash_handle(&cr, exchange, learn_signal);
 	peer_close(&p);
+	(void) snprintf(entry, len, "%s", cr.o.entry_id);
 	return r;
 }

@@ -23,6 +23,8 @@
 
 /* coresink's own: what came of an upload (ExecUpload=), linked to its crash by COREDUMP_PID. */
 #define CORESINK_UPLOAD_MESSAGE_ID "37d0a70e75c44cf88f269bffb484bb14"
+/* The entry that says who was told of a crash (NotifyDirectory=). */
+#define CORESINK_NOTIFY_MESSAGE_ID "0fa3ebf127ee43ae9e22675d3e88aff7"
 
 int report_start(const struct kargs *k);
 void report_fields(const struct kargs *k, const struct outcome *o, const struct procinfo *pi,

@@ -7,6 +7,7 @@
  * deadline, its output bounded. A core still to be sent carries UPLOAD_XATTR, which coresink --retry-uploads reads.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,8 +143,8 @@ static int exec_command(int fd, int out, void *arg)
 	return -1;
 }
 
-/* A memfd holding text, at offset 0. The fd or -errno. */
-static int text_fd(const char *text)
+/* A memfd holding text, read from its start: what a sandboxed command reads its JSON from. fd or -errno. */
+int upload_text_fd(const char *text)
 {
 	int fd = memfd_create("coresink-crash.json", MFD_CLOEXEC), r;
 
@@ -159,6 +160,21 @@ static int text_fd(const char *text)
 	return fd;
 }
 
+/* UploadUser='s ids (the user of ExecUpload= and of the notifiers); never root. 0 or -errno. */
+int upload_ids(const char *user, uid_t *uid, gid_t *gid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	if (getpwnam_r(user, &pw, buf, sizeof(buf), &res) != 0 || !res)
+		return -ENOENT;
+	if (res->pw_uid == 0 || res->pw_gid == 0)
+		return -EPERM;
+	*uid = res->pw_uid;
+	*gid = res->pw_gid;
+	return 0;
+}
+
 /* Runs the job's command to its end or its deadline. 0 with res filled in (sandbox_run()), or -errno. */
 int upload_run(const struct upload_job *j, struct sandbox_result *res)
 {
@@ -170,7 +186,7 @@ int upload_run(const struct upload_job *j, struct sandbox_result *res)
 
 	if (r < 0)
 		return r;
-	l.root_fd = text_fd(j->json ? j->json : "{}");
+	l.root_fd = upload_text_fd(j->json ? j->json : "{}");
 	if (l.root_fd < 0)
 		return l.root_fd;
 	r = sandbox_run(&l, j->corefd, exec_command, &x, res);

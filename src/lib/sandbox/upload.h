@@ -43,6 +43,8 @@ struct upload_job {
 };
 
 int upload_argv(const char *command, const struct upload_names *n, char *buf, size_t len, char **argv);
+int upload_text_fd(const char *text);
+int upload_ids(const char *user, uid_t *uid, gid_t *gid);
 int upload_run(const struct upload_job *j, struct sandbox_result *res);
 int upload_mark(int fd, unsigned attempts, uint64_t next);
 int upload_pending(int fd, unsigned *attempts, uint64_t *next);

@@ -1,0 +1,382 @@
+/*
+ * notify.c: NotifyDirectory=, someone told of a crash. Once a crash's entry is in the journal, each notifier in the
+ * directory runs with the crash as JSON on its standard input (and on fd 3): what coresinkctl info --json prints of
+ * that entry, read back through the same reader (a forged entry, or a user's not yet sealed by root, is none), with
+ * "NotifyFolded": how many crashes of its signature were not notified since the last one. A crash loop notifies
+ * once per signature per NotifyIntervalSec= (counted in Directory's .coresink.notify).
+ * Which notifiers: the directory's files named as run-parts(8) takes them ([A-Za-z0-9_-], so that a package's
+ * leftovers, *.dpkg-old, are passed over), executable, regular, root's and writable by nobody else, in a directory of
+ * the same kind; anything else executable there is not run, and said. Each runs as ExecUpload= does (upload.c): as
+ * UploadUser, no capabilities, no_new_privs, its own environment and nothing of the crash's, killed with its children
+ * at NotifyTimeoutSec, its output bounded and kept in the entry that says what came of each.
+ * Who runs them: the handler, in a process of its own that it does not wait for (pipe mode, and socket mode with the
+ * network), so that neither the crashed process, long let go, nor the next capture waits; socket mode under its
+ * units asks the door to the network (netdoor.c), which has the network a webhook needs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admin.h"
+#include "base.h"
+#include "config.h"
+#include "report.h"
+#include "sandbox.h"
+#include "store.h"
+#include "flow.h"
+#include "notify.h"
+
+#define NOTIFIERS_MAX 32
+#define NOTIFY_STATE ".coresink.notify"
+#define NOTIFY_KEYS_MAX 1024
+#define ENTRY_WAIT_MS 15000
+
+struct notifiers {
+	char name[NOTIFIERS_MAX][NAME_MAX + 1];
+	unsigned n;
+};
+
+/* run-parts(8)'s names (Debian's, without --lsbsysinit): letters, digits, '_' and '-'. */
+static bool run_parts_name(const char *s)
+{
+	return s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The notifiers of c's NotifyDirectory=, in their names' order; what is there and not run, into d. 0 or -errno. */
+static int notifiers_list(const struct config *c, struct notifiers *nf, struct diag *d)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *dir;
+	int fd;
+
+	nf->n = 0;
+	if (!c->notify_dir[0])
+		return 0;
+	fd = open(c->notify_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		diag_add(d, "%s: not root's, or others may write it: no notifier in it is run", c->notify_dir);
+		(void) close(fd);
+		return -EPERM;
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		(void) close(fd);
+		return -errno;
+	}
+	while ((e = readdir(dir)) && nf->n < NOTIFIERS_MAX) {
+		if (!run_parts_name(e->d_name) || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+			continue;
+		if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+			diag_add(d, "%s/%s: not root's, or others may write it: not run", c->notify_dir, e->d_name);
+			continue;
+		}
+		(void) snprintf(nf->name[nf->n++], sizeof(nf->name[0]), "%s", e->d_name);
+	}
+	(void) closedir(dir);
+	qsort(nf->name, nf->n, sizeof(nf->name[0]), by_name);
+	return 0;
+}
+
+/*
+ * Whether a crash of key (its signature) is to be notified at now: the first of each NotifyIntervalSec= (interval
+ * seconds; 0: every one). 1 with how many were folded into it since the last one in *folded, 0 folded now, or
+ * -errno (then it is notified: a notification too many beats none).
+ */
+static int fold(int dirfd, const char *key, uint64_t now, uint64_t interval, uint64_t *folded)
+{
+	char *text = malloc(NOTIFY_KEYS_MAX * 96 + 1), *line, *save = NULL, *out = NULL;
+	size_t n = 0, cap = 0, kept = 0;
+	FILE *o;
+	bool found = false;
+	int fd = statefile_open(dirfd, NOTIFY_STATE), r = 1;
+	ssize_t got;
+
+	*folded = 0;
+	if (fd < 0 || !text || flock(fd, LOCK_EX) < 0 || (got = io_read_full(fd, text, NOTIFY_KEYS_MAX * 96, NULL)) < 0) {
+		free(text);
+		if (fd >= 0)
+			(void) close(fd);
+		return fd < 0 ? fd : -EIO;
+	}
+	text[got] = '\0';
+	o = open_memstream(&out, &cap);
+	if (!o) {
+		free(text);
+		(void) close(fd);
+		return -ENOMEM;
+	}
+	/* Each line: KEY LAST FOLDED; the newest NOTIFY_KEYS_MAX kept, this crash's first. */
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char k[80];
+		unsigned long long last, f;
+
+		if (sscanf(line, "%79s %llu %llu", k, &last, &f) != 3)
+			continue;
+		if (strcmp(k, key) == 0) {
+			found = true;
+			r = interval == 0 || now >= last + interval || now < last;
+			*folded = r ? f : f + 1;
+			fprintf(o, "%s %llu %llu\n", key, r ? (unsigned long long)now : last,
+				r ? 0ULL : (unsigned long long)*folded);
+			if (r == 0)
+				*folded = 0;
+		} else if (kept < NOTIFY_KEYS_MAX - 1) {
+			fprintf(o, "%s %llu %llu\n", k, last, f);
+			kept++;
+		}
+	}
+	if (!found)
+		fprintf(o, "%s %llu 0\n", key, (unsigned long long)now);
+	if (fclose(o) == 0)
+		n = strlen(out);
+	(void) statefile_rewrite(fd, out, n);
+	free(out);
+	free(text);
+	(void) close(fd);
+	return r;
+}
+
+/*
+ * The crash's entry (CORESINK_ENTRY=entry) read back as coresinkctl reads it, waiting for it (and a user's seal) at
+ * most ENTRY_WAIT_MS. 0 with *found holding it, or -errno (-ENOENT: none came).
+ */
+static int entry_read(const char *entry, struct found *found)
+{
+	char match[64], *matches[] = { match };
+	struct selection sel = { .matches = matches, .n_matches = 1 };
+	uint64_t t0 = clock_ms();
+	int r;
+
+	(void) snprintf(match, sizeof(match), "CORESINK_ENTRY=%s", entry);
+	for (;;) {
+		r = entries_find(&sel, found);
+		if (r < 0 || found->n > 0)
+			return r;
+		entries_free(found);
+		if (clock_ms() - t0 > ENTRY_WAIT_MS)
+			return -ENOENT;
+		(void) usleep(100 * 1000);
+	}
+}
+
+/* What folds a crash loop: its signature, else a hash of its executable (a crash with no trace has no signature). */
+static void key_of(const struct record *c, char *key, size_t len)
+{
+	unsigned long long h = 5381;
+
+	if (c->signature[0] && strspn(c->signature, "0123456789abcdef") == strlen(c->signature) &&
+	    strlen(c->signature) < len) {
+		(void) snprintf(key, len, "%s", c->signature);
+		return;
+	}
+	for (const char *p = c->exe; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	(void) snprintf(key, len, "exe-%016llx", h);
+}
+
+/* The crash as coresinkctl info --json prints it, with "NotifyFolded": the crashes of its signature folded into it. */
+static char *crash_text(const struct found *found, int dirfd, uint64_t folded)
+{
+	char *text = NULL, *end;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return NULL;
+	show_info(m, found, dirfd, JSON_SHORT);
+	if (fclose(m) != 0 || !text || !(end = strrchr(text, '}'))) {
+		free(text);
+		return NULL;
+	}
+	*end = '\0';
+	if (asprintf(&end, "%s,\"NotifyFolded\":%llu}\n", text, (unsigned long long)folded) < 0)
+		end = NULL;
+	free(text);
+	return end;
+}
+
+/* One notifier, confined as ExecUpload= is, given text; what came of it into said. */
+static void run_one(const struct config *c, const char *name, const char *text, uid_t uid, gid_t gid, char *said,
+		    size_t len)
+{
+	char command[PATH_MAX + NAME_MAX + 2];
+	static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin", home[] = "HOME=/", json_fd[] = "CORESINK_JSON_FD=3";
+	char *env[] = { path, home, json_fd, NULL };
+	struct upload_job j = { .command = command, .env = env, .json = text, .uid = uid, .gid = gid,
+				.timeout_ms = (unsigned)c->notify_timeout_ms };
+	struct sandbox_result res = { 0 };
+	char *out;
+	int r;
+
+	(void) snprintf(command, sizeof(command), "%s/%s", c->notify_dir, name);
+	j.corefd = upload_text_fd(text);
+	r = j.corefd < 0 ? j.corefd : upload_run(&j, &res);
+	if (j.corefd >= 0)
+		(void) close(j.corefd);
+	if (r < 0)
+		(void) snprintf(said, len, "%s: not started: %s", name, strerror(-r));
+	else if (res.end == SANDBOX_DONE)
+		(void) snprintf(said, len, "%s: done in %llu ms", name, (unsigned long long)res.elapsed_us / 1000);
+	else if (res.end == SANDBOX_FAILED || res.end == SANDBOX_KILLED)
+		(void) snprintf(said, len, "%s: failed (%s %d)", name, res.end == SANDBOX_FAILED ? "exit status" : "signal",
+				res.code);
+	else
+		(void) snprintf(said, len, "%s: %s", name, sandbox_end_to_string(res.end));
+	/* Its last newline is the end of its last line, not a byte to show. */
+	if (res.out && res.len && res.out[res.len - 1] == '\n')
+		res.out[--res.len] = '\0';
+	out = res.out && res.len ? escape_dup(res.out, 0) : NULL;
+	if (out) {
+		size_t at = strlen(said);
+
+		(void) snprintf(said + at, len - at, ", said: %.200s", out);
+		free(out);
+	}
+	sandbox_result_free(&res);
+}
+
+/* The entry that says who was told of the crash (entry) and what came of each notifier. */
+static void report(const char *entry, pid_t pid, uint64_t folded, const char *said, bool failed)
+{
+	struct fields f;
+
+	fields_init(&f, failed ? LOG_WARNING : LOG_INFO);
+	fields_add(&f, "MESSAGE_ID=" CORESINK_NOTIFY_MESSAGE_ID);
+	fields_add(&f, "MESSAGE=Notified of the crash of process %d%s: %s", (int)pid,
+		   folded ? " (and of crashes of its signature folded into it)" : "", said);
+	fields_add(&f, "COREDUMP_PID=%d", (int)pid);
+	fields_add(&f, "CORESINK_NOTIFY_ENTRY=%s", entry);
+	fields_add(&f, "CORESINK_NOTIFY_FOLDED=%llu", (unsigned long long)folded);
+	fields_add(&f, "CORESINK_NOTIFY=%s", said);
+	(void) journal_send(&f);
+	fields_free(&f);
+}
+
+/* Every notifier of nf told of the crash whose entry is entry, in this process. */
+static void notify_now(const struct config *c, const struct notifiers *nf, const char *entry)
+{
+	struct found found = { 0 };
+	char said[4096] = "", one[512], key[40], *text = NULL;
+	uint64_t folded = 0;
+	struct diag d = { 0 };
+	uid_t uid;
+	gid_t gid;
+	bool failed = false;
+	int dirfd = store_open_dir(c->directory), r;
+
+	r = entry_read(entry, &found);
+	if (r < 0) {
+		diag_add(&d, "the crash's entry (CORESINK_ENTRY=%s) was not read back: %s", entry, strerror(-r));
+		goto out;
+	}
+	key_of(&found.c[0], key, sizeof(key));
+	r = dirfd < 0 ? 1 : fold(dirfd, key, (uint64_t)time(NULL), c->notify_interval, &folded);
+	if (r == 0)
+		goto out;
+	text = crash_text(&found, dirfd, folded);
+	r = text ? upload_ids(c->upload_user, &uid, &gid) : -ENOMEM;
+	if (r < 0) {
+		diag_add(&d, "UploadUser=%s: %s", c->upload_user, strerror(-r));
+		goto out;
+	}
+	for (unsigned i = 0; i < nf->n; i++) {
+		size_t at = strlen(said);
+
+		run_one(c, nf->name[i], text, uid, gid, one, sizeof(one));
+		failed |= !strstr(one, ": done in ");
+		(void) snprintf(said + at, sizeof(said) - at, "%s%s", i ? "; " : "", one);
+	}
+	report(entry, found.c[0].pid, folded, said, failed);
+out:
+	(void) report_diag(&d, "the notifiers", "nobody was told of this crash");
+	free(text);
+	entries_free(&found);
+	if (dirfd >= 0)
+		(void) close(dirfd);
+}
+
+/* The configuration's notifiers, listed; what is wrong with the directory said. 0 none, 1 some, in *nf and *c. */
+static int wanted(const char *config, bool named, const char *entry, struct config *c, struct notifiers *nf)
+{
+	struct diag d = { 0 };
+	int r;
+
+	config_read(c, config, named, &d);
+	d = (struct diag) { 0 };
+	r = notifiers_list(c, nf, &d);
+	(void) report_diag(&d, "the notifiers", r < 0 ? "none is run" : "those are not run");
+	if (r < 0 || nf->n == 0 || !entry[0]) {
+		config_free(c);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * A handler's crash, its entry out: the notifiers told of it, by the door to the network where the handler has none
+ * (netdoor: its path; NULL), else in a process of its own that nobody waits for. Nothing runs, and no process is
+ * made, where the directory holds no notifier.
+ */
+void notify_after(const char *config, bool named, const char *entry, const char *netdoor)
+{
+	struct notifiers nf;
+	struct config c;
+	char said[256];
+	pid_t pid;
+
+	if (!wanted(config, named, entry, &c, &nf))
+		return;
+	if (netdoor) {
+		if (netdoor_notify(netdoor, entry, said, sizeof(said)) < 0) {
+			struct diag d = { 0 };
+
+			diag_add(&d, "%s", said);
+			(void) report_diag(&d, "the notifiers", "nobody was told of this crash");
+		}
+		config_free(&c);
+		return;
+	}
+	/* Twice: the grandchild is nobody's to wait for, and the handler goes on to its end at once. */
+	pid = fork();
+	if (pid == 0) {
+		(void) setsid();
+		if (fork() == 0) {
+			notify_now(&c, &nf, entry);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	if (pid > 0)
+		(void) io_waitpid(pid, NULL);
+	config_free(&c);
+}
+
+/* The door to the network's side: the notifiers told of the crash whose entry is entry, in this process. */
+void notify_here(const char *config, bool named, const char *entry)
+{
+	struct notifiers nf;
+	struct config c;
+
+	if (!wanted(config, named, entry, &c, &nf))
+		return;
+	notify_now(&c, &nf, entry);
+	config_free(&c);
+}
