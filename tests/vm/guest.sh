@@ -248,6 +248,29 @@ metrics_checks() {
 		test "$(coresinkctl metrics | awk -v s="$series" '$1 == s { print $2 }')" = "$n1"
 }
 
+# notify_checks: a notifier in /etc/coresink/notify.d, in the mode the package chose under its units (socket mode:
+# run by coresink-net@.service, the door, which reads the entry back itself): it gets the crash's JSON on stdin.
+notify_checks() {
+	local out=/var/lib/coresink-notified pid f id unit
+	mkdir -p -m 0755 /etc/coresink/notify.d "$out"
+	chown coresink-upload "$out"
+	printf '#!/bin/sh\ncat > %s/$$.json\n' "$out" > /etc/coresink/notify.d/10-record
+	chmod 0755 /etc/coresink/notify.d/10-record
+	cp /usr/bin/sleep /usr/local/bin/notify-dump
+	dump root notify-dump SIGSEGV
+	wait_entry notify-dump || fail "no entry of notify-dump"
+	pid=$(entry notify-dump COREDUMP_PID)
+	for _ in $(seq 100); do f=$(ls "$out"/*.json 2>/dev/null | head -n 1); [ -n "$f" ] && break; sleep 0.2; done
+	check "NotifyDirectory=: the notifier got the crash of pid $pid in $EXPECT mode: $(jq -c '{PID, Result}' "$f" 2>&1)" \
+		test "$(jq -r .PID "$f" 2>/dev/null)" = "$pid"
+	if [ "$EXPECT" = socket ]; then
+		id=$(sed -n 's/^#define CORESINK_NOTIFY_MESSAGE_ID "\(.*\)"$/\1/p' /src/src/lib/report/report.h)
+		unit=$(journalctl -b -q -o json "MESSAGE_ID=$id" "COREDUMP_PID=$pid" | jq -r '._SYSTEMD_UNIT' | tail -n 1)
+		check "  run by the door to the network, which has the network: $unit" matches "$unit" '^coresink-net@.*\.service$'
+	fi
+	rm -rf /etc/coresink/notify.d "$out"
+}
+
 # features_checks: the rest of what pipe mode does, proven in the mode the package chose under its units:
 # Storage=journal (the core in the entry, dumped back by coresinkctl), signatures counted across crashes, and a rate
 # limit that holds across a restart of the server (the ledger, in the directory, keeps it).
@@ -393,6 +416,7 @@ stage1() {
 	door_checks
 	features_checks
 	metrics_checks
+	notify_checks
 	pods_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then

@@ -60,7 +60,7 @@ int netdoor_serve(const char *config, bool named, int conn, netdoor_notify_fn no
 	socklen_t ul = sizeof(uc);
 	struct config c;
 	struct diag d = { 0 };
-	char kind = 0, said[2048], **items = NULL;
+	char kind = 0, said[2048], **items = NULL, *entry = NULL;
 	uint32_t *lens = NULL;
 	unsigned n = 0;
 	int r = getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &uc, &ul) < 0 ? -errno : uc.uid != 0 ? -EPERM : 0;
@@ -73,13 +73,15 @@ int netdoor_serve(const char *config, bool named, int conn, netdoor_notify_fn no
 	else if (r == 0 && kind == 'U')
 		serve_upload(config, named, items, lens, n, said, sizeof(said));
 	else if (r == 0 && kind == 'N' && n == 1 && lens[0] == 32 && strspn(items[0], "0123456789abcdef") == 32 && notify)
+		entry = items[0];
+	if (entry)
 		(void) snprintf(said, sizeof(said), "taken");
-	else
+	else if (r < 0 || (kind != 'F' && kind != 'U'))
 		(void) snprintf(said, sizeof(said), "refused: %s", r < 0 ? strerror(-r) : "not a request");
 	(void) netdoor_reply(conn, said);
 	/* A notification: its answer given first, the notifiers run after, in this process systemd keeps till the end. */
-	if (strcmp(said, "taken") == 0)
-		notify(config, named, items[0]);
+	if (entry && notify)
+		notify(config, named, entry);
 	for (unsigned i = 0; i < n; i++)
 		free(items[i]);
 	free(items);
