@@ -67,14 +67,13 @@ static int notifiers_list(const struct config *c, struct notifiers *nf, struct d
 	nf->n = 0;
 	if (!c->notify_dir[0])
 		return 0;
-	fd = open(c->notify_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	fd = store_root_dir(open(c->notify_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd == -ENOENT)
+		return 0;
+	if (fd == -EPERM)
 		diag_add(d, "%s: not root's, or others may write it: no notifier in it is run", c->notify_dir);
-		(void) close(fd);
-		return -EPERM;
-	}
+	if (fd < 0)
+		return fd;
 	dir = fdopendir(fd);
 	if (!dir) {
 		(void) close(fd);
@@ -84,7 +83,7 @@ static int notifiers_list(const struct config *c, struct notifiers *nf, struct d
 		if (!run_parts_name(e->d_name) || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
 			continue;
-		if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (!store_root_only(&st)) {
 			diag_add(d, "%s/%s: not root's, or others may write it: not run", c->notify_dir, e->d_name);
 			continue;
 		}

@@ -17,6 +17,7 @@
 
 #include "base.h"
 #include "metrics.h"
+#include "store.h"
 #include "tidy.h"
 
 /* node_exporter's textfile directory as Debian's prometheus-node-exporter package sets it (its ARGS default). */
@@ -140,7 +141,6 @@ int metrics_file(const struct config *c, char *path, size_t len)
 static int open_parent(char *path, const char **base)
 {
 	char *slash = strrchr(path, '/'), *p, *save = NULL;
-	struct stat st;
 	int fd, next;
 
 	if (!slash || !slash[1])
@@ -153,13 +153,7 @@ static int open_parent(char *path, const char **base)
 		(void) close(fd);
 		fd = next;
 	}
-	if (fd < 0)
-		return errno == ELOOP ? -ENOTDIR : -errno;
-	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		(void) close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return store_root_dir(fd);
 }
 
 /* The text into a new hidden file of dir, 0644 (node_exporter runs as its own user), renamed over base. */

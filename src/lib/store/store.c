@@ -14,13 +14,32 @@
 
 #define NAME_ATTEMPTS 100
 
+/* Whether st is root's and nobody else may write it: where root may write, or run what it finds. */
+bool store_root_only(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* fd, a directory opened without following a link, kept where it is root's alone (store_root_only); else closed. */
+int store_root_dir(int fd)
+{
+	struct stat st;
+
+	if (fd < 0)
+		return errno == ELOOP ? -ENOTDIR : -errno;
+	if (fstat(fd, &st) < 0 || !store_root_only(&st)) {
+		(void) close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 /*
  * Opens the core directory, creating it (0755, root) when missing. Refuses a symlink, a non-directory, and a
  * directory that someone other than root could write to. Returns the fd or -errno.
  */
 int store_open_dir(const char *path)
 {
-	struct stat st;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0 && errno == ENOENT) {
@@ -30,13 +49,7 @@ int store_open_dir(const char *path)
 		if (fd >= 0)
 			(void) fchmod(fd, 0755);
 	}
-	if (fd < 0)
-		return errno == ELOOP ? -ENOTDIR : -errno;
-	if (fstat(fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		(void) close(fd);
-		return -EPERM;
-	}
-	return fd;
+	return store_root_dir(fd);
 }
 
 static int create_hidden(struct store_file *f, mode_t mode)
