@@ -38,6 +38,7 @@
 #define NOTIFIERS_MAX 32
 #define NOTIFY_STATE ".coresink.notify"
 #define NOTIFY_KEYS_MAX 1024
+#define NOTIFY_STATE_MAX (NOTIFY_KEYS_MAX * 112)   /* a line: a key of 79 bytes at most, two numbers */
 #define ENTRY_WAIT_MS 15000
 
 struct notifiers {
@@ -95,61 +96,64 @@ static int notifiers_list(const struct config *c, struct notifiers *nf, struct d
 }
 
 /*
- * Whether a crash of key (its signature) is to be notified at now: the first of each NotifyIntervalSec= (interval
- * seconds; 0: every one). 1 with how many were folded into it since the last one in *folded, 0 folded now, or
- * -errno (then it is notified: a notification too many beats none).
+ * The fold of a crash of key at now, decided on the state's text (lines "KEY LAST FOLDED"): notified where it is the
+ * first of its interval seconds (0: every one), with the crashes folded into it since the last one in *folded. The
+ * new text goes to o, this crash's line first: the NOTIFY_KEYS_MAX kept are those seen last. 1 notify, 0 folded.
+ */
+static int fold_text(char *text, const char *key, uint64_t now, uint64_t interval, FILE *o, uint64_t *folded)
+{
+	char *lines[NOTIFY_KEYS_MAX], *save = NULL, k[80];
+	unsigned long long last = 0, f = 0, a, b;
+	bool seen = false;
+	size_t n = 0;
+	int r = 1;
+
+	for (char *l = strtok_r(text, "\n", &save); l && n < NOTIFY_KEYS_MAX; l = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(l, "%79s %llu %llu", k, &a, &b) != 3)
+			continue;
+		if (strcmp(k, key) != 0)
+			lines[n++] = l;
+		else
+			seen = true, last = a, f = b;
+	}
+	if (seen)
+		r = interval == 0 || now >= last + interval || now < last;
+	*folded = r ? f : 0;
+	fprintf(o, "%s %llu %llu\n", key, r ? (unsigned long long)now : last, r ? 0ULL : f + 1);
+	for (size_t i = 0; i + 1 < NOTIFY_KEYS_MAX && i < n; i++)
+		fprintf(o, "%s\n", lines[i]);
+	return r;
+}
+
+/*
+ * Whether a crash of key (its signature) is to be notified at now, decided under the lock of the directory's
+ * NOTIFY_STATE (fold_text). 1 with the crashes folded into it in *folded, 0 folded, or -errno (then it is notified:
+ * a notification too many beats none).
  */
 static int fold(int dirfd, const char *key, uint64_t now, uint64_t interval, uint64_t *folded)
 {
-	char *text = malloc(NOTIFY_KEYS_MAX * 96 + 1), *line, *save = NULL, *out = NULL;
-	size_t n = 0, cap = 0, kept = 0;
-	FILE *o;
-	bool found = false;
-	int fd = statefile_open(dirfd, NOTIFY_STATE), r = 1;
-	ssize_t got;
+	char *text = malloc(NOTIFY_STATE_MAX + 1), *out = NULL;
+	int fd = statefile_open(dirfd, NOTIFY_STATE), r;
+	ssize_t got = -ENOMEM;
+	size_t len = 0;
+	FILE *o = NULL;
 
 	*folded = 0;
-	if (fd < 0 || !text || flock(fd, LOCK_EX) < 0 || (got = io_read_full(fd, text, NOTIFY_KEYS_MAX * 96, NULL)) < 0) {
-		free(text);
-		if (fd >= 0)
-			(void) close(fd);
-		return fd < 0 ? fd : -EIO;
+	if (fd >= 0 && text)
+		got = flock(fd, LOCK_EX) < 0 ? -EIO : io_read_full(fd, text, NOTIFY_STATE_MAX, NULL);
+	if (got >= 0 && !(o = open_memstream(&out, &len)))
+		got = -ENOMEM;
+	r = fd < 0 ? fd : got < 0 ? (int)got : 0;
+	if (r == 0) {
+		text[got] = '\0';
+		r = fold_text(text, key, now, interval, o, folded);
+		if (fclose(o) == 0)
+			(void) statefile_rewrite(fd, out, len);
+		free(out);
 	}
-	text[got] = '\0';
-	o = open_memstream(&out, &cap);
-	if (!o) {
-		free(text);
-		(void) close(fd);
-		return -ENOMEM;
-	}
-	/* Each line: KEY LAST FOLDED; the newest NOTIFY_KEYS_MAX kept, this crash's first. */
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char k[80];
-		unsigned long long last, f;
-
-		if (sscanf(line, "%79s %llu %llu", k, &last, &f) != 3)
-			continue;
-		if (strcmp(k, key) == 0) {
-			found = true;
-			r = interval == 0 || now >= last + interval || now < last;
-			*folded = r ? f : f + 1;
-			fprintf(o, "%s %llu %llu\n", key, r ? (unsigned long long)now : last,
-				r ? 0ULL : (unsigned long long)*folded);
-			if (r == 0)
-				*folded = 0;
-		} else if (kept < NOTIFY_KEYS_MAX - 1) {
-			fprintf(o, "%s %llu %llu\n", k, last, f);
-			kept++;
-		}
-	}
-	if (!found)
-		fprintf(o, "%s %llu 0\n", key, (unsigned long long)now);
-	if (fclose(o) == 0)
-		n = strlen(out);
-	(void) statefile_rewrite(fd, out, n);
-	free(out);
 	free(text);
-	(void) close(fd);
+	if (fd >= 0)
+		(void) close(fd);
 	return r;
 }
 
