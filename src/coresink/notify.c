@@ -4,16 +4,14 @@
  * that entry, read back through the same reader (a forged entry, or a user's not yet sealed by root, is none), with
  * "NotifyFolded": how many crashes of its signature were not notified since the last one. A crash loop notifies
  * once per signature per NotifyIntervalSec= (counted in Directory's .coresink.notify).
- * Which notifiers: the directory's files named as run-parts(8) takes them ([A-Za-z0-9_-], so that a package's
- * leftovers, *.dpkg-old, are passed over), executable, regular, root's and writable by nobody else, in a directory of
- * the same kind; anything else executable there is not run, and said. Each runs as ExecUpload= does (upload.c): as
+ * Which notifiers: the directory's programs as parts.c takes them (run-parts(8)'s names, root's and writable by
+ * nobody else, in a directory of the same kind; the rest not run, and said). Each runs as ExecUpload= does (upload.c): as
  * UploadUser, no capabilities, no_new_privs, its own environment and nothing of the crash's, killed with its children
  * at NotifyTimeoutSec, its output bounded and kept in the entry that says what came of each.
  * Who runs them: the handler, in a process of its own that it does not wait for (pipe mode, and socket mode with the
  * network), so that neither the crashed process, long let go, nor the next capture waits; socket mode under its
  * units asks the door to the network (netdoor.c), which has the network a webhook needs.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,65 +33,10 @@
 #include "flow.h"
 #include "notify.h"
 
-#define NOTIFIERS_MAX 32
 #define NOTIFY_STATE ".coresink.notify"
 #define NOTIFY_KEYS_MAX 1024
 #define NOTIFY_STATE_MAX (NOTIFY_KEYS_MAX * 112)   /* a line: a key of 79 bytes at most, two numbers */
 #define ENTRY_WAIT_MS 15000
-
-struct notifiers {
-	char name[NOTIFIERS_MAX][NAME_MAX + 1];
-	unsigned n;
-};
-
-/* run-parts(8)'s names (Debian's, without --lsbsysinit): letters, digits, '_' and '-'. */
-static bool run_parts_name(const char *s)
-{
-	return s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* The notifiers of c's NotifyDirectory=, in their names' order; what is there and not run, into d. 0 or -errno. */
-static int notifiers_list(const struct config *c, struct notifiers *nf, struct diag *d)
-{
-	struct stat st;
-	struct dirent *e;
-	DIR *dir;
-	int fd;
-
-	nf->n = 0;
-	if (!c->notify_dir[0])
-		return 0;
-	fd = store_root_dir(open(c->notify_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-	if (fd == -ENOENT)
-		return 0;
-	if (fd == -EPERM)
-		diag_add(d, "%s: not root's, or others may write it: no notifier in it is run", c->notify_dir);
-	if (fd < 0)
-		return fd;
-	dir = fdopendir(fd);
-	if (!dir) {
-		(void) close(fd);
-		return -errno;
-	}
-	while ((e = readdir(dir)) && nf->n < NOTIFIERS_MAX) {
-		if (!run_parts_name(e->d_name) || fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) || !(st.st_mode & 0111))
-			continue;
-		if (!store_root_only(&st)) {
-			diag_add(d, "%s/%s: not root's, or others may write it: not run", c->notify_dir, e->d_name);
-			continue;
-		}
-		(void) snprintf(nf->name[nf->n++], sizeof(nf->name[0]), "%s", e->d_name);
-	}
-	(void) closedir(dir);
-	qsort(nf->name, nf->n, sizeof(nf->name[0]), by_name);
-	return 0;
-}
 
 /*
  * The fold of a crash of key at now, decided on the state's text (lines "KEY LAST FOLDED"): notified where it is the
@@ -274,7 +217,7 @@ static void report(const char *entry, pid_t pid, uint64_t folded, const char *sa
 }
 
 /* Every notifier of nf told of the crash whose entry is entry, in this process. */
-static void notify_now(const struct config *c, const struct notifiers *nf, const char *entry)
+static void notify_now(const struct config *c, const struct parts *nf, const char *entry)
 {
 	struct found found = { 0 };
 	char said[4096] = "", one[512], key[40], *text = NULL;
@@ -317,14 +260,14 @@ out:
 }
 
 /* The configuration's notifiers, listed; what is wrong with the directory said. 0 none, 1 some, in *nf and *c. */
-static int wanted(const char *config, bool named, const char *entry, struct config *c, struct notifiers *nf)
+static int wanted(const char *config, bool named, const char *entry, struct config *c, struct parts *nf)
 {
 	struct diag d = { 0 };
 	int r;
 
 	config_read(c, config, named, &d);
 	d = (struct diag) { 0 };
-	r = notifiers_list(c, nf, &d);
+	r = parts_list(c->notify_dir, nf, &d);
 	(void) report_diag(&d, "the notifiers", r < 0 ? "none is run" : "those are not run");
 	if (r < 0 || nf->n == 0 || !entry[0]) {
 		config_free(c);
@@ -340,7 +283,7 @@ static int wanted(const char *config, bool named, const char *entry, struct conf
  */
 void notify_after(const char *config, bool named, const char *entry, const char *netdoor)
 {
-	struct notifiers nf;
+	struct parts nf;
 	struct config c;
 	char said[256];
 	pid_t pid;
@@ -375,7 +318,7 @@ void notify_after(const char *config, bool named, const char *entry, const char 
 /* The door to the network's side: the notifiers told of the crash whose entry is entry, in this process. */
 void notify_here(const char *config, bool named, const char *entry)
 {
-	struct notifiers nf;
+	struct parts nf;
 	struct config c;
 
 	if (!wanted(config, named, entry, &c, &nf))

@@ -32,8 +32,8 @@ static int parse_directory(const char *v, void *field)
 }
 
 /*
- * NotifyDirectory=: "no" (or empty) for none, or an absolute path of plain characters: each notifier is run by its
- * path, which no specifier or quote may change.
+ * NotifyDirectory=, CollectDirectory=: "no" (or empty) for none, or an absolute path of plain characters: each
+ * program in it is run by its path, which no specifier or quote may change.
  */
 static int parse_notify_dir(const char *v, void *field)
 {
@@ -309,6 +309,12 @@ static int parse_notify_interval(const char *v, void *field)
 	return duration_in(v, 0, 86400ULL * 365 * 1000000, 1000000, field);
 }
 
+/* CollectTimeoutSec=: milliseconds, from 10 ms to a minute: the crashed process waits this long at most. */
+static int parse_collect_timeout(const char *v, void *field)
+{
+	return duration_in(v, 10000, 60ULL * 1000000, 1000, field);
+}
+
 /* Milliseconds ("15", "15s", "500ms"); from 10 ms to an hour. */
 static int parse_timeout(const char *v, void *field)
 {
@@ -486,6 +492,9 @@ static const struct key keys[] = {
 	KEY("NotifyDirectory", parse_notify_dir, print_string, notify_dir, false),
 	KEY("NotifyIntervalSec", parse_notify_interval, print_u64, notify_interval, false),
 	KEY("NotifyTimeoutSec", parse_timeout, print_timeout, notify_timeout_ms, false),
+	KEY("CollectDirectory", parse_notify_dir, print_string, collect_dir, false),
+	KEY("CollectUser", parse_user_name, print_string, collect_user, false),
+	KEY("CollectTimeoutSec", parse_collect_timeout, print_timeout, collect_timeout_ms, false),
 	KEY("MetricsFile", parse_metrics_file, print_string, metrics_file, false),
 	KEY("Socket", parse_socket, print_string, socket, false),
 	KEY("SocketMaxParallel", parse_parallel, print_u64, socket_parallel, false),
@@ -555,6 +564,10 @@ void config_defaults(struct config *c)
 	strcpy(c->notify_dir, NOTIFY_DEFAULT_DIR);
 	c->notify_interval = 3600;
 	c->notify_timeout_ms = 30 * 1000;
+	/* Collect hooks, where the admin put some, as UploadUser's default; the process held 2 s for them at most. */
+	strcpy(c->collect_dir, COLLECT_DEFAULT_DIR);
+	strcpy(c->collect_user, UPLOAD_USER);
+	c->collect_timeout_ms = 2 * 1000;
 	/* Exported where node_exporter reads, when it is installed; nothing written otherwise. */
 	strcpy(c->metrics_file, "auto");
 	/* glibc's and the kernel's default stack: a thread's whole stack, at most. */

@@ -16,6 +16,7 @@
 #endif
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/coresink.conf"
 #define NOTIFY_DEFAULT_DIR SYSCONFDIR "/coresink/notify.d"
+#define COLLECT_DEFAULT_DIR SYSCONFDIR "/coresink/collect.d"
 
 /* sun_path holds 108 bytes with the NUL; the kernel takes the path from core_pattern as it is. */
 #define SOCKET_PATH_MAX 108
@@ -100,6 +101,9 @@ struct config {
 	char notify_dir[PATH_MAX];   /* NotifyDirectory=: the notifiers run for each crash; "" none */
 	uint64_t notify_interval;    /* NotifyIntervalSec=: one notification per signature this often; 0 every crash */
 	uint64_t notify_timeout_ms;  /* NotifyTimeoutSec=: each notifier's deadline */
+	char collect_dir[PATH_MAX];  /* CollectDirectory=: the hooks run while the process is held; "" none */
+	char collect_user[64];       /* CollectUser=: they run as this user, never root */
+	uint64_t collect_timeout_ms; /* CollectTimeoutSec=: the most the release waits for them */
 	char metrics_file[PATH_MAX]; /* MetricsFile=: the Prometheus text file rewritten after each crash; "auto": in
 				      node_exporter's textfile directory where it exists; "" none */
 	struct rule *rules;        /* the [Rule] sections, in the order read; NULL when none (config_free) */

@@ -61,6 +61,7 @@ static void begin_capture(struct crash *cr)
 	/* The trace's files, from the mappings: after the release, their paths may lead elsewhere, or nowhere. */
 	if (cr->c.stack_trace && cr->pi.trusted)
 		cr->have_mapped = mapped_open(&id, cr->pi.maps, cr->pi.exe, &cr->mapped) == 0;
+	crash_collect_start(cr);
 }
 
 /*

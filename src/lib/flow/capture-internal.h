@@ -28,5 +28,7 @@ void crash_stacks_hook(struct crash *cr, struct engine_opts *eo);
 int crash_stacks_give(struct crash *cr, int fd);
 int crash_stacks_core(struct crash *cr);
 void crash_stacks_free(struct crash *cr);
+void crash_collect_start(struct crash *cr);
+void crash_collect_end(struct crash *cr);
 
 #endif

@@ -105,6 +105,7 @@ void crash_finish(struct crash *cr)
 	crash_report_orphans(cr);
 	crash_upload(cr);
 	analysis_free(&cr->a);
+	collect_free(&cr->hooks);
 	procinfo_free(&cr->pi);
 	if (cr->have_unpublished)
 		store_discard(&cr->unpublished);

@@ -54,6 +54,7 @@ struct crash {
 	struct store_file unpublished;  /* Storage=none: the core read for the stack trace, never published */
 	bool have_unpublished;
 	uint64_t started_us, released_us; /* the monotonic clock when the handler began, and let the process go */
+	struct collect hooks; /* CollectDirectory=: started at the admission, waited for by the release (hooks.c) */
 	const char *netdoor;  /* socket mode under its units: the door to the network (netdoor.c); NULL: this process
 				 has the network, and fetches and uploads itself */
 };

@@ -28,8 +28,9 @@ bool crash_owner_sees(const struct crash *cr)
 
 /*
  * Done with the input: closing it tells the kernel to stop dumping, if it has not finished, and lets the process
- * go (pipe mode with kernel.core_pipe_limit set, and socket mode, wait for exactly this). In pipe mode the input is
- * fd 0, the kernel's contract: /dev/null takes its place there, so that no later open gets fd 0.
+ * go (pipe mode with kernel.core_pipe_limit set, and socket mode, wait for exactly this). The collect hooks are
+ * waited for first, within their deadline (hooks.c): they may still be reading the process. In pipe mode the input
+ * is fd 0, the kernel's contract: /dev/null takes its place there, so that no later open gets fd 0.
  */
 void crash_release(struct crash *cr)
 {
@@ -37,6 +38,7 @@ void crash_release(struct crash *cr)
 
 	if (cr->in < 0)
 		return;
+	crash_collect_end(cr);
 	cr->released_us = clock_us();
 	if (cr->in != STDIN_FILENO) {
 		(void) close(cr->in);

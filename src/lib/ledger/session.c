@@ -29,6 +29,16 @@ static bool is_mine(const struct session *q, const struct inflight *f)
 	return f->pid == q->pid && f->start == q->start;
 }
 
+/* The other captures in flight, as the ledger last read (session_admit and every chunk's check) says. */
+unsigned session_others(const struct session *q)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < q->l.n_inflight; i++)
+		n += !is_mine(q, &q->l.inflight[i]);
+	return n;
+}
+
 /* This handler's record in the ledger it holds (its index into *at, where at is not NULL), or NULL. */
 static struct inflight *mine(struct session *q, size_t *at)
 {

@@ -52,6 +52,7 @@ int session_sending(struct session *q);
 int session_take(struct session *q, pid_t pid, struct inflight *f);
 int session_spend(struct session *q, int (*spend)(void *ctx, uint64_t used, uint64_t pending), void *ctx);
 int session_used(int dirfd, struct side_use *u);
+unsigned session_others(const struct session *q);
 /* How often one handler reads the kernel log for the crashes it dropped (session_kernel_skips). */
 #define KSKIP_INTERVAL_MS 1000
 

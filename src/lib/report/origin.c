@@ -111,10 +111,53 @@ static int canon_core(origin_get_fn get, void *ctx, const char *prefix, FILE *m)
 	return r;
 }
 
+/* Field field (prefix before it: "" or ORIGIN_SEALED_PREFIX) from get, added to m as "NAME LENGTH:VALUE\n". */
+static void canon_field(origin_get_fn get, void *ctx, const char *prefix, const char *field, FILE *m)
+{
+	char name[160];
+	const void *data;
+	size_t n, k;
+
+	(void) snprintf(name, sizeof(name), "%s%s", prefix, field);
+	k = strlen(name);
+	if (get(ctx, name, &data, &n) < 0 || n <= k || ((const char *)data)[k] != '=')
+		return;
+	fprintf(m, "%s %zu:", field, n - k - 1);
+	(void) fwrite((const char *)data + k + 1, 1, n - k - 1, m);
+	fputc('\n', m);
+}
+
+/*
+ * A version 3 seal's hooks: CORESINK_COLLECT, CORESINK_HOOKS, and each CORESINK_HOOK_KEY of the keys that names
+ * (COLLECT_FIELDS_MAX at most), added to m as canon_field() adds them.
+ */
+static void canon_hooks(origin_get_fn get, void *ctx, const char *prefix, FILE *m)
+{
+	char name[64], keys[COLLECT_FIELDS_MAX * (COLLECT_KEY_MAX + 1) + 1], *save = NULL;
+	const void *data;
+	size_t n, k;
+	unsigned count = 0;
+
+	canon_field(get, ctx, prefix, "CORESINK_COLLECT", m);
+	canon_field(get, ctx, prefix, "CORESINK_HOOKS", m);
+	(void) snprintf(name, sizeof(name), "%sCORESINK_HOOKS", prefix);
+	k = strlen(name);
+	if (get(ctx, name, &data, &n) < 0 || n <= k || n - k - 1 >= sizeof(keys))
+		return;
+	memcpy(keys, (const char *)data + k + 1, n - k - 1);
+	keys[n - k - 1] = '\0';
+	for (char *key = strtok_r(keys, " ", &save); key && count < COLLECT_FIELDS_MAX;
+	     key = strtok_r(NULL, " ", &save), count++) {
+		(void) snprintf(name, sizeof(name), COLLECT_FIELD_PREFIX "%s", key);
+		canon_field(get, ctx, prefix, name, m);
+	}
+}
+
 /*
  * The sealed fields of an entry (prefix "") or of a seal (ORIGIN_SEALED_PREFIX), from get, in one canonical form
  * for the seal's version: "NAME LENGTH:VALUE\n" for each one present, in the list's order (any byte may be in a
- * value), and from version 2 on the fingerprint of the core the entry holds. 0 or -errno.
+ * value), from version 2 on the fingerprint of the core the entry holds, from version 3 on the hooks' fields.
+ * 0 or -errno.
  */
 int origin_canon(origin_get_fn get, void *ctx, const char *prefix, unsigned version, char **canon, size_t *len)
 {
@@ -123,21 +166,12 @@ int origin_canon(origin_get_fn get, void *ctx, const char *prefix, unsigned vers
 
 	if (!m)
 		return -ENOMEM;
-	for (size_t i = 0; i < origin_n_sealed_fields; i++) {
-		char name[128];
-		const void *data;
-		size_t n, k;
-
-		(void) snprintf(name, sizeof(name), "%s%s", prefix, origin_sealed_fields[i]);
-		k = strlen(name);
-		if (get(ctx, name, &data, &n) < 0 || n <= k || ((const char *)data)[k] != '=')
-			continue;
-		fprintf(m, "%s %zu:", origin_sealed_fields[i], n - k - 1);
-		(void) fwrite((const char *)data + k + 1, 1, n - k - 1, m);
-		fputc('\n', m);
-	}
+	for (size_t i = 0; i < origin_n_sealed_fields; i++)
+		canon_field(get, ctx, prefix, origin_sealed_fields[i], m);
 	if (version >= 2)
 		r = canon_core(get, ctx, prefix, m);
+	if (version >= 3)
+		canon_hooks(get, ctx, prefix, m);
 	if (fclose(m) != 0 || r < 0) {
 		free(*canon);
 		*canon = NULL;
@@ -366,10 +400,16 @@ bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const c
 	return origin_trusted(&o, why);
 }
 
-/* Whether the field "NAME=value" (len bytes) is one a seal repeats. */
+/* Whether the field "NAME=value" (len bytes) is one a seal repeats: of the list, or the hooks' (version 3). */
 static bool sealed_field(const char *field, size_t len)
 {
 	const char *eq = memchr(field, '=', len);
+
+	if (eq && ((eq - field == 16 && memcmp(field, "CORESINK_COLLECT", 16) == 0) ||
+		   (eq - field == 14 && memcmp(field, "CORESINK_HOOKS", 14) == 0) ||
+		   ((size_t)(eq - field) > strlen(COLLECT_FIELD_PREFIX) &&
+		    memcmp(field, COLLECT_FIELD_PREFIX, strlen(COLLECT_FIELD_PREFIX)) == 0)))
+		return true;
 
 	for (size_t i = 0; eq && i < origin_n_sealed_fields; i++)
 		if (strlen(origin_sealed_fields[i]) == (size_t)(eq - field) &&

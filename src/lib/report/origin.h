@@ -14,10 +14,11 @@
 /*
  * The seal's rule this coresink writes (CORESINK_SEAL_VERSION=): 1, a seal that says none, repeats the fields of
  * origin_sealed_fields; 2 adds the fingerprint of the core an entry holds (ORIGIN_CORE_DIGEST, the SHA-256 of its
- * COREDUMP=). Each seal is judged by its own version's rule: those written before an upgrade stay good. What later
- * versions seal besides (a pod's fields, an encryption's recipients, a hook's fields) comes with the next number.
+ * COREDUMP=); 3 adds what the collect hooks said (CORESINK_COLLECT, CORESINK_HOOKS and each CORESINK_HOOK_KEY it
+ * names). Each seal is judged by its own version's rule: those written before an upgrade stay good. What later
+ * versions seal besides (a pod's fields, an encryption's recipients) comes with the next number.
  */
-#define ORIGIN_SEAL_VERSION 2
+#define ORIGIN_SEAL_VERSION 3
 #define ORIGIN_CORE_DIGEST "COREDUMP_SHA256"
 
 /*

@@ -68,6 +68,9 @@ struct outcome {
 	char storage_note[160];     /* why a core for the journal was stored as a file instead */
 	char entry_id[33];          /* CORESINK_ENTRY=: to find the entry written (Storage=journal), or sent (by the dead) */
 	char modules[1024];         /* KeepModules=: the modules kept for this core, or why not (modules.c); "" none */
+	const char *hook_fields;    /* CollectDirectory=: the hooks' "KEY=VALUE\n" lines (collect.c), NULL none */
+	bool hooks_failed;          /* one of them did not end well */
+	char collect[2048];         /* what came of each hook, or why none ran; "" none was there to run */
 	struct minicore_stats mini;
 	struct rescue_stats stacks; /* EarlyStacks=: the stacks read as the dump began, and given to a cut core */
 };

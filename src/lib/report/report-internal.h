@@ -4,9 +4,11 @@
 
 #include "analyse.h"
 #include "journal.h"
+#include "outcome.h"
 
 void report_add_line(struct fields *f, const char *name, const char *value);
 void report_analysis_fields(struct fields *f, const struct analysis *a);
+void report_hook_fields(struct fields *f, const struct outcome *o);
 void report_message_with_trace(struct fields *f, const char *sentence, const char *trace);
 
 #endif

@@ -492,6 +492,7 @@ void report_fields(const struct kargs *k, const struct outcome *o, const struct 
 	add_process_fields(f, k, o, sig);
 	add_outcome_fields(f, o);
 	add_signature_fields(f, o);
+	report_hook_fields(f, o);
 	report_analysis_fields(f, a);
 	add_proc_fields(f, pi);
 }

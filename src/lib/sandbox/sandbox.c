@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,31 +148,43 @@ static _Noreturn void child(const struct sandbox_limits *l, pid_t parent, int fd
 /* The word the child writes first: what confined it. */
 #define HEADER sizeof(unsigned)
 
-/* Reads the child's output until its end, the deadline or the bound. The end it came to, or -errno. */
-static int collect(int rfd, size_t max, uint64_t deadline, struct sandbox_result *res)
+/*
+ * Reads the child's output until its end, the deadline or the bound. Its end is the pipe's (every writer gone) or,
+ * with its pidfd, its exit once what it wrote is read: a process it left behind holding the pipe does not keep us
+ * waiting (reap() kills it with the group). What is there to read is read even past the deadline: a child that ended
+ * in time is not taken as timed out because we came to it late. The end it came to, or -errno.
+ */
+static int collect(int rfd, int pidfd, size_t max, uint64_t deadline, struct sandbox_result *res)
 {
-	for (;;) {
-		uint64_t t = clock_us();
-		struct pollfd p = { .fd = rfd, .events = POLLIN };
-		ssize_t n;
+	bool exited = false;
 
-		if (t >= deadline)
-			return SANDBOX_TIMEOUT;
-		if (poll(&p, 1, (int)((deadline - t + 999) / 1000)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (p.revents == 0)
-			continue;
-		if (res->len >= max)
-			return SANDBOX_TOO_LONG;
-		n = read(rfd, res->out + res->len, max - res->len);
+	for (;;) {
+		struct pollfd p[2] = { { .fd = rfd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
+		uint64_t t = clock_us();
+		int wait = exited || t >= deadline ? 0 : (int)((deadline - t + 999) / 1000), n;
+		ssize_t got;
+
+		n = poll(p, pidfd >= 0 ? 2 : 1, wait);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : SANDBOX_DONE;
-		res->len += (size_t)n;
+		if (n < 0)
+			return -errno;
+		exited |= p[1].revents != 0;
+		if (p[0].revents == 0) {
+			if (exited)
+				return SANDBOX_DONE;
+			if (clock_us() >= deadline)
+				return SANDBOX_TIMEOUT;
+			continue;
+		}
+		if (res->len >= max)
+			return SANDBOX_TOO_LONG;
+		got = read(rfd, res->out + res->len, max - res->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : SANDBOX_DONE;
+		res->len += (size_t)got;
 	}
 }
 
@@ -195,22 +208,25 @@ static void kill_group(pid_t pid)
 	(void) kill(pid, SIGKILL);
 }
 
-/* Waits for the child until the deadline, then kills it. Sets how it ended unless the parent decided already. */
+/*
+ * Waits for the child until the deadline, then kills it; what its group still holds goes too, before the child is
+ * reaped (until then its group's id cannot be anybody else's). Sets how it ended unless the parent decided already.
+ */
 static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *res)
 {
 	const struct timespec tick = { 0, 1000000 };
+	siginfo_t si = { 0 };
 	int status = 0;
-	pid_t r;
 
 	if (end != SANDBOX_DONE)
 		kill_group(pid);
-	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && clock_us() < deadline)
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0 &&
+	       clock_us() < deadline)
 		nanosleep(&tick, NULL);
-	if (r == 0) {
-		kill_group(pid);
-		(void) io_waitpid(pid, &status);
+	if (end == SANDBOX_DONE && si.si_pid == 0)
 		end = SANDBOX_TIMEOUT;
-	}
+	kill_group(pid);
+	(void) io_waitpid(pid, &status);
 	res->end = (enum sandbox_end)end;
 	if (end == SANDBOX_DONE && WIFSIGNALED(status))
 		res->end = SANDBOX_KILLED, res->code = WTERMSIG(status);
@@ -219,40 +235,71 @@ static void reap(pid_t pid, uint64_t deadline, int end, struct sandbox_result *r
 }
 
 /*
+ * Starts fn(3, 4, arg) in a confined child, fd as its fd 3 and a pipe to us as 4, its deadline l->timeout_ms from
+ * now; sandbox_end() waits for it. 0, or -errno when it could not be started.
+ */
+int sandbox_start(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_child *c)
+{
+	pid_t parent = getpid();
+	int p[2];
+
+	*c = (struct sandbox_child) { .pid = -1, .rfd = -1, .pidfd = -1, .max = HEADER + l->output_max,
+				      .start = clock_us() };
+	c->deadline = c->start + (uint64_t)l->timeout_ms * 1000;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	c->pid = fork();
+	if (c->pid == 0)
+		child(l, parent, fd, p[1], fn, arg);
+	/* The child makes its own group too: whichever comes first, the group is there before anything is killed. */
+	if (c->pid > 0)
+		(void) setpgid(c->pid, c->pid);
+	(void) close(p[1]);
+	if (c->pid < 0) {
+		int e = errno;
+
+		(void) close(p[0]);
+		return -e;
+	}
+	c->rfd = p[0];
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	return 0;
+}
+
+/*
+ * Waits for a child sandbox_start() started: its output read until its end, its deadline or its bound, then it is
+ * reaped. res is filled in however it ended; res->out is to be freed with sandbox_result_free(). 0 or -ENOMEM.
+ */
+int sandbox_end(struct sandbox_child *c, struct sandbox_result *res)
+{
+	const uint64_t start = c->start;
+	int end;
+
+	*res = (struct sandbox_result) { .out = malloc(c->max + 1) };
+	end = res->out ? collect(c->rfd, c->pidfd, c->max, c->deadline, res) : SANDBOX_FAILED;
+	(void) close(c->rfd);
+	reap(c->pid, c->deadline, end < 0 ? SANDBOX_FAILED : end, res);
+	if (c->pidfd >= 0)
+		(void) close(c->pidfd);
+	*c = (struct sandbox_child) { .pid = -1, .rfd = -1, .pidfd = -1 };
+	if (!res->out)
+		return -ENOMEM;
+	take_header(res);
+	res->elapsed_us = clock_us() - start;
+	return 0;
+}
+
+/*
  * Runs fn(3, 4, arg) in a confined child, fd as its fd 3 and a pipe to us as 4. 0 with res filled in (however the
  * child ended), or -errno when it could not be started. res->out is to be freed with sandbox_result_free().
  */
 int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res)
 {
-	uint64_t start = clock_us(), deadline = start + (uint64_t)l->timeout_ms * 1000;
-	pid_t pid, parent = getpid();
-	int p[2], end;
+	struct sandbox_child c;
+	int r = sandbox_start(l, fd, fn, arg, &c);
 
-	*res = (struct sandbox_result) { .out = malloc(HEADER + l->output_max + 1) };
-	if (!res->out)
-		return -ENOMEM;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return sandbox_result_free(res), -errno;
-	pid = fork();
-	if (pid == 0)
-		child(l, parent, fd, p[1], fn, arg);
-	/* The child makes its own group too: whichever comes first, the group is there before anything is killed. */
-	if (pid > 0)
-		(void) setpgid(pid, pid);
-	(void) close(p[1]);
-	if (pid < 0) {
-		int e = errno;
-
-		(void) close(p[0]);
-		sandbox_result_free(res);
-		return -e;
-	}
-	end = collect(p[0], HEADER + l->output_max, deadline, res);
-	(void) close(p[0]);
-	reap(pid, deadline, end < 0 ? SANDBOX_FAILED : end, res);
-	take_header(res);
-	res->elapsed_us = clock_us() - start;
-	return 0;
+	*res = (struct sandbox_result) { 0 };
+	return r < 0 ? r : sandbox_end(&c, res);
 }
 
 /* What confined the child, in words ("none" when nothing did). */

@@ -57,8 +57,19 @@ struct sandbox_result {
 	uint64_t elapsed_us;
 };
 
+/* A child started and not yet waited for (sandbox_start, sandbox_end). */
+struct sandbox_child {
+	pid_t pid;
+	int rfd;                  /* its output */
+	int pidfd;                /* its exit, where the kernel gives one (-1: the pipe's end alone tells) */
+	size_t max;
+	uint64_t start, deadline; /* clock_us() */
+};
+
 typedef int (*sandbox_fn)(int fd, int out, void *arg);
 
+int sandbox_start(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_child *c);
+int sandbox_end(struct sandbox_child *c, struct sandbox_result *res);
 int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);
 const char *sandbox_end_to_string(enum sandbox_end e);
