@@ -9,7 +9,8 @@ BINDIR ?= $(PREFIX)/bin
 MANPREFIX ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/coresink
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
-# The notifiers shipped disabled (not executable, and not in NotifyDirectory=): docs/notify.md.
+# The notifiers and collect hooks shipped disabled (not executable, and not in NotifyDirectory= or
+# CollectDirectory=): docs/notify.md, docs/collect.md.
 EXAMPLESDIR ?= $(PREFIX)/share/doc/coresink/examples
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
@@ -252,6 +253,7 @@ install: $(B)/.deps
 	install -D -m 0755 scripts/activate.sh $(DESTDIR)$(DATADIR)/activate.sh
 	install -D -m 0644 examples/notify.d/webhook $(DESTDIR)$(EXAMPLESDIR)/notify.d/webhook
 	install -D -m 0644 examples/notify.d/mail $(DESTDIR)$(EXAMPLESDIR)/notify.d/mail
+	install -D -m 0644 examples/collect.d/unit-log $(DESTDIR)$(EXAMPLESDIR)/collect.d/unit-log
 	install -D -m 0644 systemd/coresink.tmpfiles $(DESTDIR)$(TMPFILESDIR)/coresink.conf
 	install -D -m 0644 systemd/coresink.sysusers $(DESTDIR)$(SYSUSERSDIR)/coresink.conf
 	install -D -m 0644 $(B)/coresink.socket $(DESTDIR)$(SYSTEMDUNITDIR)/coresink.socket
@@ -287,8 +289,9 @@ uninstall:
 		$(DESTDIR)$(MANPREFIX)/man5/coresink.conf.5 $(DESTDIR)$(MANPREFIX)/man1/coresink-bench.1 \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d/coresink.conf \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d/coresink.conf \
-		$(DESTDIR)$(EXAMPLESDIR)/notify.d/webhook $(DESTDIR)$(EXAMPLESDIR)/notify.d/mail
-	-rmdir $(DESTDIR)$(EXAMPLESDIR)/notify.d $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PREFIX)/share/doc/coresink 2>/dev/null
+		$(DESTDIR)$(EXAMPLESDIR)/notify.d/webhook $(DESTDIR)$(EXAMPLESDIR)/notify.d/mail \
+		$(DESTDIR)$(EXAMPLESDIR)/collect.d/unit-log
+	-rmdir $(DESTDIR)$(EXAMPLESDIR)/notify.d $(DESTDIR)$(EXAMPLESDIR)/collect.d $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PREFIX)/share/doc/coresink 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredumpd.service.d \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/systemd-coredump-register.service.d 2>/dev/null
 	if cmp -s conf/coresink.conf $(DESTDIR)$(SYSCONFDIR)/coresink.conf; then \

@@ -43,11 +43,70 @@ START_TEST(test_origin)
 }
 END_TEST
 
+/* An entry as a list of "NAME=value" fields, for origin_canon's get. */
+struct list {
+	const char *const *f;
+	size_t n;
+};
+
+static int list_get(void *ctx, const char *name, const void **data, size_t *len)
+{
+	const struct list *l = ctx;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (strncmp(l->f[i], name, strlen(name)) == 0 && l->f[i][strlen(name)] == '=') {
+			*data = l->f[i];
+			*len = strlen(l->f[i]);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static char *canon_of(const char *const *f, size_t n, const char *prefix, unsigned version)
+{
+	struct list l = { f, n };
+	char *c = NULL;
+	size_t len;
+
+	ck_assert_int_eq(origin_canon(list_get, &l, prefix, version, &c, &len), 0);
+	return c;
+}
+
+/* A version 3 seal covers the hooks' fields CORESINK_HOOKS names: one changed, or one more named, is not sealed. */
+START_TEST(test_seal_hooks)
+{
+	static const char *const entry[] = { "COREDUMP_PID=42", "COREDUMP_EXE=/usr/bin/x", "CORESINK_COLLECT=a: done",
+					     "CORESINK_HOOKS=UNIT LOG_1", "CORESINK_HOOK_UNIT=x.service",
+					     "CORESINK_HOOK_LOG_1=started" };
+	static const char *const seal[] = { "CORESINK_SEALED_COREDUMP_PID=42", "CORESINK_SEALED_COREDUMP_EXE=/usr/bin/x",
+					    "CORESINK_SEALED_CORESINK_COLLECT=a: done",
+					    "CORESINK_SEALED_CORESINK_HOOKS=UNIT LOG_1",
+					    "CORESINK_SEALED_CORESINK_HOOK_UNIT=x.service",
+					    "CORESINK_SEALED_CORESINK_HOOK_LOG_1=started" };
+	static const char *const changed[] = { "COREDUMP_PID=42", "COREDUMP_EXE=/usr/bin/x", "CORESINK_COLLECT=a: done",
+					       "CORESINK_HOOKS=UNIT LOG_1", "CORESINK_HOOK_UNIT=sshd.service",
+					       "CORESINK_HOOK_LOG_1=started" };
+	char *e3 = canon_of(entry, ELEMENTSOF(entry), "", 3), *s3 = canon_of(seal, ELEMENTSOF(seal), ORIGIN_SEALED_PREFIX, 3);
+	char *c3 = canon_of(changed, ELEMENTSOF(changed), "", 3), *e2 = canon_of(entry, ELEMENTSOF(entry), "", 2);
+	char *c2 = canon_of(changed, ELEMENTSOF(changed), "", 2);
+
+	ck_assert_str_eq(e3, s3);
+	ck_assert_ptr_nonnull(strstr(e3, "CORESINK_HOOK_UNIT 9:x.service\n"));
+	ck_assert_ptr_nonnull(strstr(e3, "CORESINK_HOOK_LOG_1 7:started\n"));
+	ck_assert_str_ne(e3, c3);
+	/* Version 2 did not seal them: its form is unchanged by them (seals written before the upgrade stay good). */
+	ck_assert_str_eq(e2, c2);
+	ck_assert_ptr_null(strstr(e2, "HOOK"));
+	free(e3), free(s3), free(c3), free(e2), free(c2);
+}
+END_TEST
+
 static Suite *origin_suite(void)
 {
 	Suite *s = suite_create("origin");
 	TCase *tc = tcase_create("origin");
 
+	tcase_add_test(tc, test_seal_hooks);
 	tcase_add_loop_test(tc, test_origin, 0, ELEMENTSOF(entries));
 	suite_add_tcase(s, tc);
 	return s;

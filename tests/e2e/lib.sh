@@ -50,7 +50,7 @@ scratch() {
 
 # write_config FILE KEY=VALUE...: a [Coresink] config with these lines. Cores are stored uncompressed unless a line
 # says Compress=: most tests read the stored bytes back or count their blocks; t-compress tests compression.
-# MetricsFile= is $T/coresink.prom, NotifyDirectory= none, unless a line says otherwise.
+# MetricsFile= is $T/coresink.prom, NotifyDirectory= and CollectDirectory= none, unless a line says otherwise.
 write_config() {
 	local f=$1 kv; shift
 	{ echo "[Coresink]"; for kv in "$@"; do echo "$kv"; done
@@ -58,8 +58,9 @@ write_config() {
 	  # The metrics go to the test's scratch directory, never to node_exporter's of the machine.
 	  case " $* " in *" MetricsFile="*) ;; *) if [ -d "${T:-}" ]; then echo "MetricsFile=$T/coresink.prom"
 						   else echo "MetricsFile=no"; fi ;; esac
-	  # Nor are the machine's notifiers told of a test's crashes.
-	  case " $* " in *" NotifyDirectory="*) ;; *) echo "NotifyDirectory=no" ;; esac; } > "$f"
+	  # Nor are the machine's notifiers told of a test's crashes, or its collect hooks run for them.
+	  case " $* " in *" NotifyDirectory="*) ;; *) echo "NotifyDirectory=no" ;; esac
+	  case " $* " in *" CollectDirectory="*) ;; *) echo "CollectDirectory=no" ;; esac; } > "$f"
 }
 
 # Points kernel.core_pattern at the built handler with CONFIG, and kernel.core_pipe_limit at 16 so the kernel waits

@@ -24,6 +24,7 @@ expected="644 ./etc/coresink.conf
 644 ./usr/lib/tmpfiles.d/coresink.conf
 644 ./usr/share/bash-completion/completions/coresinkctl
 644 ./usr/share/coresink/60-coresink.conf
+644 ./usr/share/doc/coresink/examples/collect.d/unit-log
 644 ./usr/share/doc/coresink/examples/notify.d/mail
 644 ./usr/share/doc/coresink/examples/notify.d/webhook
 644 ./usr/share/man/man1/coresink-bench.1

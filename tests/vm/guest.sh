@@ -271,6 +271,25 @@ notify_checks() {
 	rm -rf /etc/coresink/notify.d "$out"
 }
 
+# collect_checks: a collect hook in /etc/coresink/collect.d, in the mode the package chose under its units, as the
+# default CollectUser (coresink-upload): it reads the held process's /proc, and its pidfd where the mode gives one
+# (socket mode; pipe mode's %F from Linux 6.16); its lines are the entry's CORESINK_HOOK_ fields.
+collect_checks() {
+	mkdir -p -m 0755 /etc/coresink/collect.d
+	printf '#!/bin/sh\necho "COMM=$(cat /proc/$1/comm)"\necho "USER=$(id -un)"\necho "PIDFD=${CORESINK_PIDFD:-none}"\n' \
+		> /etc/coresink/collect.d/10-proc
+	chmod 0755 /etc/coresink/collect.d/10-proc
+	cp /usr/bin/sleep /usr/local/bin/collect-dump
+	dump root collect-dump SIGSEGV
+	wait_entry collect-dump || fail "no entry of collect-dump"
+	check "CollectDirectory=: the hook read the held process in $EXPECT mode: $(entry collect-dump CORESINK_COLLECT)" \
+		test "$(entry collect-dump CORESINK_HOOK_COMM)" = collect-dump
+	check "  as $(entry collect-dump CORESINK_HOOK_USER), given a pidfd: $(entry collect-dump CORESINK_HOOK_PIDFD)" \
+		test "$(entry collect-dump CORESINK_HOOK_USER)" = coresink-upload
+	[ "$EXPECT" = socket ] && check "  socket mode gives it the pidfd as fd 3" test "$(entry collect-dump CORESINK_HOOK_PIDFD)" = 3
+	rm -rf /etc/coresink/collect.d
+}
+
 # features_checks: the rest of what pipe mode does, proven in the mode the package chose under its units:
 # Storage=journal (the core in the entry, dumped back by coresinkctl), signatures counted across crashes, and a rate
 # limit that holds across a restart of the server (the ledger, in the directory, keeps it).
@@ -417,6 +436,7 @@ stage1() {
 	features_checks
 	metrics_checks
 	notify_checks
+	collect_checks
 	pods_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then

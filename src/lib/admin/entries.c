@@ -158,12 +158,44 @@ static void crash_free(struct record *c)
 			     &c->slice, &c->owner_uid, &c->hostname, &c->boot_id, &c->machine_id, &c->filename,
 			     &c->timestamp, &c->message, &c->result, &c->entry_id, &c->signature, &c->truncated,
 			     &c->size, &c->package_name, &c->package_version, &c->runtime, &c->container_id,
-			     &c->container_name, &c->image, &c->pod_name, &c->pod_namespace, &c->pod_labels };
+			     &c->container_name, &c->image, &c->pod_name, &c->pod_namespace, &c->pod_labels,
+			     &c->collect, &c->hooks };
 
 	for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
 		free(*strings[i]);
 		*strings[i] = NULL;
 	}
+}
+
+/*
+ * The collect hooks' fields of an entry, from get: each key CORESINK_HOOKS names (of A-Z, 0-9 and _; the first
+ * COLLECT_FIELDS_MAX) with its CORESINK_HOOK_KEY, as "KEY=VALUE\n" lines in a new string. NULL for no memory.
+ */
+static char *hook_text(origin_get_fn fn, void *ctx)
+{
+	char *keys = get(fn, ctx, "CORESINK_HOOKS"), *save = NULL, *text = NULL;
+	unsigned count = 0;
+	size_t len = 0;
+	FILE *m = keys ? open_memstream(&text, &len) : NULL;
+
+	for (char *k = m ? strtok_r(keys, " ", &save) : NULL; k && count < COLLECT_FIELDS_MAX;
+	     k = strtok_r(NULL, " ", &save), count++) {
+		char name[80], *v;
+
+		if (strlen(k) > COLLECT_KEY_MAX || strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(k))
+			continue;
+		(void) snprintf(name, sizeof(name), COLLECT_FIELD_PREFIX "%s", k);
+		v = get(fn, ctx, name);
+		if (v)
+			fprintf(m, "%s=%s\n", k, v);
+		free(v);
+	}
+	free(keys);
+	if (m && fclose(m) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text ? text : strdup("");
 }
 
 /*
@@ -217,6 +249,10 @@ int record_read(struct record *c, origin_get_fn fn, void *ctx)
 		if (!*slot)
 			r = -ENOMEM;
 	}
+	c->collect = get(fn, ctx, "CORESINK_COLLECT");
+	c->hooks = hook_text(fn, ctx);
+	if (!c->collect || !c->hooks)
+		r = -ENOMEM;
 	if (r < 0)
 		crash_free(c);
 	return r;

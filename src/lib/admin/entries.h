@@ -22,6 +22,8 @@ struct record {
 	char *filename, *timestamp, *message, *result, *entry_id, *signature, *truncated, *size;
 	char *package_name, *package_version;
 	char *runtime, *container_id, *container_name, *image, *pod_name, *pod_namespace, *pod_labels;
+	char *collect;            /* CORESINK_COLLECT: what came of the collect hooks */
+	char *hooks;              /* their fields, "KEY=VALUE\n" each, in CORESINK_HOOKS's order */
 };
 
 /* Which entries: journalctl's sources and bounds, coredumpctl's matches. */

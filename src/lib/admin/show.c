@@ -248,7 +248,37 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 	}
 	line(f, "Result", c->result);
 	line(f, "Signature", c->signature);
+	line(f, "Collected", c->collect);
+	for (const char *h = c->hooks, *nl; h && *h; h = nl + 1) {
+		char one[SHOWN_MAX];
+
+		nl = strchr(h, '\n');
+		if (!nl)
+			break;
+		(void) snprintf(one, sizeof(one), "%.*s", (int)(nl - h), h);
+		line(f, "Hook", one);
+	}
 	message(f, c->message);
+}
+
+/* The hooks' fields as a JSON object, "KEY": "VALUE". */
+static void hooks_json(FILE *f, const char *hooks)
+{
+	const char *h = hooks, *nl, *eq;
+	bool first = true;
+
+	fputc('{', f);
+	for (; h && (nl = strchr(h, '\n')); h = nl + 1) {
+		eq = memchr(h, '=', (size_t)(nl - h));
+		if (!eq)
+			continue;
+		fputs(first ? "" : ",", f);
+		escape_json(f, h, (size_t)(eq - h));
+		fputc(':', f);
+		escape_json(f, eq + 1, (size_t)(nl - eq - 1));
+		first = false;
+	}
+	fputc('}', f);
 }
 
 static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
@@ -267,6 +297,7 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		{ "ContainerImage", offsetof(struct record, image) }, { "PodName", offsetof(struct record, pod_name) },
 		{ "PodNamespace", offsetof(struct record, pod_namespace) },
 		{ "PodLabels", offsetof(struct record, pod_labels) },
+		{ "Collected", offsetof(struct record, collect) },
 	};
 	uint64_t bytes, stamp;
 	enum core_state st = corefile_state(dirfd, c, &bytes);
@@ -285,6 +316,8 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		fprintf(f, "%s\"%s\":", sep, fields[i].key);
 		escape_json(f, v, strlen(v));
 	}
+	fprintf(f, "%s\"Hooks\":", sep);
+	hooks_json(f, c->hooks);
 	fputs(pretty ? "\n}\n" : "}\n", f);
 }
 
