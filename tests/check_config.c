@@ -353,6 +353,28 @@ START_TEST(test_metrics_and_notify_keys)
 	ck_assert_int_eq(diag_count(&d), 7);
 	ck_assert_str_eq(c.metrics_file, "auto");
 	ck_assert_str_eq(c.notify_dir, NOTIFY_DEFAULT_DIR);
+	/* The collect hooks: by default those of SYSCONFDIR/coresink/collect.d, as coresink-upload, 2 s at most. */
+	config_defaults(&c);
+	ck_assert_str_eq(c.collect_dir, COLLECT_DEFAULT_DIR);
+	ck_assert_str_eq(c.collect_user, "coresink-upload");
+	ck_assert_uint_eq(c.collect_timeout_ms, 2000);
+	write_conf("[Coresink]\nCollectDirectory=/etc/cs/collect.d\nCollectUser=hooks\nCollectTimeoutSec=500ms\n");
+	d = (struct diag) { 0 };
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 0);
+	ck_assert_str_eq(c.collect_dir, "/etc/cs/collect.d");
+	ck_assert_str_eq(c.collect_user, "hooks");
+	ck_assert_uint_eq(c.collect_timeout_ms, 500);
+	/* The process is held for them: never past a minute; a path a specifier would change; an option for a user. */
+	config_defaults(&c);
+	write_conf("[Coresink]\nCollectTimeoutSec=2min\nCollectTimeoutSec=0\nCollectDirectory=/etc/%p\n"
+		   "CollectUser=-root\nCollectDirectory=no\n");
+	d = (struct diag) { 0 };
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 4);
+	ck_assert_uint_eq(c.collect_timeout_ms, 2000);
+	ck_assert_str_eq(c.collect_dir, "");
+	ck_assert_str_eq(c.collect_user, "coresink-upload");
 }
 END_TEST
 

@@ -140,9 +140,9 @@ static int write_config(struct handler *h, const char *dir, const char *cores, i
 		return -errno;
 	fprintf(f, "[Coresink]\nDirectory=%s\nStrategy=%s\nKeepFree=1G\nMaxUse=100%%\n"
 		   "RateLimitBurst=0\nRateLimitGlobalBurst=0\n", cores, strategy);
-	/* A benchmark's crashes are not the machine's: node_exporter's file and the notifiers are left alone unless a knob
-	 * asks. */
-	fprintf(f, "MetricsFile=no\nNotifyDirectory=no\n");
+	/* A benchmark's crashes are not the machine's: node_exporter's file, the notifiers and the collect hooks are left
+	 * alone unless a knob asks. */
+	fprintf(f, "MetricsFile=no\nNotifyDirectory=no\nCollectDirectory=no\n");
 	if (h->socket)
 		fprintf(f, "Socket=%s/h%d.sock\n", dir, index);
 	for (char *tok = strtok_r(knobs, ":", &save); tok && r == 0; tok = strtok_r(NULL, ":", &save))
