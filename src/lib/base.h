@@ -10,6 +10,7 @@
 #include "base/age.h"
 #include "base/beneath.h"
 #include "base/boltread.h"
+#include "base/cleanup.h"
 #include "base/clock.h"
 #include "base/diag.h"
 #include "base/digest.h"

@@ -60,8 +60,8 @@ static void read_link(int dirfd, const char *name, char *buf, size_t len)
 /* Every open fd as systemd-coredump writes them: "N:target" then its fdinfo, a blank line between. */
 static char *read_fds(int dirfd)
 {
-	int fd = openat(dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);   /* owned by d once opened */
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	_cleanup_close_ int fd = openat(dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_closedir_ DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	char *out = calloc(1, FDS_MAX), target[PATH_MAX], info[sizeof("fdinfo/") + 256];
 	size_t n = 0;
 	struct dirent *e;
@@ -78,10 +78,9 @@ static char *read_fds(int dirfd)
 				      fdinfo ? fdinfo : "");
 		free(fdinfo);
 	}
+	/* d owns fd once opened. */
 	if (d)
-		closedir(d);
-	else if (fd >= 0)
-		(void) close(fd);
+		(void) TAKE_FD(fd);
 	return out;
 }
 
@@ -138,7 +137,7 @@ static char *container_parent(int dirfd)
 	pid_t p = parent_of(dirfd);
 
 	for (int i = 0; i < ANCESTORS_MAX && p > 0; i++) {
-		int fd = proc_open(p);
+		_cleanup_close_ int fd = proc_open(p);
 		char *cmd = NULL;
 
 		if (fd < 0)
@@ -147,7 +146,6 @@ static char *container_parent(int dirfd)
 			cmd = read_words(fd, "cmdline", ' ');
 		else
 			p = parent_of(fd);
-		(void) close(fd);
 		if (cmd)
 			return cmd;
 	}
@@ -173,15 +171,13 @@ static bool pidfd_names(int fd, pid_t pid)
 {
 	char path[64], *info, *p;
 	bool ok;
-	int dirfd = proc_open(0);
+	_cleanup_close_ int dirfd = proc_open(0);
 
 	(void) snprintf(path, sizeof(path), "fdinfo/%d", fd);
 	info = dirfd >= 0 ? proc_read(dirfd, path, NULL) : NULL;
 	p = info ? strstr(info, "\nPid:\t") : NULL;
 	ok = p && strtol(p + 6, NULL, 10) == pid;
 	free(info);
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	return ok;
 }
 
@@ -268,7 +264,7 @@ static void read_rest(int dirfd, bool environ, struct procinfo *pi)
  */
 static int read_verified(const struct procinfo_id *id, struct procinfo *pi, bool rest, bool environ)
 {
-	int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
+	_cleanup_close_ int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
 
 	if (dirfd < 0) {
 		procinfo_free(pi);
@@ -280,7 +276,6 @@ static int read_verified(const struct procinfo_id *id, struct procinfo *pi, bool
 	else
 		read_brief(dirfd, pi);
 	pi->why = procinfo_verify(dirfd, id);
-	(void) close(dirfd);
 	pi->trusted = pi->why == NULL;
 	pi->by_pidfd = pi->trusted && id->pidfd >= 0;
 	if (!pi->trusted) {
@@ -310,19 +305,16 @@ int procinfo_read(const struct procinfo_id *id, struct procinfo *pi)
  */
 int procinfo_open_mem(const struct procinfo_id *id)
 {
-	int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH, fd;
+	_cleanup_close_ int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH, fd = -1;
 
 	if (dirfd < 0)
 		return dirfd;
 	fd = openat(dirfd, "mem", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		fd = -errno;
-	else if (procinfo_verify(dirfd, id) != NULL) {
-		(void) close(fd);
-		fd = -ESRCH;
-	}
-	(void) close(dirfd);
-	return fd;
+		return -errno;
+	if (procinfo_verify(dirfd, id) != NULL)
+		return -ESRCH;
+	return TAKE_FD(fd);
 }
 
 /* Reads the rest of what /proc tells, for a crash that is stored; pi from procinfo_read(). 0 or -ESRCH. */

@@ -86,7 +86,7 @@ static int kmsg_send(const struct fields *f)
 	const char *m = f->message ? f->message : "";
 	const char *blank = strstr(m, "\n\n");
 	size_t n, len = blank ? (size_t)(blank - m) : strlen(m);
-	int fd, r;
+	_cleanup_close_ int fd = -1;
 
 	(void) snprintf(first, sizeof(first), "%.*s", (int)(len < sizeof(first) ? len : sizeof(first) - 1), m);
 	n = (size_t)snprintf(line, sizeof(line), "<%d>coresink[%d]: ", f->priority, (int)getpid());
@@ -97,9 +97,7 @@ static int kmsg_send(const struct fields *f)
 	fd = open(kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	r = io_write_full(fd, line, n);
-	(void) close(fd);
-	return r;
+	return io_write_full(fd, line, n);
 }
 
 /* How long an entry may wait for journald's full queue before it goes to the kernel log instead. */
@@ -141,18 +139,15 @@ static char *serialize(const struct fields *f, size_t *len)
 /* A sealed memfd holding len bytes of buf, as journald wants a large entry from anyone but root. fd or -errno. */
 static int sealed_copy(const char *buf, size_t len)
 {
-	int fd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING), r;
+	_cleanup_close_ int fd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	int r;
 
 	if (fd < 0)
 		return -errno;
 	r = io_write_full(fd, buf, len);
 	if (r == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		r = -errno;
-	if (r < 0) {
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return r < 0 ? r : TAKE_FD(fd);
 }
 
 /* Sends buf (or, with memfd >= 0, that fd) to journald on sock with the credentials uc. 0 or -errno. */
@@ -187,20 +182,17 @@ static int send_with_creds(int sock, const char *buf, size_t len, int memfd, con
 static int journal_socket(void)
 {
 	struct sockaddr_un sa;
-	int sock = io_unix_socket(socket_path, SOCK_DGRAM, &sa), sndbuf = DATAGRAM_MAX;
+	_cleanup_close_ int sock = io_unix_socket(socket_path, SOCK_DGRAM, &sa);
+	int sndbuf = DATAGRAM_MAX;
 
 	if (sock < 0)
 		return sock;
 	/* Root may pass the bound (SO_SNDBUFFORCE); otherwise wmem_max caps it, and a large entry takes the memfd. */
 	if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
 		(void) setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
-	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		(void) close(sock);
-		return r;
-	}
-	return sock;
+	if (connect(sock, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return TAKE_FD(sock);
 }
 
 /*
@@ -209,9 +201,10 @@ static int journal_socket(void)
  */
 static int send_as(const struct fields *f, const struct ucred *as)
 {
-	int sock = journal_socket(), memfd, r;
+	_cleanup_close_ int sock = journal_socket(), memfd = -1;
 	size_t len;
-	char *buf = serialize(f, &len);
+	_cleanup_free_ char *buf = serialize(f, &len);
+	int r;
 
 	if (!buf)
 		r = -ENOMEM;
@@ -222,12 +215,7 @@ static int send_as(const struct fields *f, const struct ucred *as)
 	if (r == -EMSGSIZE || r == -ENOBUFS) {
 		memfd = sealed_copy(buf, len);
 		r = memfd < 0 ? memfd : send_with_creds(sock, NULL, 0, memfd, as);
-		if (memfd >= 0)
-			(void) close(memfd);
 	}
-	free(buf);
-	if (sock >= 0)
-		(void) close(sock);
 	return r;
 }
 
@@ -238,9 +226,10 @@ static int send_as(const struct fields *f, const struct ucred *as)
 static int entry_with_file(const struct fields *f, const char *name, int fd, uint64_t len)
 {
 	size_t n;
-	char *buf = serialize(f, &n);
-	int memfd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING), r;
+	_cleanup_free_ char *buf = serialize(f, &n);
+	_cleanup_close_ int memfd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	uint64_t le = htole64(len);
+	int r;
 
 	if (!buf || memfd < 0)
 		r = !buf ? -ENOMEM : -errno;
@@ -258,10 +247,7 @@ static int entry_with_file(const struct fields *f, const char *name, int fd, uin
 		r = io_write_full(memfd, "\n", 1);
 	if (r == 0 && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		r = -errno;
-	free(buf);
-	if (r < 0 && memfd >= 0)
-		(void) close(memfd);
-	return r < 0 ? r : memfd;
+	return r < 0 ? r : TAKE_FD(memfd);
 }
 
 /*
@@ -274,7 +260,7 @@ int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, 
 {
 	const bool user = uid != 0 && uid != (uid_t)-1 && gid != (gid_t)-1;
 	const struct ucred as = { .pid = getpid(), .uid = user ? uid : 0, .gid = user ? gid : 0 };
-	int sock, memfd, r;
+	_cleanup_close_ int sock = -1, memfd = -1;
 
 	if (!journal_listening())
 		return -ENOTCONN;
@@ -282,11 +268,7 @@ int journal_send_file(struct fields *f, const char *name, int fd, uint64_t len, 
 	if (memfd < 0)
 		return memfd;
 	sock = journal_socket();
-	r = sock < 0 ? sock : send_with_creds(sock, NULL, 0, memfd, &as);
-	if (sock >= 0)
-		(void) close(sock);
-	(void) close(memfd);
-	return r;
+	return sock < 0 ? sock : send_with_creds(sock, NULL, 0, memfd, &as);
 }
 
 /*
@@ -341,7 +323,8 @@ static bool entry_line(const char *s, const char *needle)
 int kmsg_find_entry(pid_t handler, pid_t pid)
 {
 	char rec[8192], needle[64];
-	int fd, found = 0;
+	_cleanup_close_ int fd = -1;
+	int found = 0;
 
 	(void) snprintf(needle, sizeof(needle), "coresink[%d]: Process %d (", (int)handler, (int)pid);
 	fd = open(kmsg_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -360,7 +343,6 @@ int kmsg_find_entry(pid_t handler, pid_t pid)
 		for (const char *p = rec; *p && !found; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0'))
 			found = entry_line(p, needle);
 	}
-	(void) close(fd);
 	return found;
 }
 

@@ -51,13 +51,9 @@ static int subdir(int at, const char *name, mode_t mode, gid_t gid)
 /* .modules/SUB beneath the core directory dirfd, made where missing. */
 static int modules_sub(int dirfd, const char *sub, gid_t gid)
 {
-	int top = subdir(dirfd, MODSTORE_DIR, gid ? 0750 : 0700, gid), fd;
+	_cleanup_close_ int top = subdir(dirfd, MODSTORE_DIR, gid ? 0750 : 0700, gid);
 
-	if (top < 0)
-		return top;
-	fd = subdir(top, sub, gid ? 0750 : 0700, gid);
-	(void) close(top);
-	return fd;
+	return top < 0 ? top : subdir(top, sub, gid ? 0750 : 0700, gid);
 }
 
 /* Bytes [off, end) of in to the same offsets of out. 0 or -errno. */
@@ -135,14 +131,14 @@ static int same_bytes(int kept, int in, uint64_t size, uint64_t *budget)
  */
 static int kept_is(int sub, const char *name, int in, uint64_t size, uint64_t *budget)
 {
-	int fd = openat(sub, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), r;
+	_cleanup_close_ int fd = openat(sub, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
+	int r;
 
 	if (fd < 0)
 		return -errno;
 	r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size ? 0 :
 	    same_bytes(fd, in, size, budget);
-	(void) close(fd);
 	return r < 0 ? r : r ? 0 : -EEXIST;
 }
 
@@ -152,8 +148,9 @@ static int kept_is(int sub, const char *name, int in, uint64_t size, uint64_t *b
  */
 static int copy_in(int at, int in, uint64_t size, gid_t gid)
 {
-	int fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), r = 0;
+	_cleanup_close_ int fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	off_t off = 0, data, hole;
+	int r = 0;
 
 	if (fd < 0)
 		return -errno;
@@ -172,11 +169,7 @@ static int copy_in(int at, int in, uint64_t size, gid_t gid)
 	if (r == 0 && (ftruncate(fd, (off_t)size) < 0 || (gid && (fchown(fd, 0, gid) < 0 || fchmod(fd, 0640) < 0)) ||
 		       fsync(fd) < 0))
 		r = -errno;
-	if (r < 0) {
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return r < 0 ? r : TAKE_FD(fd);
 }
 
 /* Names the unnamed file fd name beneath at (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does without). */
@@ -190,14 +183,6 @@ static int name_tmpfile(int fd, int at, const char *name)
 	return linkat(AT_FDCWD, proc, at, name, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
 }
 
-static void close_all(int a, int b, int c, int d)
-{
-	int fds[] = { a, b, c, d };
-
-	for (size_t i = 0; i < ELEMENTSOF(fds); i++)
-		if (fds[i] >= 0)
-			(void) close(fds[i]);
-}
 
 /*
  * A module's path as maps gave it, fit to be a debugger's: " (deleted)" cut, absolute, plain components (no ".",
@@ -239,8 +224,9 @@ int modstore_keep(int at, const char *core, const char *id, const char *path, in
 		  gid_t gid, uint64_t *added)
 {
 	char xx[3];
-	int tree = -1, refs = -1, sub = -1, fd = -1, r;
+	_cleanup_close_ int tree = -1, refs = -1, sub = -1, fd = -1;
 	struct stat st;
+	int r;
 
 	*added = 0;
 	if (!is_build_id(id) || !core_name_ok(core))
@@ -265,15 +251,12 @@ int modstore_keep(int at, const char *core, const char *id, const char *path, in
 	if (r == 0 && (refs = modules_sub(at, ".cores", gid)) < 0)
 		r = refs;
 	if (r == 0) {
-		int c = subdir(refs, core, 0700, 0);
+		_cleanup_close_ int c = subdir(refs, core, 0700, 0);
 
 		r = c < 0 ? c : linkat(sub, id + 2, c, id, 0) < 0 && errno != EEXIST ? -errno : 0;
 		if (r == 0)
 			note_path(c, id, path);
-		if (c >= 0)
-			(void) close(c);
 	}
-	close_all(fd, sub, refs, tree);
 	return r;
 }
 
@@ -282,7 +265,7 @@ static void release_one(int tree, int refs, const char *id, uint64_t *freed)
 {
 	char xx[3];
 	struct stat st;
-	int sub;
+	_cleanup_close_ int sub = -1;
 
 	(void) unlinkat(refs, id, 0);
 	if (!is_build_id(id))
@@ -294,28 +277,28 @@ static void release_one(int tree, int refs, const char *id, uint64_t *freed)
 	if (fstatat(sub, id + 2, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
 	    unlinkat(sub, id + 2, 0) == 0)
 		*freed += (uint64_t)st.st_blocks * 512;
-	(void) close(sub);
 }
 
 /* .modules and its .cores beneath the core directory at (-1 each where missing), and the core's links, listed. */
 static DIR *open_links(int at, const char *core, int *top, int *cores)
 {
-	int refs;
+	_cleanup_close_ int refs = -1;
 	DIR *d;
 
 	*top = open_dir(at, MODSTORE_DIR);
 	*cores = open_dir(*top, ".cores");
 	refs = core_name_ok(core) ? open_dir(*cores, core) : (errno = EINVAL, -1);
 	d = refs < 0 ? NULL : fdopendir(refs);
-	if (!d && refs >= 0)
-		(void) close(refs);
+	/* d owns refs once made. */
+	if (d)
+		(void) TAKE_FD(refs);
 	return d;
 }
 
 /* The links of the core named core (in the core directory at), removed, and the modules no other core needs. */
 void modstore_release(int at, const char *core, uint64_t *freed)
 {
-	int top, cores, tree;
+	_cleanup_close_ int top = -1, cores = -1, tree = -1;
 	struct dirent *e;
 	DIR *d = open_links(at, core, &top, &cores);
 
@@ -328,7 +311,6 @@ void modstore_release(int at, const char *core, uint64_t *freed)
 		(void) closedir(d);
 		(void) unlinkat(cores, core, AT_REMOVEDIR);
 	}
-	close_all(cores, tree, top, -1);
 }
 
 static void add_blocks(void *ctx, int at, const char *xx, const char *name, const struct stat *st)
@@ -340,36 +322,31 @@ static void add_blocks(void *ctx, int at, const char *xx, const char *name, cons
 /* Every module's blocks, once each. */
 static uint64_t tree_bytes(int top)
 {
-	int tree = open_dir(top, ".build-id");
+	_cleanup_close_ int tree = open_dir(top, ".build-id");
 	uint64_t bytes = 0;
 
 	buildid_walk(tree, add_blocks, &bytes);
-	if (tree >= 0)
-		(void) close(tree);
 	return bytes;
 }
 
 uint64_t modstore_total(int at)
 {
-	int top = open_dir(at, MODSTORE_DIR), cores;
+	_cleanup_close_ int top = open_dir(at, MODSTORE_DIR), cores = -1;
+	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *e;
-	uint64_t bytes, freed;
-	DIR *d;
+	uint64_t freed;
 
 	if (top < 0)
 		return 0;
 	cores = open_dir(top, ".cores");
 	d = cores < 0 ? NULL : fdopendir(cores);
+	/* d owns cores once made. */
+	if (d)
+		(void) TAKE_FD(cores);
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.' && faccessat(at, e->d_name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
 			modstore_release(at, e->d_name, &freed);
-	if (d)
-		(void) closedir(d);
-	else if (cores >= 0)
-		(void) close(cores);
-	bytes = tree_bytes(top);
-	(void) close(top);
-	return bytes;
+	return tree_bytes(top);
 }
 
 /*
@@ -379,17 +356,13 @@ uint64_t modstore_total(int at)
 int modstore_each(int at, const char *core, void (*kept)(void *ctx, const char *file, const char *path), void *ctx)
 {
 	char file[300], link[160], path[1024];
-	int top, cores;
+	_cleanup_close_ int top = -1, cores = -1;
 	struct dirent *e;
 	ssize_t n;
 	DIR *d = open_links(at, core, &top, &cores);
 
-	if (!d) {
-		int r = -errno;
-
-		close_all(cores, top, -1, -1);
-		return r;
-	}
+	if (!d)
+		return -errno;
 	while ((e = readdir(d))) {
 		if (!is_build_id(e->d_name))
 			continue;
@@ -401,6 +374,5 @@ int modstore_each(int at, const char *core, void (*kept)(void *ctx, const char *
 		kept(ctx, file, n > 0 && plain_path(path, path, sizeof(path)) ? path : NULL);
 	}
 	(void) closedir(d);
-	close_all(cores, top, -1, -1);
 	return 0;
 }
