@@ -116,7 +116,8 @@ int corefile_open(int dirfd, const struct record *c, char *name, size_t len, boo
 {
 	char here[NAME_MAX_LEN];
 	struct stat st;
-	int r = dirfd < 0 ? -ENOENT : core_name(c, here, sizeof(here)), fd;
+	int r = dirfd < 0 ? -ENOENT : core_name(c, here, sizeof(here));
+	_cleanup_close_ int fd = -1;
 
 	if (r < 0)
 		return r;
@@ -124,10 +125,8 @@ int corefile_open(int dirfd, const struct record *c, char *name, size_t len, boo
 	if (fd < 0)
 		return fd;
 	r = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ? -EPERM : record_says(fd, c);
-	if (r < 0) {
-		(void) close(fd);
+	if (r < 0)
 		return r;
-	}
 	/* Blocking reads from here on: O_NONBLOCK was only against a FIFO planted in its place. */
 	(void) fcntl(fd, F_SETFL, 0);
 	if (compressed) {
@@ -137,18 +136,15 @@ int corefile_open(int dirfd, const struct record *c, char *name, size_t len, boo
 	}
 	if (name)
 		(void) snprintf(name, len, "%s", here);
-	return fd;
+	return TAKE_FD(fd);
 }
 
 /* The name of the crash's core in the directory, found and checked as corefile_open() does. 0 or -errno. */
 int corefile_find(int dirfd, const struct record *c, char *name, size_t len)
 {
-	int fd = corefile_open(dirfd, c, name, len, NULL);
+	_cleanup_close_ int fd = corefile_open(dirfd, c, name, len, NULL);
 
-	if (fd < 0)
-		return fd;
-	(void) close(fd);
-	return 0;
+	return fd < 0 ? fd : 0;
 }
 
 /* What list and info say of the crash's core, and its size on disk where it is there. */
@@ -156,7 +152,8 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 {
 	char name[NAME_MAX_LEN];
 	struct stat st;
-	int r, fd;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	*size = 0;
 	if (c->journal_core)
@@ -169,8 +166,6 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0)
 		return CORE_MISSING;
 	fd = corefile_open(dirfd, c, NULL, 0, NULL);
-	if (fd >= 0)
-		(void) close(fd);
 	if (fd == -EINVAL)
 		return CORE_FORGED;
 	*size = (uint64_t)st.st_size;
@@ -299,7 +294,8 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 {
 	bool compressed = false;
 	struct source src = { .fd = -1 };
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	if (c->journal_core)
 		return write_from_journal(s, c, out);
@@ -311,7 +307,6 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 		r = copy_out(&src, out, compressed);
 	if (src.age)
 		age_reader_free(&src.a);
-	(void) close(fd);
 	return r;
 }
 
@@ -345,17 +340,16 @@ const char *corefile_strerror(int r)
 /* The cores of the directory (dirfd) that are not encrypted: with Encrypt=, those stored before it, in plaintext. */
 unsigned corefile_plaintext(int dirfd)
 {
-	int fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	_cleanup_close_ int fd = dirfd < 0 ? -1 : fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	DIR *dir = fd < 0 ? NULL : fdopendir(fd);
 	const struct dirent *e;
 	struct name_parts p;
 	unsigned n = 0;
 
-	if (!dir) {
-		if (fd >= 0)
-			(void) close(fd);
+	if (!dir)
 		return 0;
-	}
+	/* dir owns fd from here on. */
+	(void) TAKE_FD(fd);
 	rewinddir(dir);
 	while ((e = readdir(dir)))
 		n += name_parse(e->d_name, &p) == 0 && !p.encrypted;

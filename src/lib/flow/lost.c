@@ -72,23 +72,19 @@ int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c
 {
 	char name[NAME_MAX_LEN], record[XATTR_RECORD_MAX + 16];
 	struct stat st;
-	int r = vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name)), fd;
+	int r = vacuum_name_of_crash(dirfd, c->pid, c->time, name, sizeof(name));
+	_cleanup_close_ int fd = -1;
 
 	*nc = (struct named_core) { .size = 0 };
 	if (r < 0)
 		return r;
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		r = -errno;
-		if (fd >= 0)
-			(void) close(fd);
-		return r;
-	}
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
 	if (xattr_entry(fd, record, sizeof(record)) == 0 && xattr_names_entry(record, entry))
 		(void) snprintf(nc->entry, sizeof(nc->entry), "%s", entry);
 	else if (strlen(record) == LEDGER_ENTRY_LEN && !strchr(record, ':'))
 		(void) snprintf(nc->entry, sizeof(nc->entry), "%s", record);
-	(void) close(fd);
 	(void) snprintf(nc->path, sizeof(nc->path), "%s/%s", directory, name);
 	nc->size = (uint64_t)st.st_size;
 	return 0;
@@ -103,22 +99,17 @@ void capture_lost(const struct config *cf, pid_t handler, const struct ledger_cr
 {
 	struct inflight f = { .pid = 0 };
 	struct named_core nc = { .size = 0 };
-	int dirfd = store_open_dir(cf->directory);
+	_cleanup_close_ int dirfd = store_open_dir(cf->directory);
 
 	if (dirfd >= 0)
 		take_record(dirfd, handler, &f);
-	if (crash_entry_out(handler, c->pid, f.entry, f.sending)) {
-		if (dirfd >= 0)
-			(void) close(dirfd);
+	if (crash_entry_out(handler, c->pid, f.entry, f.sending))
 		return;
-	}
 	if (dirfd >= 0)
 		(void) crash_core_of(dirfd, cf->directory, c, f.entry, &nc);
 	(void) report_lost(c, step, error, &nc, cf->strategy);
-	if (dirfd >= 0) {
+	if (dirfd >= 0)
 		(void) metrics_event(dirfd, cf, EVENT_LOST, 1);
-		(void) close(dirfd);
-	}
 }
 
 /*
@@ -128,12 +119,10 @@ void capture_lost(const struct config *cf, pid_t handler, const struct ledger_cr
 void capture_refused(const struct config *cf, const struct ledger_crash *c, const char *step, int error)
 {
 	const struct named_core none = { .size = 0 };
-	int dirfd;
+	_cleanup_close_ int dirfd = -1;
 
 	(void) report_lost(c, step, error, &none, cf->strategy);
 	dirfd = store_open_dir(cf->directory);
-	if (dirfd >= 0) {
+	if (dirfd >= 0)
 		(void) metrics_event(dirfd, cf, EVENT_REFUSED, 1);
-		(void) close(dirfd);
-	}
 }

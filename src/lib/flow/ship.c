@@ -168,7 +168,7 @@ static void upload_stored(struct crash *cr)
 					.pid = cr->k.pid, .uid = cr->k.uid, .time = cr->k.time,
 					.pod_namespace = ct->pod_namespace, .pod_name = ct->pod_name };
 	struct fields f;
-	int fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -185,7 +185,6 @@ static void upload_stored(struct crash *cr)
 	else
 		(void) ship(&cr->c, cr->dirfd, name, fd, &f, &n, 1);
 	fields_free(&f);
-	(void) close(fd);
 }
 
 /* After the crash's entry: its stored core sent, when ExecUpload= is set and a core was published. */
@@ -258,7 +257,8 @@ static int retry_one(const struct config *base, int dirfd, const char *name, boo
 	struct fields f;
 	unsigned attempts;
 	uint64_t next;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	if (name_parse(name, &np) < 0)
 		return 0;
@@ -284,7 +284,6 @@ static int retry_one(const struct config *base, int dirfd, const char *name, boo
 	} else {
 		r = r < 0 ? r : 0;
 	}
-	(void) close(fd);
 	return r;
 }
 
@@ -314,7 +313,8 @@ int ship_named(const char *config, bool named, const char *name, const struct fi
 	struct config base, c;
 	struct diag d = { 0 };
 	struct stat st;
-	int dirfd, fd = -1, r;
+	_cleanup_close_ int dirfd = -1, fd = -1;
+	int r;
 
 	if (name_parse(name, &np) < 0 || strchr(name, '/'))
 		return -EINVAL;
@@ -335,10 +335,6 @@ int ship_named(const char *config, bool named, const char *name, const struct fi
 		host_name(host, sizeof(host));
 		r = c.exec_upload[0] ? ship(&c, dirfd, name, fd, f, &n, 1) : -ENOEXEC;
 	}
-	if (fd >= 0)
-		(void) close(fd);
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	config_free(&base);
 	return r;
 }
@@ -352,22 +348,22 @@ int ship_retry(const char *config, bool named, bool all)
 	struct config c;
 	struct diag d = { 0 };
 	struct dirent *e;
-	int dirfd, tried = 0;
+	_cleanup_close_ int dirfd = -1;
+	int tried = 0;
 	DIR *dir;
 
 	config_read(&c, config, named, &d);
 	dirfd = store_open_dir(c.directory);
 	dir = dirfd >= 0 ? fdopendir(fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) : NULL;
 	if (!dir) {
+		int r = dirfd < 0 ? dirfd : -errno;
+
 		config_free(&c);
-		if (dirfd >= 0)
-			(void) close(dirfd);
-		return dirfd < 0 ? dirfd : -errno;
+		return r;
 	}
 	while ((e = readdir(dir)))
 		tried += retry_one(&c, dirfd, e->d_name, all) > 0;
 	(void) closedir(dir);
-	(void) close(dirfd);
 	config_free(&c);
 	return tried;
 }
