@@ -348,15 +348,14 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 	struct sysroot root = { .dir = "" };
 	wordexp_t we = { 0 };
 	sigset_t hold, old;
-	int fd = corefile_scratch(c, "/var/tmp"), r, status = 0, ended = 0;
+	_cleanup_close_ int fd = corefile_scratch(c, "/var/tmp");
+	int r, status = 0, ended = 0;
 	pid_t pid = -1;
 
 	if (fd < 0)
 		return fail_code(EXIT_SYSTEM, "/var/tmp: %s", strerror(-fd));
-	if (o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0) {
-		(void) close(fd);
+	if (o->debugger_args && wordexp(o->debugger_args, &we, WRDE_NOCMD | WRDE_UNDEF) != 0)
 		return fail_code(EXIT_USAGE, "debug: bad --debugger-arguments");
-	}
 	r = corefile_write(&o->sel, dirfd, c, fd);
 	if (r == 0)
 		clean_core_text(fd);
@@ -399,7 +398,6 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 	if (o->debugger_args)
 		wordfree(&we);
 	sysroot_remove(&root);
-	(void) close(fd);
 	(void) sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ended) {
 		(void) signal(ended, SIG_DFL);
@@ -511,7 +509,8 @@ static int do_vacuum(struct opts *o, int argc, char **argv)
 {
 	struct config c;
 	struct diag d = { 0 };
-	int dirfd, r;
+	_cleanup_close_ int dirfd = -1;
+	int r;
 
 	(void) argv;
 	if (argc || (!o->vacuum.older_than && !o->vacuum.have_max_use && !o->vacuum.exe))
@@ -522,8 +521,6 @@ static int do_vacuum(struct opts *o, int argc, char **argv)
 	dirfd = corefile_directory(&c);
 	r = dirfd < 0 ? fail_code(EXIT_SYSTEM, "%s: not opened", c.directory) :
 			cleanup_vacuum(dirfd, &o->vacuum, "coresinkctl vacuum", o->dry_run);
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	config_free(&c);
 	return r;
 }
@@ -534,7 +531,8 @@ static int do_metrics(struct opts *o, int argc, char **argv)
 	struct config c;
 	struct metrics m;
 	struct diag d = { 0 };
-	int dirfd, r;
+	_cleanup_close_ int dirfd = -1;
+	int r;
 
 	(void) argv;
 	if (argc)
@@ -553,8 +551,6 @@ static int do_metrics(struct opts *o, int argc, char **argv)
 		r = fail_code(EXIT_SYSTEM, "%s/%s: %s", c.directory, METRICS_STATE, strerror(-r));
 	else
 		r = metrics_print(stdout, dirfd, &c, &m) < 0 ? EXIT_SYSTEM : 0;
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	config_free(&c);
 	return r;
 }

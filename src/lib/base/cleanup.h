@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -69,6 +70,20 @@ static inline void *take_ptr(void *p)
 
 	*(void **)p = NULL;
 	return r;
+}
+
+/*
+ * The directory name beneath at (AT_FDCWD: a path), opened with flags (O_RDONLY | O_DIRECTORY | O_CLOEXEC and
+ * these: O_NOFOLLOW) as a DIR, which owns its fd. NULL with errno set.
+ */
+static inline DIR *opendir_at(int at, const char *name, int flags)
+{
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (fd >= 0 && !d)
+		cleanup_fd(&fd);
+	return d;
 }
 
 #define _cleanup_close_ __attribute__((cleanup(cleanup_fd)))

@@ -134,13 +134,11 @@ static int cache_path(const struct step *s, const char *kind, const char *id, co
 static void mark_missing(const struct step *s, const char *kind, const char *id)
 {
 	char path[4096];
-	int fd;
+	_cleanup_close_ int fd = -1;
 
 	if (cache_path(s, kind, id, ".miss", path, sizeof(path)) < 0)
 		return;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		(void) close(fd);
 }
 
 /*
@@ -185,7 +183,7 @@ static void fetch_one(struct step *s, debuginfod_client *c, const char *kind, co
 	char dest[4096], seconds[24], maxsize[24], *got = NULL;
 	const char *url;
 	double left = s->deadline - now();
-	int fd;
+	_cleanup_close_ int fd = -1;
 
 	if (left < MAX_SECONDS_FLOOR) {
 		printf("missing %s %s no time left in DebuginfodTimeoutSec\n", kind, id);
@@ -224,8 +222,6 @@ static void fetch_one(struct step *s, debuginfod_client *c, const char *kind, co
 		printf("fetched %s %s %s\n", kind, id, url ? url : "?");
 		(void) unlink(got);
 	}
-	if (fd >= 0)
-		(void) close(fd);
 	free(got);
 	(void) fflush(stdout);
 }
@@ -290,12 +286,9 @@ static void bound(const struct step *s)
 /* Removes the tree beneath path (a download's directory), never following a link; best effort. */
 static void remove_tree(int at, const char *name)
 {
-	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = opendir_at(at, name, O_NOFOLLOW);
 	struct dirent *e;
 
-	if (fd >= 0 && !d)
-		(void) close(fd);
 	while (d && (e = readdir(d)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && unlinkat(dirfd(d), e->d_name, 0) < 0)
 			remove_tree(dirfd(d), e->d_name);
@@ -310,14 +303,11 @@ static void remove_tree(int at, const char *name)
  */
 static void remove_stale(const char *client)
 {
-	int fd = open(client, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = opendir_at(AT_FDCWD, client, O_NOFOLLOW);
 	struct dirent *e;
 	struct stat st;
 	time_t now = time(NULL);
 
-	if (fd >= 0 && !d)
-		(void) close(fd);
 	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    now - st.st_mtime > CLIENT_STALE_SECONDS)

@@ -146,18 +146,15 @@ static int exec_command(int fd, int out, void *arg)
 /* A memfd holding text, read from its start: what a sandboxed command reads its JSON from. fd or -errno. */
 int upload_text_fd(const char *text)
 {
-	int fd = memfd_create("coresink-crash.json", MFD_CLOEXEC), r;
+	_cleanup_close_ int fd = memfd_create("coresink-crash.json", MFD_CLOEXEC);
+	int r;
 
 	if (fd < 0)
 		return -errno;
 	r = io_write_full(fd, text, strlen(text));
 	if (r == 0 && lseek(fd, 0, SEEK_SET) < 0)
 		r = -errno;
-	if (r < 0) {
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return r < 0 ? r : TAKE_FD(fd);
 }
 
 /* UploadUser='s ids (the user of ExecUpload= and of the notifiers); never root. 0 or -errno. */
