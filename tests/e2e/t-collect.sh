@@ -37,7 +37,15 @@ base=("Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBur
       "CollectUser=$HOOK_USER" "CollectTimeoutSec=3s" "StackTrace=no")
 write_config "$T/c.conf" "${base[@]}"
 use_handler "$T/c.conf"
-hook_procs() { pgrep -u "$HOOK_USER" -x sleep > /dev/null || pgrep -u "$HOOK_USER" -x yes > /dev/null; }
+# Whether a process of the hooks still runs, a second after (killed, a process takes a moment to be gone).
+hook_procs() {
+	for _ in $(seq 10); do
+		pgrep -u "$HOOK_USER" > /dev/null || return 1
+		sleep 0.1
+	done
+	pgrep -a -u "$HOOK_USER" >&2
+	return 0
+}
 field_of() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -n 1; }
 # crash_timed MIB: a crash, and how long (ms) the process took to die from its start (its release).
 crash_timed() { local t0; t0=$(date +%s%N); crash_run "$CRASHER" "$1"; TOOK=$(( ($(date +%s%N) - t0) / 1000000 )); }
@@ -48,10 +56,16 @@ e=$(journal_entry "$CRASH_PID") || fail "no entry for $CRASH_PID"
 said=$(field_of "$e" CORESINK_COLLECT)
 check "pipe mode: the hook read the held process: comm $(field_of "$e" CORESINK_HOOK_COMM), state '$(field_of "$e" CORESINK_HOOK_STATE)'" \
 	test "$(field_of "$e" CORESINK_HOOK_COMM)" = crasher -a "$(field_of "$e" CORESINK_HOOK_ARG)" = "$CRASH_PID"
-check "  as CollectUser ($(field_of "$e" CORESINK_HOOK_UID)), given no pidfd (no %F here: $(field_of "$e" CORESINK_HOOK_PIDFD))" \
-	test "$(field_of "$e" CORESINK_HOOK_UID)" = "$(id -u $HOOK_USER)"
-check "  its environment ours alone: $(field_of "$e" CORESINK_HOOK_ENV)" \
-	test "$(field_of "$e" CORESINK_HOOK_ENV)" = "CORESINK_PID HOME PATH PWD "
+check "  as CollectUser ($(field_of "$e" CORESINK_HOOK_UID))" test "$(field_of "$e" CORESINK_HOOK_UID)" = "$(id -u $HOOK_USER)"
+# The pidfd where the kernel gives the pipe helper one (%F, Linux 6.16): as fd 3.
+if [ "$(field_of "$e" CORESINK_HOOK_PIDFD)" = none ]; then
+	check "  no pidfd from this kernel (no %F), none said" test "$(field_of "$e" CORESINK_HOOK_ENV)" = "CORESINK_PID HOME PATH PWD "
+else
+	check "  given the pidfd (%F) as fd 3: $(field_of "$e" CORESINK_HOOK_PIDFD_IS)" \
+		test "$(field_of "$e" CORESINK_HOOK_PIDFD)" = 3 -a "$(field_of "$e" CORESINK_HOOK_PIDFD_IS)" = "anon_inode:[pidfd]"
+	check "  its environment ours alone: $(field_of "$e" CORESINK_HOOK_ENV)" \
+		test "$(field_of "$e" CORESINK_HOOK_ENV)" = "CORESINK_PID CORESINK_PIDFD HOME PATH PWD "
+fi
 check "  CORESINK_HOOKS lists the keys: $(field_of "$e" CORESINK_HOOKS)" \
 	has " $(field_of "$e" CORESINK_HOOKS) " " COMM "
 check "  one that exits 1: $(grep -o '40-fails: [^;]*' <<< "$said")" has "$said" "40-fails: failed (exit status 1), 1 field"
@@ -87,12 +101,14 @@ rm -f "$T"/cores/core.*
 # A storm: each capture held 3 s by the sleeper; with more captures in flight than CPUs, the next runs none.
 cpus=$(getconf _NPROCESSORS_ONLN)
 pids=()
-for _ in $(seq $((cpus + 1))); do
-	( ulimit -c unlimited; exec "$CRASHER" 1 ) > /dev/null 2>&1 &
-	pids+=($!)
-	sleep 0.4
-done
-for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+{
+	for _ in $(seq $((cpus + 1))); do
+		( ulimit -c unlimited; exec "$CRASHER" 1 ) > /dev/null 2>&1 &
+		pids+=($!)
+		sleep 0.4
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+} 2> /dev/null
 skipped=0 ran=0
 for p in "${pids[@]}"; do
 	e=$(journal_entry "$p") || fail "no entry for $p"

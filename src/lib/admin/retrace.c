@@ -32,23 +32,18 @@ static int raw_core(const struct selection *sel, const struct config *cfg, int d
 {
 	const struct side_use u = { 0 };
 	enum limit which;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	if (size > cfg->stack_trace_max)
 		return -EFBIG;
 	fd = corefile_scratch(c, SCRATCH_DIR);
 	if (fd < 0)
 		return fd;
-	if (side_room(fd, &cfg->keep_free, NULL, &u, &which) < size) {
-		(void) close(fd);
+	if (side_room(fd, &cfg->keep_free, NULL, &u, &which) < size)
 		return -ENOSPC;
-	}
 	r = corefile_write(sel, dirfd, c, fd);
-	if (r < 0) {
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return r < 0 ? r : TAKE_FD(fd);
 }
 
 /*
@@ -133,7 +128,8 @@ int retrace_main(const char *config, bool named, const struct selection *base, i
 	struct diag d = { 0 };
 	struct found f = { 0 };
 	char **matches = calloc((size_t)argc + 1, sizeof(*matches));
-	int r = matches ? 0 : EXIT_SYSTEM, dirfd = -1;
+	int r = matches ? 0 : EXIT_SYSTEM;
+	_cleanup_close_ int dirfd = -1;
 
 	if (geteuid() != 0) {
 		free(matches);
@@ -155,8 +151,6 @@ int retrace_main(const char *config, bool named, const struct selection *base, i
 		r = fail_code(EXIT_SYSTEM, "%s: not opened", cfg.directory);
 	if (r == 0)
 		r = retrace_one(&sel, config, named, &cfg, dirfd, &f.c[f.n - 1]);
-	if (dirfd >= 0)
-		(void) close(dirfd);
 	entries_free(&f);
 	for (int i = 0; matches && i < argc; i++)
 		free(matches[i]);

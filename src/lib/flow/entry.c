@@ -54,7 +54,8 @@ void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsig
 			       .needs = ask, .n = n };
 	char urls[1024], handler[4096], cache[PATH_MAX + 16];
 	ssize_t hn = readlink("/proc/self/exe", handler, sizeof(handler) - 1);
-	int dirfd = store_open_dir(c->directory), cachefd = -1, r;
+	_cleanup_close_ int dirfd = store_open_dir(c->directory), cachefd = -1;
+	int r;
 
 	if ((r = fetch_urls(c->debuginfod_urls, urls, sizeof(urls))) < 0 || hn < 0 || dirfd < 0 ||
 	    (r = creds_system_user(FETCH_USER, &j.uid, &j.gid)) < 0 || (cachefd = fetch_cache(dirfd, j.uid, j.gid)) < 0) {
@@ -73,10 +74,6 @@ void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsig
 		if (r < 0)
 			(void) snprintf(said, len, "not fetched: the step could not run: %s", strerror(-r));
 	}
-	if (cachefd >= 0)
-		(void) close(cachefd);
-	if (dirfd >= 0)
-		(void) close(dirfd);
 }
 
 /*

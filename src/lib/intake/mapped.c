@@ -157,15 +157,13 @@ static int reopen(int pathfd, uint64_t ino)
 static int open_cand(int dirfd, const struct cand *c, bool by_exe)
 {
 	char name[64];
-	int path, fd;
+	_cleanup_close_ int path = -1;
 
 	(void) snprintf(name, sizeof(name), "map_files/%" PRIx64 "-%" PRIx64, c->at, c->at_end);
 	path = openat(dirfd, by_exe ? "exe" : name, O_PATH | O_CLOEXEC);
 	if (path < 0)
 		return -errno;
-	fd = reopen(path, c->ino);
-	(void) close(path);
-	return fd;
+	return reopen(path, c->ino);
 }
 
 /* Whether c is the executable, whose path /proc/PID/exe gives as maps does (" (deleted)" included). */
@@ -239,7 +237,7 @@ static void open_all(int dirfd, const struct cand *c, size_t n, const char *exe,
  */
 int mapped_open(const struct procinfo_id *id, const char *maps, const char *exe, struct mapped *m)
 {
-	int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
+	_cleanup_close_ int dirfd = id->pid > 0 ? proc_open(id->pid) : -ESRCH;
 	struct cand *c;
 	size_t n;
 
@@ -254,10 +252,8 @@ int mapped_open(const struct procinfo_id *id, const char *maps, const char *exe,
 	/* Opened from the crashed process itself, still there after: the pid was never another's in between. */
 	if (procinfo_verify(dirfd, id) != NULL) {
 		mapped_free(m);
-		(void) close(dirfd);
 		return -ESRCH;
 	}
-	(void) close(dirfd);
 	return m->files ? 0 : -ENOMEM;
 }
 

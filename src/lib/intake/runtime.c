@@ -53,7 +53,7 @@ static char *read_json(const char *root, const char *path, size_t max, struct js
 	struct stat st;
 	char *text = NULL;
 	ssize_t n;
-	int fd = open_host(root, path);
+	_cleanup_close_ int fd = open_host(root, path);
 
 	if (fd < 0)
 		return NULL;
@@ -65,7 +65,6 @@ static char *read_json(const char *root, const char *path, size_t max, struct js
 			text = NULL;
 		}
 	}
-	(void) close(fd);
 	return text;
 }
 
@@ -205,13 +204,12 @@ static char *bolt_value(const char *root, const char *path, const char *const *n
 			size_t *len)
 {
 	char *value = NULL;
-	int fd = open_host(root, path);
+	_cleanup_close_ int fd = open_host(root, path);
 
 	if (fd < 0)
 		return NULL;
 	if (bolt_get(fd, (struct bolt_path) { names, depth }, key, &value, len) < 0)
 		value = NULL;
-	(void) close(fd);
 	return value;
 }
 
@@ -409,7 +407,7 @@ static char *podman_api(struct container *c, const char *root, const char *what,
 	const char *why = NULL;         /* NULL: no answer in time */
 	struct sockaddr_un sa;
 	ssize_t n = 0;
-	int fd;
+	_cleanup_close_ int fd = -1;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_API, root) >= sizeof(path) ||
 	    (fd = io_unix_socket(path, SOCK_STREAM | SOCK_NONBLOCK, &sa)) < 0)
@@ -426,17 +424,14 @@ static char *podman_api(struct container *c, const char *root, const char *what,
 		body = strstr(answer, "\r\n\r\n");
 		why = "not an answer of 200 with JSON";
 		if (strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 200 ", 5) == 0 && body &&
-		    json_whole(body + 4, (size_t)(answer + n - body - 4), doc) == 0) {
-			(void) close(fd);
+		    json_whole(body + 4, (size_t)(answer + n - body - 4), doc) == 0)
 			return answer;
-		}
 	}
 	if (why)
 		(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API: %s", why);
 	else
 		(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API: no answer within %d ms", PODMAN_API_MS);
 	free(answer);
-	(void) close(fd);
 	return NULL;
 }
 

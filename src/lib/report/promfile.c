@@ -160,7 +160,8 @@ static int open_parent(char *path, const char **base)
 static int replace(int dir, const char *base, const char *text, size_t n)
 {
 	char tmp[64];
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	(void) snprintf(tmp, sizeof(tmp), ".%s.%d", base, (int)getpid());
 	tmp[sizeof(tmp) - 1] = '\0';
@@ -169,7 +170,6 @@ static int replace(int dir, const char *base, const char *text, size_t n)
 	if (fd < 0)
 		return -errno;
 	r = fchmod(fd, 0644) < 0 ? -errno : io_write_full(fd, text, n);
-	(void) close(fd);
 	if (r == 0 && renameat(dir, tmp, dir, base) < 0)
 		r = -errno;
 	if (r < 0)
@@ -184,7 +184,8 @@ int metrics_export(int dirfd, const struct config *c, const struct metrics *m)
 	const char *base;
 	size_t n = 0;
 	FILE *f;
-	int dir, r = metrics_file(c, path, sizeof(path));
+	_cleanup_close_ int dir = -1;
+	int r = metrics_file(c, path, sizeof(path));
 
 	if (r < 0)
 		return r == -ENOENT ? 0 : r;
@@ -195,12 +196,7 @@ int metrics_export(int dirfd, const struct config *c, const struct metrics *m)
 	if (fclose(f) != 0 && r == 0)
 		r = -EIO;
 	dir = r < 0 ? r : open_parent(path, &base);
-	if (dir >= 0) {
-		r = replace(dir, base, text, n);
-		(void) close(dir);
-	} else {
-		r = dir;
-	}
+	r = dir >= 0 ? replace(dir, base, text, n) : dir;
 	free(text);
 	return r;
 }

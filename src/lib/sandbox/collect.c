@@ -16,12 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect.h"
 #include "upload.h"
 
 #define FLOOD_TICK_MS 20
+#define REAP_MS 200
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
@@ -80,6 +84,11 @@ int collect_start(struct collect *co, const char *user, unsigned timeout_ms, pid
 
 	if (r < 0)
 		return r;
+	/*
+	 * What a hook leaves behind is this process's to reap once the hook is gone (end_hook): not init's, which may
+	 * leave it a zombie long after the capture.
+	 */
+	(void) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	for (unsigned i = 0; i < co->p.n; i++) {
 		char path[PATH_MAX + NAME_MAX + 2];
 		struct hook_exec x = { path, path, pid, pidfd >= 0 };
@@ -185,6 +194,27 @@ static void say(struct collect *co, unsigned i, const struct sandbox_result *res
 			co->p.name[i], end, taken, taken == 1 ? "" : "s", lines);
 }
 
+/*
+ * Ends hook i (sandbox_end: what its group left is killed as it is reaped), then reaps what it left: this process
+ * is their subreaper. At most REAP_MS: a process killed but stuck in the kernel is left to end on its own.
+ */
+static int end_hook(struct collect *co, unsigned i, struct sandbox_result *res)
+{
+	const struct timespec tick = { 0, 1000000 };
+	const pid_t group = co->ch[i].pid;
+	int r = sandbox_end(&co->ch[i], res);
+
+	for (unsigned t = 0; t < REAP_MS; t++) {
+		pid_t p = waitpid(-group, NULL, WNOHANG);
+
+		if (p < 0)
+			break;
+		if (p == 0)
+			(void) nanosleep(&tick, NULL);
+	}
+	return r;
+}
+
 /* Whether hook i's pipe holds more than its bound: it floods, and is ended now rather than at the deadline. */
 static bool floods(const struct collect *co, unsigned i)
 {
@@ -217,7 +247,7 @@ static void end_as_they_exit(struct collect *co, struct sandbox_result *res, boo
 			return;
 		for (unsigned j = 0; j < n; j++)
 			if (p[j].revents || floods(co, at[j]))
-				ended[at[j]] = sandbox_end(&co->ch[at[j]], &res[at[j]]) == 0;
+				ended[at[j]] = end_hook(co, at[j], &res[at[j]]) == 0;
 	}
 }
 
@@ -243,7 +273,7 @@ void collect_wait(struct collect *co)
 		char first[128 * ESCAPE_GROWTH + 1] = "";
 
 		if (co->started[i] == 0 && !ended[i])
-			ended[i] = sandbox_end(&co->ch[i], &res[i]) == 0;
+			ended[i] = end_hook(co, i, &res[i]) == 0;
 		if (ended[i] && f)
 			taken = take_fields(co, f, res[i].out, res[i].len, &bad, first, sizeof(first));
 		say(co, i, &res[i], taken, bad, first);
