@@ -79,7 +79,7 @@ int collect_list(struct collect *co, const char *dir, struct diag *d)
 int collect_start(struct collect *co, const char *user, unsigned timeout_ms, pid_t pid, int pidfd)
 {
 	struct sandbox_limits l = { .cpu_seconds = timeout_ms / 1000 + 1, .timeout_ms = timeout_ms,
-				    .output_max = COLLECT_OUTPUT_MAX, .root_fd = -1, .exec = true };
+				    .output_max = COLLECT_OUTPUT_MAX, .root_fd = -1, .watch_exit = true, .exec = true };
 	int r = upload_ids(user, &l.uid, &l.gid);
 
 	if (r < 0)

@@ -262,7 +262,8 @@ int sandbox_start(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *a
 		return -e;
 	}
 	c->rfd = p[0];
-	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	if (l->watch_exit)
+		c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
 	return 0;
 }
 

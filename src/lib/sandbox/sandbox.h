@@ -36,6 +36,8 @@ struct sandbox_limits {
 	int root_fd;              /* a directory to make its root (chroot), or -1: the file system's, read-only */
 	const int *fds;           /* n_fds more to hand it, read-only, at SANDBOX_FIRST_FD on: what it may read */
 	unsigned n_fds;           /* besides its input and beneath its root (at most SANDBOX_FDS_MAX) */
+	bool watch_exit;          /* its end is its exit, seen through a pidfd, not its pipe's end alone (what it
+				     leaves holding the pipe does not keep us waiting) */
 	bool exec;                /* fn execs a program: ids, capabilities and no_new_privs only (confine_exec), no
 				     memory or file-size limits, root_fd passed on as fd 5 as it is; killed as a group */
 };
