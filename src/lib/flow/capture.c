@@ -111,13 +111,10 @@ void crash_finish(struct crash *cr)
 		store_discard(&cr->unpublished);
 	minicore_free(&cr->mc);
 	crash_stacks_free(cr);
-	if (cr->memfd >= 0)
-		(void) close(cr->memfd);
+	fd_close(&cr->memfd);
 	config_free(&cr->c);
 	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
-	if (cr->corefd >= 0)
-		(void) close(cr->corefd);
+	fd_close(&cr->corefd);
 	crash_end_session(cr);
-	if (cr->dirfd >= 0)
-		(void) close(cr->dirfd);
+	fd_close(&cr->dirfd);
 }

@@ -41,16 +41,15 @@ void crash_release(struct crash *cr)
 	crash_collect_end(cr);
 	cr->released_us = clock_us();
 	if (cr->in != STDIN_FILENO) {
-		(void) close(cr->in);
-		cr->in = -1;
+		fd_close(&cr->in);
 		return;
 	}
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd > STDIN_FILENO) {
 		(void) dup2(fd, STDIN_FILENO);
-		(void) close(fd);
+		fd_close(&fd);
 	} else if (fd < 0) {
-		(void) close(STDIN_FILENO);
+		fd_close(&cr->in);
 	}
 	cr->in = -1;
 }

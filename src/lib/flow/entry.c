@@ -117,7 +117,8 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 	uint64_t t0 = clock_us();
 	uid_t fu;
 	gid_t fg;
-	int cachefd, n, r;
+	_cleanup_close_ int cachefd = -1;
+	int n, r;
 
 	if (!cr->c.debuginfod_urls[0])
 		return;
@@ -147,7 +148,6 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 		}
 	}
 	analysis_free(&first);
-	(void) close(cachefd);
 	cr->a.debuginfo_us = clock_us() - t0;
 }
 
@@ -296,12 +296,12 @@ void crash_count(struct crash *cr)
 		.removed_bytes = cr->o.vacuumed_bytes, .time = cr->k.time,
 		.capture_us = cr->released_us > cr->started_us ? cr->released_us - cr->started_us : 0,
 	};
-	int dirfd = cr->dirfd >= 0 ? cr->dirfd : store_open_dir(cr->c.directory);
+	/* The crash's own directory fd, or one of this function's. */
+	_cleanup_close_ int own = cr->dirfd >= 0 ? -1 : store_open_dir(cr->c.directory);
+	const int dirfd = cr->dirfd >= 0 ? cr->dirfd : own;
 	int r = dirfd < 0 ? dirfd : metrics_crash(dirfd, &cr->c, &m);
 	struct diag d = { 0 };
 
-	if (dirfd >= 0 && dirfd != cr->dirfd)
-		(void) close(dirfd);
 	if (r == 0)
 		return;
 	diag_add(&d, "counting the crash in %s/%s and writing MetricsFile=%s: %s", cr->c.directory, METRICS_STATE,

@@ -38,8 +38,7 @@ int crash_retrace(const char *config, bool named, const struct retrace_in *in, s
 	crash_analyse(cr);
 	signature_make(cr->a.trace, cr->a.canon, in->signal, in->exe, s);
 	*a = cr->a;
-	if (cr->dirfd >= 0)
-		(void) close(cr->dirfd);
+	fd_close(&cr->dirfd);
 	free(cr);
 	return a->trace || a->why[0] ? 0 : -EIO;
 }

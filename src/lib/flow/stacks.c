@@ -54,8 +54,9 @@ static int read_stacks(void *arg)
 	if (store < 0)
 		return -errno;
 	r = rescue_read(&es->r, cr->memfd, store);
+	/* Once read, the store is the rescue's (rescue_free). */
 	if (r < 0)
-		(void) close(store);
+		fd_close(&store);
 	return r;
 }
 
@@ -238,7 +239,8 @@ int crash_stacks_core(struct crash *cr)
 {
 	struct rescue_stats *rs = &cr->o.stacks;
 	uint64_t size = 0;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	if (cr->es.state != ES_READ) {
 		if (!rs->why)
@@ -250,12 +252,11 @@ int crash_stacks_core(struct crash *cr)
 		return -errno;
 	r = rescue_minimal(fd, &cr->es.r, &size);
 	if (r < 0) {
-		(void) close(fd);
 		rs->why = "the stack trace's core could not be made of them";
 		return r;
 	}
 	rs->traced = size;
-	return fd;
+	return TAKE_FD(fd);
 }
 
 /* What EarlyStacks= holds: nothing unless crash_stacks_hook() set it up (its store is -1 until then). */

@@ -291,8 +291,7 @@ int session_used(int dirfd, struct side_use *u)
 		r = hook_used(&q, &u->used, &u->pending);
 		unlock(&q);
 	}
-	if (q.statefd >= 0)
-		(void) close(q.statefd);
+	fd_close(&q.statefd);
 	return r;
 }
 
@@ -480,8 +479,7 @@ int session_end(struct session *q, const struct kskip_when *w, struct kskip *ks)
 		turn = kernel_skips(q, w->now_ms, w->storm_usec, ks);
 	if (r == 0)
 		r = put_ledger(q, 0);
-	(void) close(q->statefd);
-	q->statefd = -1;
+	fd_close(&q->statefd);
 	return r < 0 ? r : turn;
 }
 
