@@ -53,7 +53,7 @@ static void teardown(void)
 static void begin(struct crash *cr, int in, const char *comm, uint64_t rlimit)
 {
 	crash_init(cr, in, conf, true);
-	cr->k = (struct kargs) { .pid = getpid(), .uid = 0, .gid = 0, .signal = 11, .time = (uint64_t)time(NULL),
+	cr->given.k = (struct kargs) { .pid = getpid(), .uid = 0, .gid = 0, .signal = 11, .time = (uint64_t)time(NULL),
 				 .rlimit = rlimit, .hostname = "unit", .comm = comm, .dumpmode = SUID_DUMP_ROOT,
 				 .pidfd = -1 };
 	crash_read_process(cr);
@@ -106,7 +106,7 @@ START_TEST(test_pipe)
 	begin(&cr, p[0], "piped", UINT64_MAX);
 	ck_assert_int_eq(crash_admit(&cr), 1);
 	ck_assert_int_eq(crash_store(&cr), 0);
-	ck_assert_int_eq(cr.in, -1);
+	ck_assert_int_eq(cr.given.in, -1);
 	crash_finish(&cr);
 	ck_assert_int_eq(unit_reap(pid), 0);
 	ck_assert_int_eq(cr.o.result, RESULT_STORED);
@@ -151,7 +151,7 @@ START_TEST(test_socket)
 	ck_assert_int_eq(crash_take(&cr, &f), 0);
 	crash_finish(&cr);
 	ck_assert_int_eq(unit_reap(pid), 0);
-	ck_assert_int_eq(cr.in, -1);
+	ck_assert_int_eq(cr.given.in, -1);
 	ck_assert_int_eq(cr.o.result, RESULT_STORED);
 	fd = stored("socketed");
 	ck_assert_int_ge(fd, 0);

@@ -76,7 +76,8 @@ static int fold_text(char *text, const char *key, uint64_t now, uint64_t interva
 static int fold(int dirfd, const char *key, uint64_t now, uint64_t interval, uint64_t *folded)
 {
 	char *text = malloc(NOTIFY_STATE_MAX + 1), *out = NULL;
-	int fd = statefile_open(dirfd, NOTIFY_STATE), r;
+	_cleanup_close_ int fd = statefile_open(dirfd, NOTIFY_STATE);
+	int r;
 	ssize_t got = -ENOMEM;
 	size_t len = 0;
 	FILE *o = NULL;
@@ -95,8 +96,6 @@ static int fold(int dirfd, const char *key, uint64_t now, uint64_t interval, uin
 		free(out);
 	}
 	free(text);
-	if (fd >= 0)
-		(void) close(fd);
 	return r;
 }
 
@@ -175,8 +174,7 @@ static void run_one(const struct config *c, const char *name, const char *text, 
 	(void) snprintf(command, sizeof(command), "%s/%s", c->notify_dir, name);
 	j.corefd = upload_text_fd(text);
 	r = j.corefd < 0 ? j.corefd : upload_run(&j, &res);
-	if (j.corefd >= 0)
-		(void) close(j.corefd);
+	fd_close(&j.corefd);
 	if (r < 0)
 		(void) snprintf(said, len, "%s: not started: %s", name, strerror(-r));
 	else if (res.end == SANDBOX_DONE)
@@ -226,7 +224,8 @@ static void notify_now(const struct config *c, const struct parts *nf, const cha
 	uid_t uid;
 	gid_t gid;
 	bool failed = false;
-	int dirfd = store_open_dir(c->directory), r;
+	_cleanup_close_ int dirfd = store_open_dir(c->directory);
+	int r;
 
 	r = entry_read(entry, &found);
 	if (r < 0) {
@@ -255,8 +254,6 @@ out:
 	(void) report_diag(&d, "the notifiers", "nobody was told of this crash");
 	free(text);
 	entries_free(&found);
-	if (dirfd >= 0)
-		(void) close(dirfd);
 }
 
 /* The configuration's notifiers, listed; what is wrong with the directory said. 0 none, 1 some, in *nf and *c. */

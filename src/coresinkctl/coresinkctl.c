@@ -610,8 +610,7 @@ static int crashes_verb(const struct verb *v, struct opts *o, int argc, char **a
 	if (r == 0 || (v->without_crashes && r != EXIT_SYSTEM))
 		r = v->crashes(&x);
 	entries_free(&f);
-	if (x.dirfd >= 0)
-		(void) close(x.dirfd);
+	fd_close(&x.dirfd);
 	config_free(&c);
 	return r;
 }

@@ -97,8 +97,7 @@ static void uploads(const struct config *c, int dirfd)
 
 		if (fd >= 0 && upload_pending(fd, &attempts, &next) > 0)
 			pending++;
-		if (fd >= 0)
-			(void) close(fd);
+		fd_close(&fd);
 	}
 	if (n > 0)
 		free(list);

@@ -184,8 +184,7 @@ int sysroot_make(int dirfd, const char *directory, const char *core, const char 
 	r = b.root < 0 ? -errno : fill(b.root, "/", &b.left);
 	if (r == 0)
 		r = modstore_each(dirfd, core, kept, &b);
-	if (b.root >= 0)
-		(void) close(b.root);
+	fd_close(&b.root);
 	/* None kept, or not root's to see: gdb as always. */
 	if (r == -ENOENT || r == -EACCES)
 		r = 0;

@@ -88,8 +88,7 @@ static void plaintext_left(const struct config *c)
 	int dirfd = c->encrypt.n > 0 ? open(c->directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	unsigned n = corefile_plaintext(dirfd);
 
-	if (dirfd >= 0)
-		(void) close(dirfd);
+	fd_close(&dirfd);
 	if (n > 0)
 		fprintf(stderr, "warning: %u core(s) in %s were stored before Encrypt= and are in plaintext (coresinkctl "
 			"remove, or age -r each and remove the original)\n", n, c->directory);

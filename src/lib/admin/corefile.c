@@ -314,13 +314,11 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 int corefile_directory(const struct config *c)
 {
 	struct stat st;
-	int fd = open(c->directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = open(c->directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != 0)) {
-		(void) close(fd);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != 0))
 		return -1;
-	}
-	return fd;
+	return TAKE_FD(fd);
 }
 
 /* What corefile_write()'s -errno r means of the crash's core, for dump, debug and retrace alike. */

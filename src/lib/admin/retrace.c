@@ -77,7 +77,8 @@ static int retrace_one(const struct selection *sel, const char *config, bool nam
 		       int dirfd, const struct record *c)
 {
 	uint64_t size = 0, stamp = 0;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	/* The entry's numbers, where they are numbers: a size it does not give is the bound's to check. */
 	(void) parse_u64(c->size, &size);
@@ -95,7 +96,6 @@ static int retrace_one(const struct selection *sel, const char *config, bool nam
 				 fd == -EFBIG ? "larger than StackTraceMaxSize" :
 				 fd == -ENOSPC ? "no room for it raw in " SCRATCH_DIR : corefile_strerror(fd));
 	r = crash_retrace(config, named, &in, &a, &s);
-	(void) close(fd);
 	if (r == 0)
 		r = report_retrace(&of, &a, &s);
 	if (r < 0)

@@ -227,7 +227,7 @@ int analysis_run(int corefd, const struct analysis_opts *o, struct analysis *a)
 	free(fds);
 	/* What the analysis read of the core leaves the page cache with it. */
 	(void) posix_fadvise(ro, 0, 0, POSIX_FADV_DONTNEED);
-	(void) close(ro);
+	fd_close(&ro);
 	if (r < 0)
 		return r;
 	take_records(res.out, res.len, a);

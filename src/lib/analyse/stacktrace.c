@@ -424,8 +424,7 @@ static void note_if_lost(Dwfl_Module *mod, int i, const char *name)
 		return;
 	fd = open_path(name);
 	lost = fd < 0 || not_the_module(mod, fd) != NULL;
-	if (fd >= 0)
-		(void) close(fd);
+	fd_close(&fd);
 	if (!lost)
 		return;
 	hex(id, len, build_id, sizeof(build_id));

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "io.h"
 
 /*
@@ -361,13 +362,12 @@ int io_fdatasync(int fd)
 /* The text of the small file path, at most size - 1 bytes, NUL-terminated into buf. 0 or -errno. */
 int io_read_text(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
 	n = io_read_full(fd, buf, size - 1, NULL);
-	(void) close(fd);
 	if (n < 0)
 		return (int)n;
 	buf[n] = '\0';
@@ -377,13 +377,11 @@ int io_read_text(const char *path, char *buf, size_t size)
 /* Writes len bytes of text to the existing file path (a sysctl, a cgroup's file). 0 or -errno. */
 int io_write_text(const char *path, const char *text, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), r;
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
-	r = io_write_full(fd, text, len);
-	(void) close(fd);
-	return r;
+	return io_write_full(fd, text, len);
 }
 
 /* A unix socket of type for path, its address into *sa (to bind or connect). The fd, or -errno. */

@@ -138,20 +138,18 @@ static void load_dropin(struct config *c, int dirfd, const char *dir, const char
 	char path[PATH_MAX + NAME_MAX + 2];
 	struct stat st;
 	FILE *f;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	(void) snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		diag_add(d, "%.200s: %s, ignored", path, fd < 0 ? strerror(errno) : "not a regular file");
-		if (fd >= 0)
-			(void) close(fd);
 		return;
 	}
 	f = fdopen(fd, "re");
-	if (!f) {
-		(void) close(fd);
+	if (!f)
 		return;
-	}
+	/* f owns fd from here on. */
+	(void) TAKE_FD(fd);
 	if (load_stream(c, f, path, d) < 0)
 		diag_add(d, "cannot read %.200s", path);
 	(void) fclose(f);
@@ -165,7 +163,8 @@ int config_load_dropins(struct config *c, const char *path, struct diag *d)
 {
 	char dir[PATH_MAX];
 	struct dirent **list = NULL;
-	int dirfd, n;
+	_cleanup_close_ int dirfd = -1;
+	int n;
 
 	if (snprintf(dir, sizeof(dir), "%s.d", path) >= (int)sizeof(dir))
 		return 0;
@@ -181,7 +180,6 @@ int config_load_dropins(struct config *c, const char *path, struct diag *d)
 		free(list[i]);
 	}
 	free(list);
-	(void) close(dirfd);
 	return n > 0 ? n : 0;
 }
 

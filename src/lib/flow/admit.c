@@ -21,10 +21,10 @@
 /* The ledger failed with r: MaxUse, vacuum and the rate limits are off for this crash, and its entry says so. */
 static void without_ledger(struct crash *cr, int r)
 {
-	diag_add(&cr->ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
-	if (cr->have_session)
-		session_close(&cr->q);
-	cr->have_session = false;
+	diag_add(&cr->held.ledger, "%s/%s: %s", cr->c.directory, LEDGER_FILE, strerror(-r));
+	if (cr->held.have_session)
+		session_close(&cr->held.q);
+	cr->held.have_session = false;
 }
 
 /* Opens the directory and the shared ledger. Without the ledger, MaxUse and rate limits are off for this crash. */
@@ -32,14 +32,14 @@ static int open_storage(struct crash *cr)
 {
 	int r;
 
-	cr->dirfd = store_open_dir(cr->c.directory);
-	if (cr->dirfd == -EPERM || cr->dirfd == -ENOTDIR)
+	cr->held.dirfd = store_open_dir(cr->c.directory);
+	if (cr->held.dirfd == -EPERM || cr->held.dirfd == -ENOTDIR)
 		return crash_fail(cr, "refusing Directory= (a symlink or not a directory, not root's, or writable by "
-				  "others)", cr->dirfd);
-	if (cr->dirfd < 0)
-		return crash_fail(cr, "opening the directory", cr->dirfd);
-	r = session_open(&cr->q, cr->dirfd);
-	cr->have_session = r == 0;
+				  "others)", cr->held.dirfd);
+	if (cr->held.dirfd < 0)
+		return crash_fail(cr, "opening the directory", cr->held.dirfd);
+	r = session_open(&cr->held.q, cr->held.dirfd);
+	cr->held.have_session = r == 0;
 	if (r < 0)
 		without_ledger(cr, r);
 	return 0;
@@ -55,12 +55,13 @@ static void begin_capture(struct crash *cr)
 	const struct procinfo_id id = crash_process_id(cr);
 
 	/* After the record (rate_limited): a handler killed once this line is out is named by the next. */
-	(void) report_start(&cr->k);
+	(void) report_start(&cr->given.k);
 	/* Encrypt=: the environment often holds secrets, and the entry is plaintext (crash_store refuses the rest). */
-	(void) procinfo_complete(&id, cr->c.capture_environment && cr->c.encrypt.n == 0 && !cr->c.encrypt.bad, &cr->pi);
+	(void) procinfo_complete(&id, cr->c.capture_environment && cr->c.encrypt.n == 0 && !cr->c.encrypt.bad,
+				 &cr->given.pi);
 	/* The trace's files, from the mappings: after the release, their paths may lead elsewhere, or nowhere. */
-	if (cr->c.stack_trace && cr->pi.trusted)
-		cr->have_mapped = mapped_open(&id, cr->pi.maps, cr->pi.exe, &cr->mapped) == 0;
+	if (cr->c.stack_trace && cr->given.pi.trusted)
+		cr->given.have_mapped = mapped_open(&id, cr->given.pi.maps, cr->given.pi.exe, &cr->given.mapped) == 0;
 	crash_collect_start(cr);
 }
 
@@ -74,19 +75,19 @@ static bool rate_limited(struct crash *cr)
 {
 	const struct rate_config rc = { cr->c.rate_interval, (uint32_t)cr->c.rate_burst,
 					(uint32_t)cr->c.rate_global_burst, config_user_burst(&cr->c) };
-	const char *key = cr->pi.exe[0] ? cr->pi.exe : cr->k.comm;
-	struct ledger_crash me = { .pid = cr->k.pid, .uid = (uint32_t)cr->k.uid, .gid = (uint32_t)cr->k.gid,
-				   .time = cr->k.time, .signal = (uint32_t)(cr->k.signal > 0 ? cr->k.signal : 0),
-				   .by_server = cr->o.socket };
+	const struct kargs *k = &cr->given.k;
+	const char *key = cr->given.pi.exe[0] ? cr->given.pi.exe : k->comm;
+	struct ledger_crash me = { .pid = k->pid, .uid = (uint32_t)k->uid, .gid = (uint32_t)k->gid, .time = k->time,
+				   .signal = (uint32_t)(k->signal > 0 ? k->signal : 0), .by_server = cr->o.socket };
 	struct rate_verdict v;
 	int r;
 
-	(void) snprintf(me.comm, sizeof(me.comm), "%s", cr->k.comm ? cr->k.comm : "");
-	r = cr->have_session ? session_admit(&cr->q, key, cr->k.uid, cr->k.time, &rc, &me, cr->o.entry_id,
+	(void) snprintf(me.comm, sizeof(me.comm), "%s", k->comm ? k->comm : "");
+	r = cr->held.have_session ? session_admit(&cr->held.q, key, k->uid, k->time, &rc, &me, cr->o.entry_id,
 					       cr->c.chunk_size, &v) : 0;
 	if (r < 0)
 		without_ledger(cr, r);
-	if (!cr->have_session || r < 0)
+	if (!cr->held.have_session || r < 0)
 		return false;
 	cr->o.suppressed_exe = v.suppressed_exe;
 	cr->o.suppressed_all = v.suppressed_all;
@@ -100,12 +101,14 @@ static bool rate_limited(struct crash *cr)
 /* What the rules match a crash on: the kernel's facts, and /proc's where it proved to be the crashed process. */
 static void rule_facts(const struct crash *cr, struct rule_facts *f)
 {
-	const struct container *ct = &cr->pi.ct;
+	const struct procinfo *pi = &cr->given.pi;
+	const struct kargs *k = &cr->given.k;
+	const struct container *ct = &pi->ct;
 
 	*f = (struct rule_facts) {
-		.exe = cr->pi.exe, .comm = cr->k.comm, .unit = cr->pi.units.unit, .user_unit = cr->pi.units.user_unit,
-		.slice = cr->pi.units.slice, .hostname = cr->k.hostname, .uid = cr->k.uid, .signal = cr->k.signal,
-		.container = cr->pi.container || ct->machine[0] || ct->id[0], .machine = ct->machine,
+		.exe = pi->exe, .comm = k->comm, .unit = pi->units.unit, .user_unit = pi->units.user_unit,
+		.slice = pi->units.slice, .hostname = k->hostname, .uid = k->uid, .signal = k->signal,
+		.container = pi->container || ct->machine[0] || ct->id[0], .machine = ct->machine,
 		.container_id = ct->id, .container_name = ct->name, .image = ct->image, .pod_name = ct->pod_name,
 		.pod_namespace = ct->pod_namespace, .pod_labels = ct->pod_labels,
 	};
@@ -146,7 +149,7 @@ int crash_admit(struct crash *cr)
 	int r;
 
 	apply_rule(cr);
-	if (cr->k.rlimit < RLIMIT_MIN) {
+	if (cr->given.k.rlimit < RLIMIT_MIN) {
 		cr->o.result = RESULT_SKIPPED;
 		return 0;
 	}

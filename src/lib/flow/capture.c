@@ -39,9 +39,10 @@ static void entry_id(char *buf, size_t len)
  */
 void crash_init(struct crash *cr, int in, const char *config, bool named)
 {
-	*cr = (struct crash) { .in = in, .config = config, .dirfd = -1, .corefd = -1, .memfd = -1,
-			       .q = { .statefd = -1 }, .mc = { .devnull = -1 }, .es = { .r = { .store = -1 } } };
-	cr->started_us = clock_us();
+	*cr = (struct crash) { .given = { .in = in, .config = config },
+			       .held = { .dirfd = -1, .corefd = -1, .memfd = -1, .q = { .statefd = -1 },
+					 .mc = { .devnull = -1 }, .es = { .r = { .store = -1 } } } };
+	cr->given.started_us = clock_us();
 	entry_id(cr->o.entry_id, sizeof(cr->o.entry_id));
 	config_read(&cr->c, config, named, &cr->cd);
 }
@@ -54,8 +55,8 @@ void crash_read_process(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
 
-	(void) procinfo_read(&id, &cr->pi);
-	cr->o.exe = cr->pi.exe;
+	(void) procinfo_read(&id, &cr->given.pi);
+	cr->o.exe = cr->given.pi.exe;
 }
 
 /*
@@ -86,16 +87,16 @@ void crash_finish(struct crash *cr)
 	crash_analyse(cr);
 	crash_sign(cr);
 	crash_keep_modules(cr);
-	if (cr->have_mapped)
-		mapped_free(&cr->mapped);
-	(void) report_diag(&cr->kd, "the kernel arguments", "safe defaults used, the core kept for root only");
-	(void) report_diag(&cr->cd, cr->config, "defaults used, capture goes on");
-	(void) report_diag(&cr->ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
+	if (cr->given.have_mapped)
+		mapped_free(&cr->given.mapped);
+	(void) report_diag(&cr->given.kd, "the kernel arguments", "safe defaults used, the core kept for root only");
+	(void) report_diag(&cr->cd, cr->given.config, "defaults used, capture goes on");
+	(void) report_diag(&cr->held.ledger, "the ledger", "no MaxUse, vacuum or rate limit for this crash");
 	if (crash_log(cr) == -EMSGSIZE) {
 		/* journald did not take the core: it is published as a file after all, and the entry sent without it. */
-		cr->have_unpublished = false;
-		(void) crash_publish(cr, &cr->unpublished, false);
-		(void) report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, -1);
+		cr->held.have_unpublished = false;
+		(void) crash_publish(cr, &cr->held.unpublished, false);
+		(void) report_crash(&cr->given.k, &cr->o, &cr->given.pi, &cr->a, -1);
 	}
 	/*
 	 * Its entry is out. The ledger is not told so (a write less): whoever finds this handler dead from here on looks
@@ -105,19 +106,16 @@ void crash_finish(struct crash *cr)
 	crash_report_orphans(cr);
 	crash_upload(cr);
 	analysis_free(&cr->a);
-	collect_free(&cr->hooks);
-	procinfo_free(&cr->pi);
-	if (cr->have_unpublished)
-		store_discard(&cr->unpublished);
-	minicore_free(&cr->mc);
+	collect_free(&cr->held.hooks);
+	procinfo_free(&cr->given.pi);
+	if (cr->held.have_unpublished)
+		store_discard(&cr->held.unpublished);
+	minicore_free(&cr->held.mc);
 	crash_stacks_free(cr);
-	if (cr->memfd >= 0)
-		(void) close(cr->memfd);
+	fd_close(&cr->held.memfd);
 	config_free(&cr->c);
 	/* The raw core's blocks go with its last fd; only then may the ledger stop counting them. */
-	if (cr->corefd >= 0)
-		(void) close(cr->corefd);
+	fd_close(&cr->held.corefd);
 	crash_end_session(cr);
-	if (cr->dirfd >= 0)
-		(void) close(cr->dirfd);
+	fd_close(&cr->held.dirfd);
 }

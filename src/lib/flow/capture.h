@@ -30,33 +30,48 @@ struct early_stacks {
 	size_t head_len;
 };
 
-/* One crash in hand: what the kernel said of it, the config, the storage, and what came of it. */
-struct crash {
+/* What a crash came with: its input, what the kernel said of it, and the process as /proc showed it. */
+struct crash_given {
 	int in;               /* the core comes from here: fd 0 in pipe mode, the connection in socket mode; -1 once
 				 released (crash_release) */
 	const char *config;   /* the config file's path, for the entry about its problems */
-	struct diag kd, cd;   /* problems with the kernel's arguments, with the config file */
-	struct config c;
+	const char *netdoor;  /* socket mode under its units: the door to the network (netdoor.c); NULL: this process
+				 has the network, and fetches and uploads itself */
 	struct kargs k;
-	struct outcome o;
-	struct session q;
+	struct diag kd;       /* problems with the kernel's arguments */
 	struct procinfo pi;
-	struct analysis a;
 	struct mapped mapped; /* the files it had mapped, opened while the kernel holds it, for the analysis */
 	bool have_mapped;
-	bool have_session;
+	uint64_t started_us;  /* the monotonic clock when the handler began */
+};
+
+/* What a capture holds while it runs, given back by crash_finish(): its fds, its ledger session, its filters. */
+struct crash_held {
 	int dirfd;
 	int corefd;           /* the stored core, kept open for reading after it is published: the analysis reads it */
+	int memfd;            /* the process's memory, which the module list is read from */
+	struct session q;
+	bool have_session;
 	struct diag ledger;   /* problems with the shared ledger: MaxUse, vacuum and rate limits off */
 	struct minicore mc;   /* Core=minimal: the filter the core is read through */
 	struct early_stacks es; /* EarlyStacks=: every thread's stack, read as the dump began (stacks.c) */
-	int memfd;            /* and the process's memory it reads the module list from */
 	struct store_file unpublished;  /* Storage=none: the core read for the stack trace, never published */
 	bool have_unpublished;
-	uint64_t started_us, released_us; /* the monotonic clock when the handler began, and let the process go */
 	struct collect hooks; /* CollectDirectory=: started at the admission, waited for by the release (hooks.c) */
-	const char *netdoor;  /* socket mode under its units: the door to the network (netdoor.c); NULL: this process
-				 has the network, and fetches and uploads itself */
+};
+
+/*
+ * One crash in hand, in four parts of different kinds: what it was given, what is configured for it (the config,
+ * its [Rule] applied), what it holds, and what came of it (the outcome, the analysis, when it was let go).
+ */
+struct crash {
+	struct crash_given given;
+	struct config c;
+	struct diag cd;       /* problems with the config file */
+	struct crash_held held;
+	struct outcome o;
+	struct analysis a;
+	uint64_t released_us; /* the monotonic clock when the process was let go */
 };
 
 /* What becomes of a core once copied (crash_fate: a pure function). */

@@ -12,7 +12,7 @@
 /* The crashed process, as procinfo.c names it: pid, pidfd (%F), crashing thread (%I), crash time. */
 struct procinfo_id crash_process_id(const struct crash *cr)
 {
-	return (struct procinfo_id) { cr->k.pid, cr->k.pidfd, cr->k.tid, cr->k.time };
+	return (struct procinfo_id) { cr->given.k.pid, cr->given.k.pidfd, cr->given.k.tid, cr->given.k.time };
 }
 
 /*
@@ -23,7 +23,9 @@ struct procinfo_id crash_process_id(const struct crash *cr)
  */
 bool crash_owner_sees(const struct crash *cr)
 {
-	return cr->k.dumpmode == SUID_DUMP_USER && uid_is_regular(cr->k.uid) && cr->pi.trusted && cr->pi.creds_unchanged;
+	const struct crash_given *g = &cr->given;
+
+	return g->k.dumpmode == SUID_DUMP_USER && uid_is_regular(g->k.uid) && g->pi.trusted && g->pi.creds_unchanged;
 }
 
 /*
@@ -36,23 +38,22 @@ void crash_release(struct crash *cr)
 {
 	int fd;
 
-	if (cr->in < 0)
+	if (cr->given.in < 0)
 		return;
 	crash_collect_end(cr);
 	cr->released_us = clock_us();
-	if (cr->in != STDIN_FILENO) {
-		(void) close(cr->in);
-		cr->in = -1;
+	if (cr->given.in != STDIN_FILENO) {
+		fd_close(&cr->given.in);
 		return;
 	}
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd > STDIN_FILENO) {
 		(void) dup2(fd, STDIN_FILENO);
-		(void) close(fd);
+		fd_close(&fd);
 	} else if (fd < 0) {
-		(void) close(STDIN_FILENO);
+		fd_close(&cr->given.in);
 	}
-	cr->in = -1;
+	cr->given.in = -1;
 }
 
 int crash_fail(struct crash *cr, const char *step, int r)

@@ -96,8 +96,8 @@ static void fetch_missing(struct crash *cr, int cachefd, const struct fetch_need
 			       "debug info here", n);
 		return;
 	}
-	if (cr->netdoor)
-		(void) netdoor_fetch(cr->netdoor, ask, k, (unsigned)cr->c.debuginfod_ms, fetched, sizeof(fetched));
+	if (cr->given.netdoor)
+		(void) netdoor_fetch(cr->given.netdoor, ask, k, (unsigned)cr->c.debuginfod_ms, fetched, sizeof(fetched));
 	else
 		crash_fetch_run(&cr->c, ask, k, fetched, sizeof(fetched));
 	(void) snprintf(said, len, "%d module(s) without debug info, %d from the cache; %s", n, n - (int)k, fetched);
@@ -117,17 +117,18 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 	uint64_t t0 = clock_us();
 	uid_t fu;
 	gid_t fg;
-	int cachefd, n, r;
+	_cleanup_close_ int cachefd = -1;
+	int n, r;
 
 	if (!cr->c.debuginfod_urls[0])
 		return;
-	if (creds_system_user(FETCH_USER, &fu, &fg) < 0 || (cachefd = fetch_cache(cr->dirfd, fu, fg)) < 0) {
+	if (creds_system_user(FETCH_USER, &fu, &fg) < 0 || (cachefd = fetch_cache(cr->held.dirfd, fu, fg)) < 0) {
 		(void) snprintf(cr->a.debuginfo, sizeof(cr->a.debuginfo), "not fetched: no user %s or no cache in %.512s",
 				FETCH_USER, cr->c.directory);
 		return;
 	}
 	ao->needs_only = true;
-	r = analysis_run(cr->corefd, ao, &first);
+	r = analysis_run(cr->held.corefd, ao, &first);
 	ao->needs_only = false;
 	/* A pass that could not run named nothing: that is not "none needed". */
 	if (r < 0 || first.confined == 0) {
@@ -147,7 +148,6 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
 		}
 	}
 	analysis_free(&first);
-	(void) close(cachefd);
 	cr->a.debuginfo_us = clock_us() - t0;
 }
 
@@ -158,27 +158,27 @@ static void fetch_debuginfo(struct crash *cr, struct analysis_opts *ao, struct f
  */
 void crash_analyse(struct crash *cr)
 {
-	struct analysis_opts ao = { .exe = cr->pi.exe, .core_size = cr->o.st.bytes,
+	struct analysis_opts ao = { .exe = cr->given.pi.exe, .core_size = cr->o.st.bytes,
 				    .timeout_ms = (unsigned)cr->c.stack_trace_ms,
-				    .root_fd = cr->pi.complete ? cr->pi.root_fd : -1,
-				    .mapped = cr->have_mapped ? &cr->mapped : NULL };
+				    .root_fd = cr->given.pi.complete ? cr->given.pi.root_fd : -1,
+				    .mapped = cr->given.have_mapped ? &cr->given.mapped : NULL };
 	char search[PATH_MAX + 48], debuginfo[sizeof(cr->a.debuginfo)];
 	struct fetch_files ff = { .n = 0 };
 	struct stat st;
 	uint64_t debuginfo_us;
 	int r;
 
-	if (!cr->c.stack_trace || cr->corefd < 0 || (cr->o.path[0] == '\0' && !cr->have_unpublished))
+	if (!cr->c.stack_trace || cr->held.corefd < 0 || (cr->o.path[0] == '\0' && !cr->held.have_unpublished))
 		return;
 	/* The core it reads: the stored one, or the one made of the stacks for a core compressed as it came. */
-	ao.core_size = fstat(cr->corefd, &st) == 0 ? (uint64_t)st.st_size : cr->o.st.bytes;
+	ao.core_size = fstat(cr->held.corefd, &st) == 0 ? (uint64_t)st.st_size : cr->o.st.bytes;
 	if (ao.core_size > cr->c.stack_trace_max) {
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core is larger than StackTraceMaxSize");
 		return;
 	}
 	if (crash_owner_sees(cr)) {
-		ao.uid = cr->k.uid;
-		ao.gid = cr->k.gid;
+		ao.uid = cr->given.k.uid;
+		ao.gid = cr->given.k.gid;
 	} else if ((r = analysis_user(&ao.uid, &ao.gid)) < 0) {
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: no user %s to run it as (%s)", ANALYSIS_USER,
 				r == -ENOENT ? "make install creates it" : strerror(-r));
@@ -195,7 +195,7 @@ void crash_analyse(struct crash *cr)
 	/* analysis_run() starts the result afresh: what the fetch step said is kept aside. */
 	(void) snprintf(debuginfo, sizeof(debuginfo), "%s", cr->a.debuginfo);
 	debuginfo_us = cr->a.debuginfo_us;
-	r = analysis_run(cr->corefd, &ao, &cr->a);
+	r = analysis_run(cr->held.corefd, &ao, &cr->a);
 	fetch_files_close(&ff);
 	if (r < 0)
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: %s", strerror(-r));
@@ -216,19 +216,20 @@ void crash_end_session(struct crash *cr)
 	struct kskip_when w;
 	struct kskip ks;
 
-	if (!cr->have_session)
+	if (!cr->held.have_session)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	clock_gettime(CLOCK_MONOTONIC, &up);
 	w.now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
 	up_usec = (uint64_t)up.tv_sec * 1000000 + (uint64_t)up.tv_nsec / 1000;
-	ago_usec = ((uint64_t)now.tv_sec > cr->k.time ? (uint64_t)now.tv_sec - cr->k.time : 0) * 1000000 + 1000000;
+	ago_usec = ((uint64_t)now.tv_sec > cr->given.k.time ? (uint64_t)now.tv_sec - cr->given.k.time : 0) * 1000000 +
+		   1000000;
 	w.storm_usec = up_usec > ago_usec ? up_usec - ago_usec : 0;
-	cr->have_session = false;
-	if (session_end(&cr->q, cr->o.socket ? NULL : &w, &ks) == 1) {
+	cr->held.have_session = false;
+	if (session_end(&cr->held.q, cr->o.socket ? NULL : &w, &ks) == 1) {
 		(void) report_kernel_skips(&ks, kskip_pipe_limit());
-		if (ks.count && cr->dirfd >= 0)
-			(void) metrics_event(cr->dirfd, &cr->c, EVENT_KERNEL_DROPPED, ks.count);
+		if (ks.count && cr->held.dirfd >= 0)
+			(void) metrics_event(cr->held.dirfd, &cr->c, EVENT_KERNEL_DROPPED, ks.count);
 	}
 }
 
@@ -241,19 +242,19 @@ void crash_report_orphans(struct crash *cr)
 {
 	unsigned said = 0;
 
-	for (unsigned i = 0; cr->have_session && i < cr->q.n_lost; i++) {
-		const struct inflight *f = &cr->q.lost[i];
+	for (unsigned i = 0; cr->held.have_session && i < cr->held.q.n_lost; i++) {
+		const struct inflight *f = &cr->held.q.lost[i];
 		struct named_core nc;
 
 		if (crash_entry_out(f->pid, f->crash.pid, f->entry, f->sending))
 			continue;
-		(void) crash_core_of(cr->dirfd, cr->c.directory, &f->crash, f->entry, &nc);
+		(void) crash_core_of(cr->held.dirfd, cr->c.directory, &f->crash, f->entry, &nc);
 		(void) report_orphan(&f->crash, f->pid, &nc);
 		said++;
 	}
-	cr->q.n_lost = 0;
-	if (said && cr->dirfd >= 0)
-		(void) metrics_event(cr->dirfd, &cr->c, EVENT_LOST, said);
+	cr->held.q.n_lost = 0;
+	if (said && cr->held.dirfd >= 0)
+		(void) metrics_event(cr->held.dirfd, &cr->c, EVENT_LOST, said);
 }
 
 /*
@@ -267,17 +268,17 @@ void crash_sign(struct crash *cr)
 	bool stored = name && !cr->o.in_journal && (cr->o.result == RESULT_STORED || cr->o.result == RESULT_TRUNCATED);
 	int r;
 
-	signature_make(cr->a.trace, cr->a.canon, cr->k.signal, cr->pi.exe, &cr->o.sig);
+	signature_make(cr->a.trace, cr->a.canon, cr->given.k.signal, cr->given.pi.exe, &cr->o.sig);
 	cr->o.have_sig = true;
-	if (cr->dirfd < 0)
+	if (cr->held.dirfd < 0)
 		return;
 	cr->o.sig_max = cr->c.max_per_signature;
-	r = sigstore_note(cr->dirfd, cr->o.sig.hex, cr->o.sig.keys, cr->k.time, stored, cr->c.max_per_signature,
+	r = sigstore_note(cr->held.dirfd, cr->o.sig.hex, cr->o.sig.keys, cr->given.k.time, stored, cr->c.max_per_signature,
 			  cr->c.signature_interval, &cr->o.seen);
 	cr->o.seen_error = r < 0 ? r : 0;
 	if (r < 0 || cr->o.seen.keep || !stored)
 		return;
-	if (unlinkat(cr->dirfd, name + 1, 0) < 0)
+	if (unlinkat(cr->held.dirfd, name + 1, 0) < 0)
 		return;
 	cr->o.sig_dropped = true;
 	cr->o.result = RESULT_SUPPRESSED;
@@ -291,17 +292,17 @@ void crash_sign(struct crash *cr)
 void crash_count(struct crash *cr)
 {
 	const struct metrics_crash m = {
-		.result = cr->o.result, .reason = metrics_reason_of(&cr->o), .signal = cr->k.signal,
+		.result = cr->o.result, .reason = metrics_reason_of(&cr->o), .signal = cr->given.k.signal,
 		.input = cr->o.st.input, .written = cr->o.path[0] ? cr->o.disk : 0, .removed = cr->o.vacuumed,
-		.removed_bytes = cr->o.vacuumed_bytes, .time = cr->k.time,
-		.capture_us = cr->released_us > cr->started_us ? cr->released_us - cr->started_us : 0,
+		.removed_bytes = cr->o.vacuumed_bytes, .time = cr->given.k.time,
+		.capture_us = cr->released_us > cr->given.started_us ? cr->released_us - cr->given.started_us : 0,
 	};
-	int dirfd = cr->dirfd >= 0 ? cr->dirfd : store_open_dir(cr->c.directory);
+	/* The crash's own directory fd, or one of this function's. */
+	_cleanup_close_ int own = cr->held.dirfd >= 0 ? -1 : store_open_dir(cr->c.directory);
+	const int dirfd = cr->held.dirfd >= 0 ? cr->held.dirfd : own;
 	int r = dirfd < 0 ? dirfd : metrics_crash(dirfd, &cr->c, &m);
 	struct diag d = { 0 };
 
-	if (dirfd >= 0 && dirfd != cr->dirfd)
-		(void) close(dirfd);
 	if (r == 0)
 		return;
 	diag_add(&d, "counting the crash in %s/%s and writing MetricsFile=%s: %s", cr->c.directory, METRICS_STATE,
@@ -326,9 +327,9 @@ int crash_log(struct crash *cr)
 	 * A handler killed from here may have its entry out: who names the crash waits for it first (a published core
 	 * said so already, in the same write).
 	 */
-	if (cr->have_session)
-		(void) session_sending(&cr->q);
-	r = report_crash(&cr->k, &cr->o, &cr->pi, &cr->a, cr->corefd);
+	if (cr->held.have_session)
+		(void) session_sending(&cr->held.q);
+	r = report_crash(&cr->given.k, &cr->o, &cr->given.pi, &cr->a, cr->held.corefd);
 	if (!cr->o.in_journal)
 		return 0;
 	/* Taken is not written: journald drops an entry larger than its journal files may grow, and says nothing. */

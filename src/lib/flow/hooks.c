@@ -16,18 +16,19 @@ void crash_collect_start(struct crash *cr)
 {
 	struct diag d = { 0 };
 	unsigned others, cpus = (unsigned)get_nprocs();
-	int r = collect_list(&cr->hooks, cr->c.collect_dir, &d);
+	int r = collect_list(&cr->held.hooks, cr->c.collect_dir, &d);
 
 	(void) report_diag(&d, "the collect hooks", r < 0 ? "none is run" : "those are not run");
 	if (r <= 0)
 		return;
-	others = cr->have_session ? session_others(&cr->q) : 0;
+	others = cr->held.have_session ? session_others(&cr->held.q) : 0;
 	if (others + 1 > cpus) {
 		(void) snprintf(cr->o.collect, sizeof(cr->o.collect), "skipped: %u captures in flight on %u CPUs",
 				others + 1, cpus);
 		return;
 	}
-	r = collect_start(&cr->hooks, cr->c.collect_user, (unsigned)cr->c.collect_timeout_ms, cr->k.pid, cr->k.pidfd);
+	r = collect_start(&cr->held.hooks, cr->c.collect_user, (unsigned)cr->c.collect_timeout_ms, cr->given.k.pid,
+			  cr->given.k.pidfd);
 	if (r < 0)
 		(void) snprintf(cr->o.collect, sizeof(cr->o.collect), "not run: CollectUser=%s: %s", cr->c.collect_user,
 				strerror(-r));
@@ -36,10 +37,10 @@ void crash_collect_start(struct crash *cr)
 /* The hooks waited for (at most until their deadline), what they printed taken into the outcome. */
 void crash_collect_end(struct crash *cr)
 {
-	if (!cr->hooks.running)
+	if (!cr->held.hooks.running)
 		return;
-	collect_wait(&cr->hooks);
-	cr->o.hook_fields = cr->hooks.fields;
-	cr->o.hooks_failed = cr->hooks.failed;
-	(void) snprintf(cr->o.collect, sizeof(cr->o.collect), "%s", cr->hooks.said);
+	collect_wait(&cr->held.hooks);
+	cr->o.hook_fields = cr->held.hooks.fields;
+	cr->o.hooks_failed = cr->held.hooks.failed;
+	(void) snprintf(cr->o.collect, sizeof(cr->o.collect), "%s", cr->held.hooks.said);
 }

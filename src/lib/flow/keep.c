@@ -51,7 +51,7 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->keep_free = cr->c.keep_free;
 	o->max_use = cr->c.max_use;
 	o->max_core = cr->c.max_core_size;
-	o->rlimit = cr->k.rlimit;
+	o->rlimit = cr->given.k.rlimit;
 	/* Socket mode: a dump the kernel reads slowly (a FUSE mapping's) must not hold a slot for SocketTimeoutSec. */
 	o->silence_ms = cr->o.socket ? (int)cr->c.socket_silence_ms : 0;
 	cr->o.silence_ms = (uint64_t)o->silence_ms;
@@ -74,9 +74,9 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	o->age_keys = (const unsigned char (*)[AGE_KEY_BYTES])cr->c.encrypt.keys;
 	o->n_age = cr->c.encrypt.n;
 	o->compress_workers = (int)cr->c.compress_threads;
-	if (cr->have_session) {
-		session_hooks(&cr->q, h);
-		session_share(&cr->q, cr->k.uid, &cr->c.max_use_per_user, &cr->c.max_use);
+	if (cr->held.have_session) {
+		session_hooks(&cr->held.q, h);
+		session_share(&cr->held.q, cr->given.k.uid, &cr->c.max_use_per_user, &cr->c.max_use);
 		o->hooks = h;
 	}
 }
@@ -102,9 +102,9 @@ static bool owner_may_read(struct crash *cr)
 {
 	if (!crash_owner_sees(cr))
 		return false;
-	if (!cr->pi.by_pidfd)
+	if (!cr->given.pi.by_pidfd)
 		cr->o.acl_none = "the kernel gave no pidfd (%F) to prove whose crash it was";
-	return cr->pi.by_pidfd;
+	return cr->given.pi.by_pidfd;
 }
 
 /*
@@ -117,9 +117,9 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 	struct stat st;
 	int r;
 
-	(void) xattr_describe(f->fd, &cr->k, cr->pi.exe, cr->o.entry_id);
+	(void) xattr_describe(f->fd, &cr->given.k, cr->given.pi.exe, cr->o.entry_id);
 	if (owner_may_read(cr)) {
-		r = owner_grant(f->fd, cr->k.uid);
+		r = owner_grant(f->fd, cr->given.k.uid);
 		cr->o.acl_error = r < 0 ? r : 0;
 		cr->o.acl = r == 0;
 	}
@@ -133,10 +133,11 @@ int crash_publish(struct crash *cr, struct store_file *f, bool compressed)
 	 * its name: no vacuum may take it before it is done. (A handler killed once the name is out is named as stored:
 	 * its core is found by that name, crash_core_of().)
 	 */
-	if (cr->have_session)
-		(void) session_publish(&cr->q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0,
+	if (cr->held.have_session)
+		(void) session_publish(&cr->held.q, cr->o.disk, compressed && !cr->o.st.compressed ? cr->o.st.allocated : 0,
 				       (uint64_t)st.st_ino, !compressed ? (uint64_t)st.st_ino : 0);
-	r = store_publish(f, cr->k.comm, cr->k.pid, cr->k.time, compressed, cr->o.st.encrypted, name, sizeof(name));
+	r = store_publish(f, cr->given.k.comm, cr->given.k.pid, cr->given.k.time, compressed, cr->o.st.encrypted, name,
+			  sizeof(name));
 	if (r < 0)
 		return crash_fail(cr, "publishing the file", r);
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s/%s", cr->c.directory, name);
@@ -155,7 +156,7 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 	struct timespec t0, t1;
 	int r;
 
-	r = store_create(cr->dirfd, mode, z);
+	r = store_create(cr->held.dirfd, mode, z);
 	if (r < 0)
 		return r;
 	engine_options(cr, &eo, &h);
@@ -219,8 +220,8 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode, enum fate
 	int r = 0;
 
 	/* Compressed as it came, there is no raw core for the analysis: it reads one made in memory of the stacks. */
-	cr->corefd = fate == FATE_PUBLISH_COMPRESSED ? crash_stacks_core(cr) : fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
-	if (fate == FATE_PUBLISH_COMPRESSED && cr->corefd < 0)
+	cr->held.corefd = fate == FATE_PUBLISH_COMPRESSED ? crash_stacks_core(cr) : fcntl(raw->fd, F_DUPFD_CLOEXEC, 3);
+	if (fate == FATE_PUBLISH_COMPRESSED && cr->held.corefd < 0)
 		(void) snprintf(cr->a.why, sizeof(cr->a.why), "not made: the core was compressed as it came, and its "
 				"threads' stacks were not read as the dump began (%s)", cr->o.stacks.why);
 	if (cr->c.storage == STORAGE_JOURNAL && fate != FATE_HOLD_JOURNAL && fate != FATE_PUBLISH_COMPRESSED)
@@ -233,8 +234,8 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode, enum fate
 		 * Read by the analysis through corefd, then dropped with it: never published (crash_finish); for the
 		 * journal, sent in the entry first.
 		 */
-		cr->unpublished = *raw;
-		cr->have_unpublished = true;
+		cr->held.unpublished = *raw;
+		cr->held.have_unpublished = true;
 		cr->o.in_journal = fate == FATE_HOLD_JOURNAL;
 		if (fate == FATE_HOLD_UNPUBLISHED)
 			cr->o.result = RESULT_RECORDED;
@@ -253,7 +254,7 @@ static int keep(struct crash *cr, struct store_file *raw, mode_t mode, enum fate
 /* Who may read the core: the crashing user's FileMode, or root alone for a process not dumpable by its owner. */
 static mode_t core_mode(const struct crash *cr)
 {
-	return cr->k.dumpmode == SUID_DUMP_USER ? cr->c.file_mode : 0600;
+	return cr->given.k.dumpmode == SUID_DUMP_USER ? cr->c.file_mode : 0600;
 }
 
 /*
@@ -264,11 +265,11 @@ static struct minicore *minimal_core(struct crash *cr)
 {
 	const struct procinfo_id id = crash_process_id(cr);
 
-	cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
-	minicore_init(&cr->mc, cr->in, cr->memfd, cr->c.minimal_stack_max);
-	cr->mc.silence_ms = cr->o.socket ? (int)cr->c.socket_silence_ms : 0;
+	cr->held.memfd = cr->given.pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
+	minicore_init(&cr->held.mc, cr->given.in, cr->held.memfd, cr->c.minimal_stack_max);
+	cr->held.mc.silence_ms = cr->o.socket ? (int)cr->c.socket_silence_ms : 0;
 	cr->o.minimal_wanted = true;
-	return &cr->mc;
+	return &cr->held.mc;
 }
 
 /*
@@ -297,23 +298,23 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	if (eo.n_age > 0)
 		(void) mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
 	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
-	r = engine_copy(cr->in, f->fd, &eo, &cr->o.st);
+	r = engine_copy(cr->given.in, f->fd, &eo, &cr->o.st);
 	if (cr->o.st.compressed) {
 		/* As after a compression of the raw core: st counts the core's bytes, zst the file's. */
 		cr->o.zst = cr->o.st;
 		cr->o.st.bytes = cr->o.st.input;
 	}
 	if (eo.minicore)
-		cr->o.mini = cr->mc.st;
+		cr->o.mini = cr->held.mc.st;
 	if (cr->o.st.encrypted)
 		cr->o.encrypted_to = cr->c.encrypt.text;
 	cr->o.have_siginfo = elfcore_siginfo(eo.head, cr->o.st.head_bytes, &cr->o.siginfo) == 0;
 	/* Socket mode has no %I: the core names the thread. */
-	if (cr->k.tid <= 0)
-		(void) elfcore_thread(eo.head, cr->o.st.head_bytes, cr->k.pid, &cr->k.tid);
-	cr->o.vacuumed = cr->q.removed;
-	cr->o.vacuumed_unsent = cr->q.unsent;
-	cr->o.vacuumed_bytes = cr->q.freed;
+	if (cr->given.k.tid <= 0)
+		(void) elfcore_thread(eo.head, cr->o.st.head_bytes, cr->given.k.pid, &cr->given.k.tid);
+	cr->o.vacuumed = cr->held.q.removed;
+	cr->o.vacuumed_unsent = cr->held.q.unsent;
+	cr->o.vacuumed_bytes = cr->held.q.freed;
 	/*
 	 * An error (not a limit: those cut the core and keep it) leaves a file that may not hold what it says, or not
 	 * on disk: no file under a final name, and the entry says which step failed.
@@ -366,7 +367,7 @@ static const char *encrypt_refused(const struct config *c)
 static int create_core(struct crash *cr, struct store_file *f)
 {
 	const char *refused = encrypt_refused(&cr->c);
-	int r = refused ? -EKEYREJECTED : store_create(cr->dirfd, core_mode(cr), f);
+	int r = refused ? -EKEYREJECTED : store_create(cr->held.dirfd, core_mode(cr), f);
 
 	if (r < 0)
 		(void) crash_fail(cr, refused ? refused : "creating the file", r);
@@ -397,9 +398,9 @@ int crash_room(struct crash *cr, struct store_file *f)
 		return r;
 	engine_options(cr, &eo, &h);
 	r = room_for_core(f->fd, &eo, &cr->o.st);
-	cr->o.vacuumed = cr->q.removed;
-	cr->o.vacuumed_unsent = cr->q.unsent;
-	cr->o.vacuumed_bytes = cr->q.freed;
+	cr->o.vacuumed = cr->held.q.removed;
+	cr->o.vacuumed_unsent = cr->held.q.unsent;
+	cr->o.vacuumed_bytes = cr->held.q.freed;
 	if (r > 0)
 		return 1;
 	store_discard(f);

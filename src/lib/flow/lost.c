@@ -56,7 +56,7 @@ static void take_record(int dirfd, pid_t handler, struct inflight *f)
 		return;
 	if (session_take(&q, handler, f) != 1)
 		*f = (struct inflight) { .pid = 0 };
-	(void) close(q.statefd);
+	fd_close(&q.statefd);
 }
 
 /*

@@ -18,7 +18,7 @@
 /* The bytes the modules may take now, used bytes counted against MaxUse: the room a capture's chunk would have. */
 static uint64_t room(const struct crash *cr, uint64_t used, uint64_t pending)
 {
-	return config_side_room(&cr->c, cr->dirfd, used, pending);
+	return config_side_room(&cr->c, cr->held.dirfd, used, pending);
 }
 
 /* One "INDEX BUILD-ID NAME" line of the analysis, kept; what came of it appended to said. */
@@ -31,13 +31,13 @@ static void keep_one(struct crash *cr, const char *core, const char *line, gid_t
 	uint64_t added = 0;
 	int r;
 
-	if (sscanf(line, "%u %256[0-9a-f] %255[^\n]", &i, id, name) != 3 || i >= cr->mapped.n)
+	if (sscanf(line, "%u %256[0-9a-f] %255[^\n]", &i, id, name) != 3 || i >= cr->given.mapped.n)
 		return;
 	/* The trace's name says " (deleted)" where the path is gone; here the build-id says which file it was. */
 	name[path_undeleted(name)] = '\0';
-	r = fstat(cr->mapped.files[i].fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	r = fstat(cr->given.mapped.files[i].fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
 	if (r == 0)
-		r = modstore_keep(cr->dirfd, core, id, cr->mapped.files[i].path, cr->mapped.files[i].fd,
+		r = modstore_keep(cr->held.dirfd, core, id, cr->given.mapped.files[i].path, cr->given.mapped.files[i].fd,
 				  (uint64_t)st.st_size, left, gid, &added);
 	(void) snprintf(said + strlen(said), len - strlen(said), "%s%s (%.16s...)%s%s", said[0] ? ", " : "", name, id,
 			r == 0 ? "" : ": not kept, ", r == 0 ? "" : r == -EFBIG ? "no room in MaxUse, KeepFree or MaxCoreSize" :
@@ -73,11 +73,11 @@ void crash_keep_modules(struct crash *cr)
 {
 	int r;
 
-	if (!cr->c.keep_modules || !cr->a.lost || !cr->have_mapped || !strrchr(cr->o.path, '/') || cr->o.in_journal ||
-	    cr->dirfd < 0 || (cr->o.result != RESULT_STORED && cr->o.result != RESULT_TRUNCATED))
+	if (!cr->c.keep_modules || !cr->a.lost || !cr->given.have_mapped || !strrchr(cr->o.path, '/') || cr->o.in_journal ||
+	    cr->held.dirfd < 0 || (cr->o.result != RESULT_STORED && cr->o.result != RESULT_TRUNCATED))
 		return;
 	/* Without the ledger nothing counts MaxUse: a core is stored anyway, the modules are not. */
-	r = cr->have_session ? session_spend(&cr->q, keep_all, cr) : -ENOLCK;
+	r = cr->held.have_session ? session_spend(&cr->held.q, keep_all, cr) : -ENOLCK;
 	if (r < 0 && !cr->o.modules[0])
 		(void) snprintf(cr->o.modules, sizeof(cr->o.modules), "none kept: %s",
 				r == -ENOLCK ? "no ledger" : strerror(-r));

@@ -71,19 +71,15 @@ static int door_open(const char *path, unsigned timeout_ms)
 {
 	struct sockaddr_un sa;
 	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
-	int fd = io_unix_socket(path, SOCK_STREAM, &sa);
+	_cleanup_close_ int fd = io_unix_socket(path, SOCK_STREAM, &sa);
 
 	if (fd < 0)
 		return fd;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int r = -errno;
-
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return TAKE_FD(fd);
 }
 
 /* The door's one-line reply into said. 0 or -errno (-EAGAIN: none in time). */
@@ -105,7 +101,8 @@ static int ask(const char *path, unsigned timeout_ms, char kind, const char *con
 	       unsigned n, char *said, size_t len)
 {
 	uint32_t count = n;
-	int fd = door_open(path, timeout_ms), r;
+	_cleanup_close_ int fd = door_open(path, timeout_ms);
+	int r;
 
 	if (fd < 0)
 		return fd;
@@ -118,7 +115,6 @@ static int ask(const char *path, unsigned timeout_ms, char kind, const char *con
 		(void) shutdown(fd, SHUT_WR);
 	if (r == 0)
 		r = get_reply(fd, said, len);
-	(void) close(fd);
 	return r;
 }
 

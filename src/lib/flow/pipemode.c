@@ -26,7 +26,7 @@ int capture_pipe(const char *config, bool named, int argc, char **argv, char *en
 	int r;
 
 	crash_init(&cr, STDIN_FILENO, config, named);
-	(void) kargs_parse(argc, argv, &cr.k, &cr.kd);
+	(void) kargs_parse(argc, argv, &cr.given.k, &cr.given.kd);
 	crash_read_process(&cr);
 	r = crash_handle(&cr, admit_and_store, NULL);
 	(void) snprintf(entry, len, "%s", cr.o.entry_id);

@@ -28,18 +28,17 @@ int crash_retrace(const char *config, bool named, const struct retrace_in *in, s
 		return -ENOMEM;
 	crash_init(cr, -1, config, named);
 	cr->c.stack_trace = true;
-	cr->corefd = in->corefd;
+	cr->held.corefd = in->corefd;
 	cr->o.st.bytes = in->size;
-	cr->k.signal = in->signal;
-	(void) snprintf(cr->pi.exe, sizeof(cr->pi.exe), "%s", in->exe);
+	cr->given.k.signal = in->signal;
+	(void) snprintf(cr->given.pi.exe, sizeof(cr->given.pi.exe), "%s", in->exe);
 	/* The core in the journal (Storage=journal) was never a file: the analysis reads the copy. */
 	(void) snprintf(cr->o.path, sizeof(cr->o.path), "%s", in->path[0] ? in->path : "(journal)");
-	cr->dirfd = open(cr->c.directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	cr->held.dirfd = open(cr->c.directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	crash_analyse(cr);
 	signature_make(cr->a.trace, cr->a.canon, in->signal, in->exe, s);
 	*a = cr->a;
-	if (cr->dirfd >= 0)
-		(void) close(cr->dirfd);
+	fd_close(&cr->held.dirfd);
 	free(cr);
 	return a->trace || a->why[0] ? 0 : -EIO;
 }

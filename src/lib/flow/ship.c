@@ -148,14 +148,14 @@ static void upload_through(const struct crash *cr, const char *name, int fd, con
 	const struct sandbox_result none = { .end = SANDBOX_FAILED };
 	char said[256], path[PATH_MAX + NAME_MAX + 2];
 	uint64_t next;
-	int r = netdoor_upload(cr->netdoor, name, f, (unsigned)cr->c.upload_timeout_ms, said, sizeof(said));
+	int r = netdoor_upload(cr->given.netdoor, name, f, (unsigned)cr->c.upload_timeout_ms, said, sizeof(said));
 
 	if (r == 0)
 		return;
 	next = (uint64_t)time(NULL) + upload_backoff(1);
 	(void) upload_mark(fd, 1, next);
 	(void) snprintf(path, sizeof(path), "%s/%s", cr->c.directory, name);
-	(void) report_upload(cr->k.pid, path, 1, &none, r, next);
+	(void) report_upload(cr->given.k.pid, path, 1, &none, r, next);
 }
 
 /* The crash's stored core, sent: the rule it got noted on it for its retries, its entry's fields given. */
@@ -163,12 +163,12 @@ static void upload_stored(struct crash *cr)
 {
 	char host[NAME_COMM_MAX + 1];
 	const char *name = strrchr(cr->o.path, '/') + 1;
-	const struct container *ct = &cr->pi.ct;
-	const struct upload_names n = { .file = name, .dir = cr->c.directory, .comm = cr->k.comm, .host = host,
-					.pid = cr->k.pid, .uid = cr->k.uid, .time = cr->k.time,
+	const struct container *ct = &cr->given.pi.ct;
+	const struct upload_names n = { .file = name, .dir = cr->c.directory, .comm = cr->given.k.comm, .host = host,
+					.pid = cr->given.k.pid, .uid = cr->given.k.uid, .time = cr->given.k.time,
 					.pod_namespace = ct->pod_namespace, .pod_name = ct->pod_name };
 	struct fields f;
-	_cleanup_close_ int fd = openat(cr->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(cr->held.dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -179,11 +179,11 @@ static void upload_stored(struct crash *cr)
 	if (ct->pod_name[0])
 		(void) fsetxattr(fd, POD_NAME_XATTR, ct->pod_name, strlen(ct->pod_name), 0);
 	host_name(host, sizeof(host));
-	report_fields(&cr->k, &cr->o, &cr->pi, &cr->a, &f);
-	if (cr->netdoor)
+	report_fields(&cr->given.k, &cr->o, &cr->given.pi, &cr->a, &f);
+	if (cr->given.netdoor)
 		upload_through(cr, name, fd, &f);
 	else
-		(void) ship(&cr->c, cr->dirfd, name, fd, &f, &n, 1);
+		(void) ship(&cr->c, cr->held.dirfd, name, fd, &f, &n, 1);
 	fields_free(&f);
 }
 
@@ -192,7 +192,7 @@ void crash_upload(struct crash *cr)
 {
 	int where;
 
-	if (!cr->c.exec_upload[0] || !strrchr(cr->o.path, '/') || cr->dirfd < 0)
+	if (!cr->c.exec_upload[0] || !strrchr(cr->o.path, '/') || cr->held.dirfd < 0)
 		return;
 	where = detach(cr);
 	if (where == 1)

@@ -23,13 +23,13 @@ static int exchange(struct crash *cr)
 	uint32_t mark;
 	int take, r;
 
-	r = sockproto_request(cr->in, &req);
+	r = sockproto_request(cr->given.in, &req);
 	if (r < 0)
 		return crash_fail(cr, "reading the kernel's request", r);
 	take = crash_admit(cr);
 	if (take > 0)
 		take = crash_room(cr, &f);
-	r = sockproto_ack(cr->in, take > 0 ? COREDUMP_KERNEL | COREDUMP_WAIT : COREDUMP_REJECT, &mark);
+	r = sockproto_ack(cr->given.in, take > 0 ? COREDUMP_KERNEL | COREDUMP_WAIT : COREDUMP_REJECT, &mark);
 	if (r < 0 && take > 0)
 		store_discard(&f);
 	if (r == -EPROTO)
@@ -50,12 +50,12 @@ static void learn_signal(struct crash *cr)
 	int sig;
 
 	if (cr->o.have_siginfo && cr->o.siginfo.signo > 0) {
-		cr->k.signal = cr->o.siginfo.signo;
+		cr->given.k.signal = cr->o.siginfo.signo;
 		return;
 	}
 	sig = peer_exit_signal(peer_in_hand, 1000);
 	if (sig > 0)
-		cr->k.signal = sig;
+		cr->given.k.signal = sig;
 	else
 		cr->o.signal_error = sig;
 }
@@ -81,8 +81,8 @@ int capture_socket(const char *config, bool named, int conn, uint64_t time, cons
 	}
 	crash_init(&cr, conn, config, named);
 	cr.o.socket = true;
-	cr.netdoor = netdoor;
-	peer_kargs(&p, time, &cr.k);
+	cr.given.netdoor = netdoor;
+	peer_kargs(&p, time, &cr.given.k);
 	crash_read_process(&cr);
 	peer_in_hand = &p;
 	r = crash_handle(&cr, exchange, learn_signal);

@@ -42,20 +42,21 @@ static int take_head(struct early_stacks *es, int out, const void *head, size_t 
 static int read_stacks(void *arg)
 {
 	struct crash *cr = arg;
-	struct early_stacks *es = &cr->es;
+	struct early_stacks *es = &cr->held.es;
 	int store, r;
 
-	if (cr->memfd < 0)
-		return cr->memfd;
-	r = rescue_plan(es->head, es->head_len, cr->memfd, cr->c.minimal_stack_max, &es->r);
+	if (cr->held.memfd < 0)
+		return cr->held.memfd;
+	r = rescue_plan(es->head, es->head_len, cr->held.memfd, cr->c.minimal_stack_max, &es->r);
 	if (r < 0)
 		return r;
 	store = memfd_create("coresink-stacks", MFD_CLOEXEC);
 	if (store < 0)
 		return -errno;
-	r = rescue_read(&es->r, cr->memfd, store);
+	r = rescue_read(&es->r, cr->held.memfd, store);
+	/* Once read, the store is the rescue's (rescue_free). */
 	if (r < 0)
-		(void) close(store);
+		fd_close(&store);
 	return r;
 }
 
@@ -63,7 +64,7 @@ static int read_stacks(void *arg)
 static void progress(void *ctx, int out, uint64_t written, bool raw, const void *head, size_t head_bytes)
 {
 	struct crash *cr = ctx;
-	struct early_stacks *es = &cr->es;
+	struct early_stacks *es = &cr->held.es;
 	struct rescue_stats *rs = &cr->o.stacks;
 	const struct procinfo_id id = crash_process_id(cr);
 	uint64_t need = 0, t0;
@@ -81,8 +82,8 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 	t0 = clock_us();
 	if (r == 0)
 		r = take_head(es, out, head, head_bytes, need);
-	if (r == 0 && cr->memfd < 0)
-		cr->memfd = cr->pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
+	if (r == 0 && cr->held.memfd < 0)
+		cr->held.memfd = cr->given.pi.trusted ? procinfo_open_mem(&id) : -ESRCH;
 	/*
 	 * Bounded: a mapping of a file system that answers when it likes (a user's FUSE mount) would hold this read,
 	 * and the capture's slot, for as long as it likes. Past the bound the reader is left to itself, with the
@@ -93,7 +94,7 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 	rs->us = clock_us() - t0;
 	if (r == -ETIME) {
 		es->state = ES_ABANDONED;
-		cr->memfd = -1;
+		cr->held.memfd = -1;
 		rs->why = "the process's memory did not answer within SocketSilenceSec (a mapping of a slow file system)";
 		return;
 	}
@@ -116,9 +117,9 @@ void crash_stacks_hook(struct crash *cr, struct engine_opts *eo)
 	/* A minimal core encrypted as it comes has no plaintext file for its trace either: it gets them too. */
 	if (!cr->c.early_stacks || (cr->c.core != CORE_FULL && cr->c.encrypt.n == 0))
 		return;
-	cr->es.state = ES_WAITING;
+	cr->held.es.state = ES_WAITING;
 	cr->o.stacks.tried = true;
-	cr->es.r.store = -1;
+	cr->held.es.r.store = -1;
 	eo->progress = progress;
 	eo->progress_ctx = cr;
 }
@@ -134,7 +135,7 @@ static int give_within(void *ctx, uint64_t used, uint64_t pending)
 {
 	const struct give *g = ctx;
 
-	return config_side_room(&g->cr->c, g->cr->dirfd, used + g->cr->o.st.allocated, pending) >= g->want ? 0 :
+	return config_side_room(&g->cr->c, g->cr->held.dirfd, used + g->cr->o.st.allocated, pending) >= g->want ? 0 :
 	       -ENOSPC;
 }
 
@@ -165,7 +166,7 @@ static uint64_t holes_between(int fd, uint64_t from, uint64_t to)
  */
 static int place(struct crash *cr, int fd, uint64_t *cut, uint64_t *want)
 {
-	const struct early_stacks *es = &cr->es;
+	const struct early_stacks *es = &cr->held.es;
 	int r;
 
 	if (cr->o.st.limit == LIMIT_CUT_SHORT) {
@@ -192,7 +193,7 @@ int crash_stacks_give(struct crash *cr, int fd)
 	uint64_t size = 0, cut = 0;
 	int r;
 
-	if (cr->es.state != ES_READ)
+	if (cr->held.es.state != ES_READ)
 		return 0;
 	/* A zstd frame takes nothing after its end that zstd would read as part of the core. */
 	if (cr->o.st.compressed) {
@@ -203,12 +204,12 @@ int crash_stacks_give(struct crash *cr, int fd)
 		rs->why = "the limit leaves no room for them after the core's headers and notes";
 		return 0;
 	}
-	r = cr->have_session ? session_spend(&cr->q, give_within, &g) : give_within(&g, 0, 0);
+	r = cr->held.have_session ? session_spend(&cr->held.q, give_within, &g) : give_within(&g, 0, 0);
 	if (r < 0) {
 		rs->why = r == -ENOSPC ? "no room for them above KeepFree or under MaxUse" : "the room could not be known";
 		return 0;
 	}
-	r = rescue_apply(fd, cut, cr->es.head, cr->es.head_len, &cr->es.r, &size);
+	r = rescue_apply(fd, cut, cr->held.es.head, cr->held.es.head_len, &cr->held.es.r, &size);
 	if (r == 0 && size < cr->o.st.bytes && ftruncate(fd, (off_t)size) < 0)
 		r = -errno;
 	if (r == 0)
@@ -238,33 +239,33 @@ int crash_stacks_core(struct crash *cr)
 {
 	struct rescue_stats *rs = &cr->o.stacks;
 	uint64_t size = 0;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
-	if (cr->es.state != ES_READ) {
+	if (cr->held.es.state != ES_READ) {
 		if (!rs->why)
-			rs->why = cr->es.state == ES_OFF ? "EarlyStacks=no" : "none were read";
+			rs->why = cr->held.es.state == ES_OFF ? "EarlyStacks=no" : "none were read";
 		return -ENODATA;
 	}
 	fd = memfd_create("coresink-trace-core", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = rescue_minimal(fd, &cr->es.r, &size);
+	r = rescue_minimal(fd, &cr->held.es.r, &size);
 	if (r < 0) {
-		(void) close(fd);
 		rs->why = "the stack trace's core could not be made of them";
 		return r;
 	}
 	rs->traced = size;
-	return fd;
+	return TAKE_FD(fd);
 }
 
 /* What EarlyStacks= holds: nothing unless crash_stacks_hook() set it up (its store is -1 until then). */
 void crash_stacks_free(struct crash *cr)
 {
 	/* An abandoned reader may still write them: they go with the process. */
-	if (cr->es.state == ES_OFF || cr->es.state == ES_ABANDONED)
+	if (cr->held.es.state == ES_OFF || cr->held.es.state == ES_ABANDONED)
 		return;
-	rescue_free(&cr->es.r);
-	free(cr->es.head);
-	cr->es.head = NULL;
+	rescue_free(&cr->held.es.r);
+	free(cr->held.es.head);
+	cr->held.es.head = NULL;
 }

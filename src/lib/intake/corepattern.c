@@ -39,16 +39,15 @@ int core_pattern_get(char *buf, size_t size)
 static int put(const char *pattern)
 {
 	char line[CORE_PATTERN_MAX + 2];
-	int fd, r, len = snprintf(line, sizeof(line), "%s\n", pattern);
+	int len = snprintf(line, sizeof(line), "%s\n", pattern);
+	_cleanup_close_ int fd = -1;
 
 	if (len < 0 || (size_t)len >= sizeof(line))
 		return -ENAMETOOLONG;
 	fd = open(CORE_PATTERN_PATH, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = io_write_full(fd, line, (size_t)len);
-	(void) close(fd);
-	return r;
+	return io_write_full(fd, line, (size_t)len);
 }
 
 /*

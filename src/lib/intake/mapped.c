@@ -261,7 +261,7 @@ void mapped_free(struct mapped *m)
 {
 	/* files NULL has n 0 (said for clang's analyzer, which loses that through procinfo_verify()). */
 	for (unsigned i = 0; m->files && i < m->n; i++) {
-		(void) close(m->files[i].fd);
+		fd_close(&m->files[i].fd);
 		free(m->files[i].path);
 	}
 	free(m->files);

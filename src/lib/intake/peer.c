@@ -105,13 +105,12 @@ static void read_comm(struct peer *p, int dirfd)
 void peer_kargs(struct peer *p, uint64_t time, struct kargs *k)
 {
 	uint64_t rlimit = UINT64_MAX;
-	int dirfd = proc_open((pid_t)p->info.pid);
+	_cleanup_close_ int dirfd = proc_open((pid_t)p->info.pid);
 
 	if (dirfd >= 0) {
 		read_comm(p, dirfd);
 		read_hostname(p, dirfd);
 		(void) read_rlimit_core(dirfd, &rlimit);
-		(void) close(dirfd);
 	}
 	*k = (struct kargs) {
 		.pid = (pid_t)p->info.pid,
@@ -162,7 +161,5 @@ int peer_exit_signal(const struct peer *p, int timeout_ms)
 
 void peer_close(struct peer *p)
 {
-	if (p->pidfd >= 0)
-		(void) close(p->pidfd);
-	p->pidfd = -1;
+	fd_close(&p->pidfd);
 }

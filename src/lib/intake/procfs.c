@@ -31,7 +31,7 @@ int proc_open(pid_t pid)
 /* Reads a file below dirfd, at most PROC_FILE_MAX bytes, NUL-terminated; *len the bytes read. NULL on error. */
 char *proc_read(int dirfd, const char *name, size_t *len)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	char *buf;
 	ssize_t n;
 
@@ -39,7 +39,6 @@ char *proc_read(int dirfd, const char *name, size_t *len)
 		return NULL;
 	buf = malloc(PROC_FILE_MAX + 1);
 	n = buf ? io_read_full(fd, buf, PROC_FILE_MAX, NULL) : -ENOMEM;
-	(void) close(fd);
 	if (n < 0) {
 		free(buf);
 		return NULL;
@@ -98,11 +97,7 @@ int proc_dumping(int dirfd, pid_t tid)
 /* The start time of pid in clock ticks since boot. 0 or -errno. */
 int proc_start_time(pid_t pid, uint64_t *ticks)
 {
-	int dirfd = proc_open(pid), r;
+	_cleanup_close_ int dirfd = proc_open(pid);
 
-	if (dirfd < 0)
-		return dirfd;
-	r = proc_start_ticks(dirfd, ticks);
-	(void) close(dirfd);
-	return r;
+	return dirfd < 0 ? dirfd : proc_start_ticks(dirfd, ticks);
 }

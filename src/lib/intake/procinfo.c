@@ -328,8 +328,8 @@ int procinfo_complete(const struct procinfo_id *id, bool environ, struct procinf
 void procinfo_free(struct procinfo *pi)
 {
 	/* root_fd is only set by the rest: a procinfo never completed holds no fd (0 is not one of its). */
-	if (pi->complete && pi->root_fd >= 0)
-		(void) close(pi->root_fd);
+	if (pi->complete)
+		fd_close(&pi->root_fd);
 	free(pi->cmdline);
 	free(pi->cgroup);
 	free(pi->status);

@@ -40,17 +40,13 @@ int sockcap_release(const char *release, unsigned int *major, unsigned int *mino
 static int probe_pidfd(void)
 {
 	struct pidfd_info info = { .mask = PIDFD_INFO_COREDUMP };
-	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0), r;
+	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 
 	if (fd < 0)
 		return errno == ENOSYS ? 0 : -errno;
-	r = ioctl(fd, PIDFD_GET_INFO, &info);
-	if (r < 0)
-		r = errno == ENOTTY || errno == EINVAL ? 0 : -errno;
-	else
-		r = !!(info.mask & PIDFD_INFO_COREDUMP);
-	(void) close(fd);
-	return r;
+	if (ioctl(fd, PIDFD_GET_INFO, &info) < 0)
+		return errno == ENOTTY || errno == EINVAL ? 0 : -errno;
+	return !!(info.mask & PIDFD_INFO_COREDUMP);
 }
 
 /* Whether kernel.core_modes lists the socket ("socket"; "unix" in its first form): 1, 0, or -errno. */

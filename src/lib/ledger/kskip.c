@@ -114,7 +114,7 @@ int kskip_scan(uint64_t after, uint64_t since_usec, struct kskip *ks)
 	char rec[RECORD_MAX];
 	struct kskip_record r;
 	bool first = true;
-	int fd;
+	_cleanup_close_ int fd = -1;
 
 	*ks = (struct kskip) { .last = after, .listed_all = true };
 	fd = open(KMSG, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -143,7 +143,6 @@ int kskip_scan(uint64_t after, uint64_t since_usec, struct kskip *ks)
 		if (r.seq > ks->last)
 			ks->last = r.seq;
 	}
-	(void) close(fd);
 	return 0;
 }
 
@@ -154,8 +153,7 @@ long kskip_pipe_limit(void)
 	int fd = open("/proc/sys/kernel/core_pipe_limit", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? io_read_full(fd, buf, sizeof(buf) - 1, NULL) : -1;
 
-	if (fd >= 0)
-		(void) close(fd);
+	fd_close(&fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';

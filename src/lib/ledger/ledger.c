@@ -224,16 +224,15 @@ int ledger_save(int fd, const struct ledger *l)
  */
 int ledger_read(int dirfd, struct ledger *l)
 {
-	int fd = openat(dirfd, LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r = -EWOULDBLOCK;
+	_cleanup_close_ int fd = openat(dirfd, LEDGER_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
+	int r = -EWOULDBLOCK;
 
 	if (fd < 0)
 		return -errno;
 	/* Root's file, as the handlers make it: anything else in its place is not the ledger. */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
-		(void) close(fd);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0)
 		return -EBADMSG;
-	}
 	for (int i = 0; i < 100 && r == -EWOULDBLOCK; i++) {
 		r = flock(fd, LOCK_SH | LOCK_NB) == 0 ? 0 : -errno;
 		if (r == -EWOULDBLOCK)
@@ -241,7 +240,6 @@ int ledger_read(int dirfd, struct ledger *l)
 	}
 	if (r == 0)
 		r = ledger_load(fd, l);
-	(void) close(fd);
 	return r;
 }
 

@@ -291,8 +291,7 @@ int session_used(int dirfd, struct side_use *u)
 		r = hook_used(&q, &u->used, &u->pending);
 		unlock(&q);
 	}
-	if (q.statefd >= 0)
-		(void) close(q.statefd);
+	fd_close(&q.statefd);
 	return r;
 }
 
@@ -418,14 +417,16 @@ int session_take(struct session *q, pid_t pid, struct inflight *f)
 int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *unsent, uint64_t *freed)
 {
 	uint64_t held[LEDGER_INFLIGHT_MAX], bytes;
-	_cleanup_free_ struct ledger *l = calloc(1, sizeof(*l));
+	struct ledger *l = calloc(1, sizeof(*l));
 	size_t n_held = 0;
 	_cleanup_close_ int fd = statefile_open(dirfd, LEDGER_FILE);
 	int r;
 
 	*freed = 0;
-	if (fd < 0 || !l)
+	if (fd < 0 || !l) {
+		free(l);
 		return fd < 0 ? fd : -ENOMEM;
+	}
 	r = flock(fd, LOCK_EX) < 0 ? -errno : ledger_load(fd, l);
 	for (size_t i = 0; r == 0 && i < l->n_inflight; i++)
 		if (l->inflight[i].held)
@@ -439,6 +440,7 @@ int session_remove(int dirfd, char *const *names, size_t n, int *result, bool *u
 	if (r == 0)
 		r = ledger_save(fd, l);
 	(void) flock(fd, LOCK_UN);
+	free(l);
 	return r;
 }
 
@@ -480,8 +482,7 @@ int session_end(struct session *q, const struct kskip_when *w, struct kskip *ks)
 		turn = kernel_skips(q, w->now_ms, w->storm_usec, ks);
 	if (r == 0)
 		r = put_ledger(q, 0);
-	(void) close(q->statefd);
-	q->statefd = -1;
+	fd_close(&q->statefd);
 	return r < 0 ? r : turn;
 }
 

@@ -142,8 +142,7 @@ static ssize_t drop(struct minicore *m, uint64_t len)
 
 		/* splice needs a pipe on one side: a socket's core (socket mode) is read through a buffer. */
 		if (r == -EINVAL && m->devnull >= 0) {
-			(void) close(m->devnull);
-			m->devnull = -1;
+			fd_close(&m->devnull);
 		}
 		if (r == -EINVAL && !m->scratch && !(m->scratch = malloc(SCRATCH_BYTES)))
 			return -ENOMEM;
@@ -261,8 +260,7 @@ void minicore_free(struct minicore *m)
 	free(m->pieces);
 	free(m->masks);
 	free(m->scratch);
-	if (m->devnull >= 0)
-		(void) close(m->devnull);
+	fd_close(&m->devnull);
 	m->head = m->prefix = NULL;
 	m->pieces = NULL;
 	m->masks = NULL;

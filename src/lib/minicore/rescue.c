@@ -30,8 +30,7 @@ void rescue_free(struct rescue *r)
 {
 	free(r->pieces);
 	free(r->prefix);
-	if (r->store >= 0)
-		(void) close(r->store);
+	fd_close(&r->store);
 	*r = (struct rescue) { .store = -1 };
 }
 

@@ -203,7 +203,7 @@ static int send_as(const struct fields *f, const struct ucred *as)
 {
 	_cleanup_close_ int sock = journal_socket(), memfd = -1;
 	size_t len;
-	_cleanup_free_ char *buf = serialize(f, &len);
+	char *buf = serialize(f, &len);
 	int r;
 
 	if (!buf)
@@ -216,6 +216,7 @@ static int send_as(const struct fields *f, const struct ucred *as)
 		memfd = sealed_copy(buf, len);
 		r = memfd < 0 ? memfd : send_with_creds(sock, NULL, 0, memfd, as);
 	}
+	free(buf);
 	return r;
 }
 
@@ -226,7 +227,7 @@ static int send_as(const struct fields *f, const struct ucred *as)
 static int entry_with_file(const struct fields *f, const char *name, int fd, uint64_t len)
 {
 	size_t n;
-	_cleanup_free_ char *buf = serialize(f, &n);
+	char *buf = serialize(f, &n);
 	_cleanup_close_ int memfd = memfd_create("coresink-entry", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	uint64_t le = htole64(len);
 	int r;
@@ -247,6 +248,7 @@ static int entry_with_file(const struct fields *f, const char *name, int fd, uin
 		r = io_write_full(memfd, "\n", 1);
 	if (r == 0 && fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		r = -errno;
+	free(buf);
 	return r < 0 ? r : TAKE_FD(memfd);
 }
 

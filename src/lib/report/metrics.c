@@ -212,7 +212,8 @@ static int load(int fd, struct metrics *m)
 static int update(int dirfd, const struct config *c, void (*add)(struct metrics *m, const void *arg), const void *arg)
 {
 	struct metrics m = { 0 };
-	int fd = statefile_open(dirfd, METRICS_STATE), r, e;
+	_cleanup_close_ int fd = statefile_open(dirfd, METRICS_STATE);
+	int r, e;
 
 	if (fd < 0)
 		return fd;
@@ -223,7 +224,6 @@ static int update(int dirfd, const struct config *c, void (*add)(struct metrics 
 		e = metrics_export(dirfd, c, &m);
 		r = r < 0 ? r : e;
 	}
-	(void) close(fd);
 	return r;
 }
 
@@ -278,14 +278,12 @@ int metrics_event(int dirfd, const struct config *c, enum metrics_event e, uint6
 /* The counters as they stand, for coresinkctl metrics: read under a shared lock, never a half-written file. */
 int metrics_read(int dirfd, struct metrics *m)
 {
-	int fd = openat(dirfd, METRICS_STATE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), r;
+	_cleanup_close_ int fd = openat(dirfd, METRICS_STATE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	*m = (struct metrics) { 0 };
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	r = flock(fd, LOCK_SH) < 0 ? -errno : load(fd, m);
-	(void) close(fd);
-	return r;
+	return flock(fd, LOCK_SH) < 0 ? -errno : load(fd, m);
 }
 
 /* The event's name, for the exposition's label. */

@@ -190,8 +190,7 @@ static int map_own_ids(uid_t uid, gid_t gid)
 		}
 		fd = open(steps[i].file, O_WRONLY | O_CLOEXEC);
 		r = fd < 0 ? -errno : io_write_full(fd, text, strlen(text));
-		if (fd >= 0)
-			(void) close(fd);
+		fd_close(&fd);
 	}
 	return r;
 }

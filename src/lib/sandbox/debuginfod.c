@@ -134,11 +134,12 @@ static int cache_path(const struct step *s, const char *kind, const char *id, co
 static void mark_missing(const struct step *s, const char *kind, const char *id)
 {
 	char path[4096];
-	_cleanup_close_ int fd = -1;
+	int fd;
 
 	if (cache_path(s, kind, id, ".miss", path, sizeof(path)) < 0)
 		return;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd_close(&fd);
 }
 
 /*

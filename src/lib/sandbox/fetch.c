@@ -135,7 +135,7 @@ unsigned fetch_open(int cachefd, const struct fetch_need *needs, int n, struct f
 void fetch_files_close(struct fetch_files *ff)
 {
 	for (unsigned i = 0; i < ff->n; i++)
-		(void) close(ff->f[i].fd);
+		fd_close(&ff->f[i].fd);
 	ff->n = 0;
 }
 
@@ -228,7 +228,8 @@ int fetch_run(const struct fetch_job *j, char *said, size_t len)
 				    .timeout_ms = j->timeout_ms, .output_max = FETCH_OUTPUT_MAX, .root_fd = -1,
 				    .exec = true };
 	struct sandbox_result res;
-	int n = 0, null, r;
+	_cleanup_close_ int null = -1;
+	int n = 0, r;
 
 	(void) snprintf(timeout, sizeof(timeout), "%u", j->timeout_ms);
 	(void) snprintf(max, sizeof(max), "%llu", (unsigned long long)j->max_use);
@@ -249,7 +250,6 @@ int fetch_run(const struct fetch_job *j, char *said, size_t len)
 	if (null < 0)
 		return -errno;
 	r = sandbox_run(&l, null, exec_step, &x, &res);
-	(void) close(null);
 	if (r < 0)
 		return r;
 	summarize(j, res.out, said, len);

@@ -280,8 +280,7 @@ int sandbox_end(struct sandbox_child *c, struct sandbox_result *res)
 	end = res->out ? collect(c->rfd, c->pidfd, c->max, c->deadline, res) : SANDBOX_FAILED;
 	(void) close(c->rfd);
 	reap(c->pid, c->deadline, end < 0 ? SANDBOX_FAILED : end, res);
-	if (c->pidfd >= 0)
-		(void) close(c->pidfd);
+	fd_close(&c->pidfd);
 	*c = (struct sandbox_child) { .pid = -1, .rfd = -1, .pidfd = -1 };
 	if (!res->out)
 		return -ENOMEM;

@@ -187,7 +187,7 @@ int upload_run(const struct upload_job *j, struct sandbox_result *res)
 	if (l.root_fd < 0)
 		return l.root_fd;
 	r = sandbox_run(&l, j->corefd, exec_command, &x, res);
-	(void) close(l.root_fd);
+	fd_close(&l.root_fd);
 	return r;
 }
 

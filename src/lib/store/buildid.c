@@ -9,31 +9,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "buildid.h"
 
 /* Calls fn for each regular file beneath the .build-id tree open as tree (xx/rest); tree stays open. */
 void buildid_walk(int tree, buildid_fn fn, void *ctx)
 {
-	int dup_tree = tree < 0 ? -1 : fcntl(tree, F_DUPFD_CLOEXEC, 3), sub;
-	DIR *d = dup_tree < 0 ? NULL : fdopendir(dup_tree), *s;
+	DIR *d = tree < 0 ? NULL : opendir_at(tree, ".", 0), *s;
 	struct dirent *e, *f;
 	struct stat st;
 
-	if (!d && dup_tree >= 0)
-		(void) close(dup_tree);
 	while (d && (e = readdir(d))) {
-		if (strlen(e->d_name) != 2 || e->d_name[0] == '.' ||
-		    (sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		if (strlen(e->d_name) != 2 || e->d_name[0] == '.' || !(s = opendir_at(dirfd(d), e->d_name, O_NOFOLLOW)))
 			continue;
-		s = fdopendir(sub);
-		while (s && (f = readdir(s)))
+		while ((f = readdir(s)))
 			if (f->d_name[0] != '.' && fstatat(dirfd(s), f->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    S_ISREG(st.st_mode))
 				fn(ctx, dirfd(s), e->d_name, f->d_name, &st);
-		if (s)
-			(void) closedir(s);
-		else
-			(void) close(sub);
+		(void) closedir(s);
 	}
 	if (d)
 		(void) closedir(d);

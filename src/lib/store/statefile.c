@@ -18,7 +18,7 @@
  */
 int statefile_open(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	struct stat st;
 	int r = 0;
 
@@ -30,11 +30,7 @@ int statefile_open(int dirfd, const char *name)
 		r = -EPERM;
 	else if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)
 		r = -errno;
-	if (r < 0) {
-		(void) close(fd);
-		return r;
-	}
-	return fd;
+	return r < 0 ? r : TAKE_FD(fd);
 }
 
 /* Rewrites the file whole with the len bytes of text (under its lock): from the start, then cut. 0 or -errno. */

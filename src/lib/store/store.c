@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base.h"
 #include "corename.h"
 #include "store.h"
 
@@ -28,7 +29,7 @@ int store_root_dir(int fd)
 	if (fd < 0)
 		return errno == ELOOP ? -ENOTDIR : -errno;
 	if (fstat(fd, &st) < 0 || !store_root_only(&st)) {
-		(void) close(fd);
+		fd_close(&fd);
 		return -EPERM;
 	}
 	return fd;
@@ -141,8 +142,6 @@ void store_discard(struct store_file *f)
 	if (f->tmpname[0])
 		(void) unlinkat(f->dirfd, f->tmpname, 0);
 	f->tmpname[0] = '\0';
-	if (f->fd >= 0)
-		(void) close(f->fd);
-	f->fd = -1;
+	fd_close(&f->fd);
 	errno = saved;
 }

@@ -134,7 +134,8 @@ int sigstore_note(int dirfd, const char *hex, const char *keys, uint64_t now, bo
 	struct sig_table t = { .n = 0 };
 	char *text = NULL;
 	ssize_t n;
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	int r;
 
 	*seen = (struct sig_seen) { .count = 1, .first = now, .keep = true };
 	fd = statefile_open(dirfd, SIGSTORE_FILE);
@@ -158,6 +159,5 @@ int sigstore_note(int dirfd, const char *hex, const char *keys, uint64_t now, bo
 	}
 	free(text);
 	free(t.l);
-	(void) close(fd);
 	return r;
 }

@@ -71,18 +71,18 @@ static int list_cores(int dirfd, struct core **list)
 	struct dirent *e;
 	struct core c;
 	DIR *d;
-	int fd, r = 0;
+	_cleanup_close_ int fd = -1;
+	int r = 0;
 
 	*list = NULL;
 	fd = dup(dirfd);
 	if (fd < 0)
 		return -errno;
 	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		(void) close(fd);
-		return r;
-	}
+	if (!d)
+		return -errno;
+	/* d owns fd from here on. */
+	(void) TAKE_FD(fd);
 	rewinddir(d);
 	errno = 0;
 	while (r == 0 && (e = readdir(d)))
@@ -152,7 +152,7 @@ static bool is_held(const struct core *c, const uint64_t *held, size_t n_held)
 static int remove_core(int dirfd, const struct core *c, bool *pending, uint64_t *modules)
 {
 	/* O_NONBLOCK: never wait for a lease or a lock of anyone's. */
-	int fd = openat(dirfd, c->o.name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(dirfd, c->o.name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
 
 	*pending = false;
@@ -162,7 +162,7 @@ static int remove_core(int dirfd, const struct core *c, bool *pending, uint64_t 
 			*pending = fgetxattr(fd, UPLOAD_XATTR, NULL, 0) > 0;
 			(void) ftruncate(fd, 0);
 		}
-		(void) close(fd);
+		fd_close(&fd);
 	}
 	if (unlinkat(dirfd, c->o.name, 0) < 0)
 		return -errno;

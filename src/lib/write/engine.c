@@ -277,10 +277,8 @@ static void copy_teardown(struct copy *c)
 		c->st->in_calls += c->pf.calls;
 		c->ahead = false;
 	}
-	if (c->stage[0] >= 0)
-		(void) close(c->stage[0]);
-	if (c->stage[1] >= 0)
-		(void) close(c->stage[1]);
+	fd_close(&c->stage[0]);
+	fd_close(&c->stage[1]);
 	free(c->buf);
 	if (c->compress)
 		compressor_free(&c->z);

@@ -119,8 +119,7 @@ int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n, int sile
 	pthread_mutex_destroy(&p->lock);
 	(void) fcntl(fd, F_SETFL, flags);
 fail:
-	if (p->stopfd >= 0)
-		(void) close(p->stopfd);
+	fd_close(&p->stopfd);
 	free(p->slots);
 	free(p->mem);
 	return r;
