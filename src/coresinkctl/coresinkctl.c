@@ -119,10 +119,7 @@ static int add_file(struct opts *o, const char *path)
 
 static int time_option(const char *arg, uint64_t *usec)
 {
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_REALTIME, &ts);
-	return entries_parse_time(arg, (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, usec);
+	return entries_parse_time(arg, clock_realtime_us(), usec);
 }
 
 /* Parses the options, wherever they stand among the verb and its matches. 0, or an exit code. */

@@ -106,14 +106,6 @@ static int show_new(const struct found *f, struct shown *sh, int dirfd, enum jso
 	return fflush(stdout) == 0 ? r : -EIO;
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /*
  * list --follow over the selection sel (its -n and -r apply to what is shown first), the cores' state read in dirfd:
  * the legend (text, with legend), the crashes there are, then each new one. Returns only on an error: -errno.
@@ -123,7 +115,7 @@ int follow_list(const struct selection *sel, int dirfd, bool legend, enum json_m
 	struct selection w = *sel;
 	struct shown sh = { 0 };
 	struct found f;
-	uint64_t newest = now_usec();
+	uint64_t newest = clock_realtime_us();
 	sd_journal *j = NULL;
 	int r = entries_open(sel, (void **)&j);
 

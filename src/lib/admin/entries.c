@@ -258,10 +258,6 @@ int record_read(struct record *c, origin_get_fn fn, void *ctx)
 	return r;
 }
 
-static int journal_get(void *ctx, const char *name, const void **data, size_t *len)
-{
-	return sd_journal_get_data(ctx, name, data, len);
-}
 
 /* The current entry into c. 0 or -ENOMEM. */
 static int read_crash(sd_journal *j, struct record *c)
@@ -278,7 +274,7 @@ static int read_crash(sd_journal *j, struct record *c)
 	(void) sd_journal_set_data_threshold(j, DATA_THRESHOLD);
 	if (sd_journal_get_cursor(j, &c->cursor) < 0)
 		return -ENOMEM;
-	r = record_read(c, journal_get, j);
+	r = record_read(c, origin_journal_get, j);
 	if (r < 0) {
 		free(c->cursor);
 		c->cursor = NULL;

@@ -58,10 +58,6 @@ struct source {
 	void *ctx;
 };
 
-static int journal_get(void *ctx, const char *name, const void **data, size_t *len)
-{
-	return sd_journal_get_data(ctx, name, data, len);
-}
 
 /* The value of field name in the entry into buf ("" when it has none), cut to len. */
 static void get(const struct source *e, const char *name, char *buf, size_t len)
@@ -311,7 +307,7 @@ static void group_entry(struct table *t, const struct source *j, uint64_t at, bo
 /* Takes the current entry of j into its group, where coresink wrote it: anyone may send one with its MESSAGE_ID. */
 static void take(sd_journal *j, struct seals *seals, struct table *t, bool retrace)
 {
-	const struct source e = { journal_get, j };
+	const struct source e = { origin_journal_get, j };
 	uint64_t at = 0;
 
 	if (!origin_of_entry(j, seals, getuid(), NULL)) {
@@ -497,13 +493,10 @@ int summary_of(origin_get_fn fn, void *const *ctxs, const uint64_t *usec, size_t
 /* --since as every verb takes a time (entries_parse_time), into microseconds; 0 without one. 0 or -EINVAL. */
 static int parse_since(const char *s, uint64_t *usec)
 {
-	struct timespec now;
-
 	*usec = 0;
 	if (!s)
 		return 0;
-	clock_gettime(CLOCK_REALTIME, &now);
-	return entries_parse_time(s, (uint64_t)now.tv_sec * 1000000 + (uint64_t)now.tv_nsec / 1000, usec);
+	return entries_parse_time(s, clock_realtime_us(), usec);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "clock.h"
 #include "io.h"
 
 /*
@@ -166,13 +167,10 @@ int io_splice_all(int in, int out, size_t len, size_t *moved, unsigned long *cal
 	return 0;
 }
 
-/* What is left of timeout_ms since t0 (CLOCK_MONOTONIC), in ms: the one deadline of the bounded calls below. */
-static int ms_left(const struct timespec *t0, int timeout_ms)
+/* What is left of timeout_ms since t0 (clock_ms()), in ms: the one deadline of the bounded calls below. */
+static int ms_left(uint64_t t0, int timeout_ms)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return timeout_ms - (int)((t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000);
+	return timeout_ms - (int)(clock_ms() - t0);
 }
 
 /*
@@ -183,10 +181,9 @@ static int ms_left(const struct timespec *t0, int timeout_ms)
 ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	struct timespec t0;
+	const uint64_t t0 = clock_ms();
 	size_t got = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (got < len) {
 		ssize_t n = read(fd, (char *)buf + got, len - got);
 		int left;
@@ -199,7 +196,7 @@ ssize_t io_read_within(int fd, void *buf, size_t len, int timeout_ms)
 		}
 		if (errno != EINTR && errno != EAGAIN)
 			return -errno;
-		left = ms_left(&t0, timeout_ms);
+		left = ms_left(t0, timeout_ms);
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (errno == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)
@@ -330,10 +327,9 @@ int io_waitpid(pid_t pid, int *status)
  */
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
 {
-	struct timespec t0;
+	const uint64_t t0 = clock_ms();
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		int e, left;
 
@@ -342,7 +338,7 @@ int io_send_within(int fd, const struct msghdr *msg, int timeout_ms)
 		e = errno;
 		if (e != EINTR && e != EAGAIN)
 			return -e;
-		left = ms_left(&t0, timeout_ms);
+		left = ms_left(t0, timeout_ms);
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (e == EAGAIN && poll(&p, 1, left) < 0 && errno != EINTR)

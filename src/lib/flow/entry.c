@@ -211,19 +211,15 @@ void crash_analyse(struct crash *cr)
  */
 void crash_end_session(struct crash *cr)
 {
-	struct timespec now, up;
-	uint64_t up_usec, ago_usec;
+	const uint64_t now_us = clock_realtime_us(), up_usec = clock_us();
+	uint64_t ago_usec, now_s = now_us / 1000000;
 	struct kskip_when w;
 	struct kskip ks;
 
 	if (!cr->held.have_session)
 		return;
-	clock_gettime(CLOCK_REALTIME, &now);
-	clock_gettime(CLOCK_MONOTONIC, &up);
-	w.now_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-	up_usec = (uint64_t)up.tv_sec * 1000000 + (uint64_t)up.tv_nsec / 1000;
-	ago_usec = ((uint64_t)now.tv_sec > cr->given.k.time ? (uint64_t)now.tv_sec - cr->given.k.time : 0) * 1000000 +
-		   1000000;
+	w.now_ms = now_us / 1000;
+	ago_usec = (now_s > cr->given.k.time ? now_s - cr->given.k.time : 0) * 1000000 + 1000000;
 	w.storm_usec = up_usec > ago_usec ? up_usec - ago_usec : 0;
 	cr->held.have_session = false;
 	if (session_end(&cr->held.q, cr->o.socket ? NULL : &w, &ks) == 1) {

@@ -153,7 +153,7 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 {
 	struct engine_opts eo;
 	struct engine_hooks h;
-	struct timespec t0, t1;
+	uint64_t t0;
 	int r;
 
 	r = store_create(cr->held.dirfd, mode, z);
@@ -177,10 +177,9 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 	eo.last = &cr->o.st.last;
 	/* Size limits were applied to the core as it came; the input is a file here, not the kernel's pipe. */
 	eo.max_core = eo.rlimit = UINT64_MAX;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_us();
 	r = lseek(raw->fd, 0, SEEK_SET) < 0 ? -errno : engine_copy(raw->fd, z->fd, &eo, &cr->o.zst);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	cr->o.compress_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000);
+	cr->o.compress_us = clock_us() - t0;
 	if (r == 0 && cr->o.zst.truncated)
 		r = -ENOSPC;
 	if (r < 0)

@@ -180,7 +180,8 @@ int origin_canon(origin_get_fn get, void *ctx, const char *prefix, unsigned vers
 	return 0;
 }
 
-static int journal_get(void *ctx, const char *name, const void **data, size_t *len)
+/* origin_get_fn over a journal's current entry (ctx: the sd_journal): every reader of entries takes its fields so. */
+int origin_journal_get(void *ctx, const char *name, const void **data, size_t *len)
 {
 	return sd_journal_get_data(ctx, name, data, len);
 }
@@ -199,7 +200,7 @@ static unsigned seal_version(sd_journal *j)
 	char v[16];
 	uint64_t n;
 
-	if (!value_of(journal_get, j, "CORESINK_SEAL_VERSION", v, sizeof(v)))
+	if (!value_of(origin_journal_get, j, "CORESINK_SEAL_VERSION", v, sizeof(v)))
 		return 1;
 	return parse_u64(v, &n) == 0 && n >= 2 && n <= ORIGIN_SEAL_VERSION ? (unsigned)n : 0;
 }
@@ -214,8 +215,8 @@ static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
 	struct seal x = { .version = seal_version(j) };
 	int r;
 
-	if (!x.version || !value_of(journal_get, j, "CORESINK_SEAL", id, sizeof(id)) ||
-	    !value_of(journal_get, j, "COREDUMP_UID", uid, sizeof(uid)))
+	if (!x.version || !value_of(origin_journal_get, j, "CORESINK_SEAL", id, sizeof(id)) ||
+	    !value_of(origin_journal_get, j, "COREDUMP_UID", uid, sizeof(uid)))
 		return 0;
 	if (s->n == *cap) {
 		struct seal *p = reallocarray(s->s, *cap ? *cap * 2 : 64, sizeof(*p));
@@ -227,7 +228,7 @@ static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
 	}
 	x.id = strdup(id);
 	x.uid = strdup(uid);
-	r = !x.id || !x.uid ? -ENOMEM : origin_canon(journal_get, j, ORIGIN_SEALED_PREFIX, x.version, &x.canon,
+	r = !x.id || !x.uid ? -ENOMEM : origin_canon(origin_journal_get, j, ORIGIN_SEALED_PREFIX, x.version, &x.canon,
 							&x.canon_len);
 	if (r < 0) {
 		free(x.id);
@@ -371,11 +372,11 @@ static bool sealed_entry(sd_journal *j, const struct seals *s, const char *uid)
 	const struct seal *which = NULL;
 	bool yes;
 
-	if (!s || !s->n || !value_of(journal_get, j, "CORESINK_ENTRY", id, sizeof(id)))
+	if (!s || !s->n || !value_of(origin_journal_get, j, "CORESINK_ENTRY", id, sizeof(id)))
 		return false;
 	(void) sd_journal_get_data_threshold(j, &threshold);
 	(void) sd_journal_set_data_threshold(j, 0);
-	yes = origin_sealed_by(s, id, uid, journal_get, j, &which) && which->first &&
+	yes = origin_sealed_by(s, id, uid, origin_journal_get, j, &which) && which->first &&
 	      sd_journal_test_cursor(j, which->first) > 0;
 	(void) sd_journal_set_data_threshold(j, threshold);
 	return yes;
@@ -386,10 +387,10 @@ bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const c
 {
 	char me[16], i[32], t[32], u[16], cu[16];
 	struct origin o = {
-		.ident = value_of(journal_get, j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
-		.transport = value_of(journal_get, j, "_TRANSPORT", t, sizeof(t)),
-		.uid = value_of(journal_get, j, "_UID", u, sizeof(u)),
-		.crash_uid = value_of(journal_get, j, "COREDUMP_UID", cu, sizeof(cu)),
+		.ident = value_of(origin_journal_get, j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
+		.transport = value_of(origin_journal_get, j, "_TRANSPORT", t, sizeof(t)),
+		.uid = value_of(origin_journal_get, j, "_UID", u, sizeof(u)),
+		.crash_uid = value_of(origin_journal_get, j, "COREDUMP_UID", cu, sizeof(cu)),
 	};
 
 	(void) snprintf(me, sizeof(me), "%u", (unsigned)reader);

@@ -139,17 +139,16 @@ static int read_space(struct room *c, struct space_in *in)
 static int show_freed(struct room *c, uint64_t avail_before, uint64_t freed)
 {
 	struct statfs sfs;
-	struct timespec t0, t1;
+	uint64_t t0;
 
 	if (fstatfs(c->out, &sfs) < 0)
 		return -errno;
 	if (avail_bytes(&sfs) < avail_before + freed) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = clock_ns();
 		if (syncfs(c->out) < 0 || fstatfs(c->out, &sfs) < 0)
 			return -errno;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		c->st->syncs++;
-		c->st->sync_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+		c->st->sync_ns += clock_ns() - t0;
 	}
 	/* Synced or not late: what statfs shows now includes this capture's own bytes. */
 	c->baseline = avail_bytes(&sfs) + c->held;
