@@ -106,7 +106,11 @@ at_exit "stop_started HTTP_PID"
 install -m 0755 "$(dirname "$0")/../../examples/notify.d/webhook" "$ND/40-webhook"
 echo "http://127.0.0.1:$port/crash" > "$ND/40-webhook.url"
 chmod 0644 "$ND/40-webhook.url"
-sleep 0.5
+# Until the server listens (a loaded machine took more than half a second once: curl's "Couldn't connect").
+for _ in $(seq 100); do
+	(exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null && break
+	sleep 0.1
+done
 crash 1
 said=$(notified "$CRASH_PID") || fail "no notification for the webhook"
 for _ in $(seq 50); do [ -s "$T/posted" ] && break; sleep 0.1; done
