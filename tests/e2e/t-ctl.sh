@@ -183,10 +183,15 @@ check "summary, check-config and retry-uploads are verbs too" bash -c "
 
 # list --follow: the crashes there are, then each new one within a second of its entry, once; a forged entry never.
 # As root, rows; as a user who may read every journal, their own crash only, as JSON objects, once root sealed it.
-ctl list --follow ctlcrash > "$T/follow" 2> "$T/follow.err" & FOLLOW_PID=$!
+# exec: the pid kept is coresinkctl's own, which stop_started ends (a function run in the background is a shell whose
+# end left coresinkctl running for good).
+(exec "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" list --follow ctlcrash) > "$T/follow" 2> "$T/follow.err" &
+FOLLOW_PID=$!
 at_exit "stop_started FOLLOW_PID"
 if getent group systemd-journal > /dev/null; then
-	as_reader "$CTL" --config "$T/c.conf" --since "$TEST_SINCE" --json=short list -f > "$T/ufollow" 2> "$T/ufollow.err" & UFOLLOW_PID=$!
+	(exec setpriv --reuid=$USER_ID --regid=$USER_ID --groups="$(getent group systemd-journal | cut -d: -f3)" \
+		"$CTL" --config "$T/c.conf" --since "$TEST_SINCE" --json=short list -f) > "$T/ufollow" 2> "$T/ufollow.err" &
+	UFOLLOW_PID=$!
 	at_exit "stop_started UFOLLOW_PID"
 fi
 # following: true once FILE has a line that holds TEXT, within 3 s.

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	pid_t server;
 
 	if (argc < 3 || s < 0)
 		return fprintf(stderr, "usage: badserver hang|slow|wrong|chunked|big PORT [FILE]\n"), 100;
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
 	(void) setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 64) < 0)
 		return perror("bind"), 111;
+	server = getpid();
 	printf("ready\n");
 	fflush(stdout);
 	for (;;) {
@@ -104,6 +107,9 @@ int main(int argc, char **argv)
 		if (c < 0)
 			continue;
 		if (fork() == 0) {
+			/* Ends with the server the test stops: a "hang" child would pause for good otherwise. */
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != server)
+				_exit(0);
 			(void) close(s);
 			serve(c, argv[1], argc > 3 ? argv[3] : "");
 			_exit(0);
