@@ -175,15 +175,14 @@ static void run_one(const struct config *c, const char *name, const char *text, 
 	j.corefd = upload_text_fd(text);
 	r = j.corefd < 0 ? j.corefd : upload_run(&j, &res);
 	fd_close(&j.corefd);
-	if (r < 0)
+	if (r < 0) {
 		(void) snprintf(said, len, "%s: not started: %s", name, strerror(-r));
-	else if (res.end == SANDBOX_DONE)
-		(void) snprintf(said, len, "%s: done in %llu ms", name, (unsigned long long)res.elapsed_us / 1000);
-	else if (res.end == SANDBOX_FAILED || res.end == SANDBOX_KILLED)
-		(void) snprintf(said, len, "%s: failed (%s %d)", name, res.end == SANDBOX_FAILED ? "exit status" : "signal",
-				res.code);
-	else
-		(void) snprintf(said, len, "%s: %s", name, sandbox_end_to_string(res.end));
+	} else {
+		char end[96];
+
+		sandbox_ending(&res, end, sizeof(end));
+		(void) snprintf(said, len, "%s: %s", name, end);
+	}
 	/* Its last newline is the end of its last line, not a byte to show. */
 	if (res.out && res.len && res.out[res.len - 1] == '\n')
 		res.out[--res.len] = '\0';

@@ -164,20 +164,6 @@ static unsigned take_fields(struct collect *co, FILE *f, const char *out, size_t
 	return taken;
 }
 
-/* How hook i ended (res), in words. */
-static void ending(const struct collect *co, unsigned i, const struct sandbox_result *res, char *buf, size_t len)
-{
-	if (co->started[i] < 0)
-		(void) snprintf(buf, len, "not started: %s", strerror(-co->started[i]));
-	else if (res->end == SANDBOX_DONE)
-		(void) snprintf(buf, len, "done in %llu ms", (unsigned long long)res->elapsed_us / 1000);
-	else if (res->end == SANDBOX_FAILED || res->end == SANDBOX_KILLED)
-		(void) snprintf(buf, len, "failed (%s %d)", res->end == SANDBOX_FAILED ? "exit status" : "signal",
-				res->code);
-	else
-		(void) snprintf(buf, len, "%s, killed", sandbox_end_to_string(res->end));
-}
-
 /* What came of hook i (res: taken fields, and bad lines not taken, the first of them) said into co->said. */
 static void say(struct collect *co, unsigned i, const struct sandbox_result *res, unsigned taken, unsigned bad,
 		const char *first)
@@ -185,7 +171,10 @@ static void say(struct collect *co, unsigned i, const struct sandbox_result *res
 	size_t at = strlen(co->said);
 	char end[128], lines[640] = "";
 
-	ending(co, i, res, end, sizeof(end));
+	if (co->started[i] < 0)
+		(void) snprintf(end, sizeof(end), "not started: %s", strerror(-co->started[i]));
+	else
+		sandbox_ending(res, end, sizeof(end));
 	co->failed |= co->started[i] < 0 || res->end != SANDBOX_DONE;
 	if (bad)
 		(void) snprintf(lines, sizeof(lines), " (%u line%s not taken, the first: \"%s\")", bad,

@@ -302,6 +302,21 @@ int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg
 	return r < 0 ? r : sandbox_end(&c, res);
 }
 
+/*
+ * How a run of an admin's program ended, in words, as the entries of the notifiers and the collect hooks say it:
+ * "done in N ms", "failed (exit status N)", "failed (signal N)", "timed out, killed", "output too long, killed".
+ */
+void sandbox_ending(const struct sandbox_result *res, char *buf, size_t len)
+{
+	if (res->end == SANDBOX_DONE)
+		(void) snprintf(buf, len, "done in %llu ms", (unsigned long long)res->elapsed_us / 1000);
+	else if (res->end == SANDBOX_FAILED || res->end == SANDBOX_KILLED)
+		(void) snprintf(buf, len, "failed (%s %d)", res->end == SANDBOX_FAILED ? "exit status" : "signal",
+				res->code);
+	else
+		(void) snprintf(buf, len, "%s, killed", sandbox_end_to_string(res->end));
+}
+
 /* What confined the child, in words ("none" when nothing did). */
 void sandbox_confinement_text(unsigned confined, char *buf, size_t len)
 {

@@ -75,6 +75,7 @@ int sandbox_end(struct sandbox_child *c, struct sandbox_result *res);
 int sandbox_run(const struct sandbox_limits *l, int fd, sandbox_fn fn, void *arg, struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);
 const char *sandbox_end_to_string(enum sandbox_end e);
+void sandbox_ending(const struct sandbox_result *res, char *buf, size_t len);
 void sandbox_confinement_text(unsigned confined, char *buf, size_t len);
 bool sandbox_limits_memory(void);
 
