@@ -88,7 +88,7 @@ $(B)/.deps-test:
 
 $(B)/obj/lib/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -DLIBEXECDIR=\"$(LIBEXECDIR)\" -DBINDIR=\"$(BINDIR)\" $(CFLAGS) $(WARN) $(LIB_INC) -c -o $@ $<
 
 $(B)/obj/coresink/%.o: src/coresink/%.c src/coresink/*.h $(LIB_HDR) | $(B)/.deps
 	@mkdir -p $(@D)
@@ -106,8 +106,9 @@ $(B)/libcoresink.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $(LIB_OBJ)
 
-# Each program is its own files and the library: what both offer (summary, check-config, retrace, the entry reader,
-# the core finder) is the library's admin stage.
+# Each program is its own files and the library: what both read back (the entry reader, the core finder, a crash
+# shown) is the library's admin stage; coresinkctl's verbs are its own files (the handler's --summary, --retrace and
+# --check-config hand over to it).
 MAIN_OBJ = $(patsubst src/coresink/%.c,$(B)/obj/coresink/%.o,$(wildcard src/coresink/*.c))
 
 $(B)/coresink: $(MAIN_OBJ) $(B)/libcoresink.a
@@ -201,7 +202,7 @@ analyze: $(B)/.deps-test
 
 test-programs: all $(UNIT_BIN) $(HELPERS)
 
-asan-units: $(UNIT_BIN) $(B)/coresink $(B)/fetchprobe
+asan-units: $(UNIT_BIN) $(B)/coresink $(B)/coresinkctl $(B)/fetchprobe
 	sh tests/run-units.sh -j 2 $(B) $(UNITS)
 
 # libFuzzer harnesses (tests/fuzz), each against its own instrumented objects. 'make fuzz' runs them long.
@@ -214,8 +215,17 @@ $(B)/fuzz/%.o: src/lib/%.c $(LIB_HDR) | $(B)/.deps-test
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -o $@ $< $(FUZZ_OBJ) $(DEP_LIBS)
+# coresinkctl's summary groups what fuzz_entry forges: its one file of a program's a fuzzer takes.
+FUZZ_CTL_OBJ = $(B)/fuzz/ctl/summary.o
+.SECONDARY: $(FUZZ_CTL_OBJ)
+
+$(B)/fuzz/ctl/%.o: src/coresinkctl/%.c src/coresinkctl/*.h $(LIB_HDR) | $(B)/.deps-test
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) $(LIB_INC) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) $(FUZZ_CTL_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LIB_INC) -Isrc/coresinkctl -o $@ $< $(FUZZ_OBJ) \
+		$(FUZZ_CTL_OBJ) $(DEP_LIBS)
 
 # Two at a time: each is one thread, and the machine has two CPUs (FUZZ_JOBS=).
 FUZZ_JOBS = 2

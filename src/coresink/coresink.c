@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "admin.h"
 #include "base.h"
 #include "fetchstep.h"
 #include "flow.h"
@@ -36,6 +36,7 @@
 #ifndef VERSION
 #define VERSION "0.1"
 #endif
+
 
 static void usage(FILE *f)
 {
@@ -105,20 +106,55 @@ static int mode_retry(const struct args *a, int argc, char **argv)
 	return ship_retry(a->config, a->named, a->all) < 0 ? EXIT_SYSTEM : 0;
 }
 
+/*
+ * The admin's verbs are coresinkctl's (--check-config, --summary, --retrace): the handler keeps its flags for the
+ * scripts and hands them over, with the options they take, to coresinkctl (base/programs.c says where it is). Operands follow "--", so that none is read as an option. Returns only on failure, EXIT_SYSTEM.
+ */
+static int hand_over(const struct args *a, const char *verb, int argc, char **argv)
+{
+	char ctl[PATH_MAX];
+	const char *v[16 + 1];
+	char **all;
+	size_t n = 0;
+	int r = program_path("coresinkctl", ctl, sizeof(ctl));
+
+	if (r < 0)
+		return fail_code(EXIT_SYSTEM, "coresinkctl: %s", strerror(-r));
+	v[n++] = ctl;
+	if (a->named)
+		v[n++] = "--config", v[n++] = a->config;
+	if (a->journal_dir)
+		v[n++] = "--directory", v[n++] = a->journal_dir;
+	if (a->since)
+		v[n++] = "--since", v[n++] = a->since;
+	if (a->json)
+		v[n++] = "--json";
+	v[n++] = verb;
+	v[n++] = "--";
+	all = calloc(n + (size_t)argc + 1, sizeof(*all));
+	if (!all)
+		return fail_code(EXIT_SYSTEM, "%s", strerror(ENOMEM));
+	memcpy(all, v, n * sizeof(*all));
+	memcpy(all + n, argv, (size_t)argc * sizeof(*all));
+	execv(all[0], all);
+	(void) fail_code(0, "%s: %s (the handler's --%s is coresinkctl's %s)", all[0], strerror(errno), verb, verb);
+	free(all);
+	return EXIT_SYSTEM;
+}
+
 static int mode_check(const struct args *a, int argc, char **argv)
 {
-	return check_config(a->config, a->named, argc, argv);
+	return hand_over(a, "check-config", argc, argv);
 }
 
 static int mode_summary(const struct args *a, int argc, char **argv)
 {
-	(void) argc, (void) argv;
-	return summary_main(a->journal_dir, a->since, a->json);
+	return hand_over(a, "summary", argc, argv);
 }
 
 static int mode_retrace(const struct args *a, int argc, char **argv)
 {
-	return retrace_main(a->config, a->named, &(struct selection) { .directory = a->journal_dir }, argc, argv);
+	return hand_over(a, "retrace", argc, argv);
 }
 
 /* The kernel's pipe helper: the crash is logged whatever happens; the kernel only learns whether a core was kept. */

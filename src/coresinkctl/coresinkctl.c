@@ -1,7 +1,8 @@
 /*
  * coresinkctl.c: the admin's command for coresink, on PATH: coredumpctl's verbs and options over coresink's own
- * entries (list, info, dump, debug, retrace), the handler's verbs (summary, check-config, retry-uploads), and what
- * coredumpctl lacks: list --follow (follow.c), remove, vacuum, status and metrics. It reads the journal, never writes a core, and removes one only as
+ * entries (list, info, dump, debug, retrace: retrace.c), summary (summary.c) and check-config (checkconfig.c), which
+ * the handler's flags of those names hand over to, retry-uploads, and what coredumpctl lacks: list --follow
+ * (follow.c), remove, vacuum, status and metrics. It reads the journal, never writes a core, and removes one only as
  * root, through the handler's own vacuum. Who may see what: root every crash coresink recorded; another user only
  * their own (the others are counted and said).
  *
@@ -23,10 +24,13 @@
 
 #include "admin.h"
 #include "base.h"
+#include "checkconfig.h"
 #include "cleanup.h"
 #include "flow.h"
 #include "config.h"
 #include "minicore.h"
+#include "retrace.h"
+#include "summary.h"
 #include "tidy.h"
 #include "store.h"
 #include "sysroot.h"

@@ -19,5 +19,6 @@
 #include "base/jsonread.h"
 #include "base/oldest.h"
 #include "base/parse.h"
+#include "base/programs.h"
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "summary.h"
 #include "base.h"
 #include "report.h"
 

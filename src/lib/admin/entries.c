@@ -287,10 +287,11 @@ void record_free(struct record *c)
 	crash_free(c);
 }
 
-static int add_matches(sd_journal *j, const struct selection *s)
+/* The entries of one MESSAGE_ID ("MESSAGE_ID=..."), and the user's matches. 0 or -errno. */
+static int add_matches(sd_journal *j, const char *id, const struct selection *s)
 {
 	char field[4096];
-	int r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
+	int r = sd_journal_add_match(j, id, 0);
 
 	for (int i = 0; r >= 0 && i < s->n_matches; i++) {
 		r = entries_match(s->matches[i], field, sizeof(field));
@@ -389,59 +390,92 @@ static void idset_free(struct idset *set)
 	free(set->slot);
 }
 
-/* Reads the entries the selection names, oldest first (newest first with reverse). 0 or -errno. */
-int entries_find(const struct selection *s, struct found *f)
+/*
+ * The one journal reader of both programs: each entry of the selection with one of ids' MESSAGE_IDs (a NULL-ended
+ * list, read one id after the other), from since to until and matching the user's matches, that coresink wrote
+ * (origin.c; the others are counted in *foreign), handed to each with its fields read through origin_journal_get,
+ * none longer than threshold bytes. each returns 0 to go on, or -errno to stop with it. 0 or -errno.
+ */
+int entries_walk(const struct selection *s, const char *const *ids, size_t threshold, entry_fn each, void *data,
+		 unsigned *foreign)
 {
 	struct seals seals = { 0 };
-	struct idset ids = { 0 };
 	sd_journal *j;
-	size_t cap = 0;
 	uid_t me = getuid();
 	int r;
 
-	*f = (struct found) { 0 };
 	r = entries_open(s, (void **)&j);
 	if (r < 0)
 		return r;
+	(void) sd_journal_set_data_threshold(j, threshold);
 	r = origin_seals_read(j, &seals);
-	if (r >= 0)
-		r = add_matches(j, s);
-	if (r >= 0)
-		r = s->since ? sd_journal_seek_realtime_usec(j, s->since) : sd_journal_seek_head(j);
-	while (r >= 0 && (r = sd_journal_next(j)) > 0) {
-		struct record c;
-		uint64_t at = 0;
+	for (unsigned k = 0; r >= 0 && ids[k]; k++) {
+		sd_journal_flush_matches(j);
+		r = add_matches(j, ids[k], s);
+		if (r >= 0)
+			r = s->since ? sd_journal_seek_realtime_usec(j, s->since) : sd_journal_seek_head(j);
+		while (r >= 0 && (r = sd_journal_next(j)) > 0) {
+			struct entry_at e = { origin_journal_get, j, 0, k };
 
-		(void) sd_journal_get_realtime_usec(j, &at);
-		if (s->until && at > s->until)
-			break;
-		if (!origin_of_entry(j, &seals, me, NULL)) {
-			f->foreign++;
-			continue;
-		}
-		r = read_crash(j, &c);
-		if (r < 0)
-			break;
-		r = idset_add(&ids, c.entry_id);
-		if (r <= 0) {
-			crash_free(&c);
-			if (r < 0)
+			(void) sd_journal_get_realtime_usec(j, &e.usec);
+			if (s->until && e.usec > s->until)
 				break;
-			f->foreign++;
-			continue;
+			if (!origin_of_entry(j, &seals, me, NULL))
+				(*foreign)++;
+			else
+				r = each(data, &e);
 		}
-		if (me != 0 && c.uid != me) {
-			f->hidden++;
-			crash_free(&c);
-			continue;
-		}
-		r = append(f, &cap, &c);
-		if (r < 0)
-			crash_free(&c);
 	}
 	sd_journal_close(j);
 	origin_seals_free(&seals);
-	idset_free(&ids);
+	return r < 0 ? r : 0;
+}
+
+/* What entries_find gathers as it walks. */
+struct gather {
+	struct found *f;
+	struct idset ids;
+	size_t cap;
+	uid_t me;
+};
+
+/* Takes one crash entry into the found list: each entry id once, and only the user's own unless root. */
+static int gather_one(void *data, const struct entry_at *e)
+{
+	struct gather *g = data;
+	struct record c;
+	int r = read_crash(e->ctx, &c);
+
+	if (r < 0)
+		return r;
+	r = idset_add(&g->ids, c.entry_id);
+	if (r <= 0) {
+		crash_free(&c);
+		if (r == 0)
+			g->f->foreign++;
+		return r;
+	}
+	if (g->me != 0 && c.uid != g->me) {
+		g->f->hidden++;
+		crash_free(&c);
+		return 0;
+	}
+	r = append(g->f, &g->cap, &c);
+	if (r < 0)
+		crash_free(&c);
+	return r;
+}
+
+/* Reads the entries the selection names, oldest first (newest first with reverse). 0 or -errno. */
+int entries_find(const struct selection *s, struct found *f)
+{
+	static const char *const crashes[] = { "MESSAGE_ID=" CORESINK_MESSAGE_ID, NULL };
+	struct gather g = { .f = f, .me = getuid() };
+	int r;
+
+	*f = (struct found) { 0 };
+	r = entries_walk(s, crashes, DATA_THRESHOLD, gather_one, &g, &f->foreign);
+	idset_free(&g.ids);
 	if (r < 0) {
 		entries_free(f);
 		return r;

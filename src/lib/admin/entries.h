@@ -47,6 +47,18 @@ struct found {
 
 int record_read(struct record *c, origin_get_fn fn, void *ctx);
 void record_free(struct record *c);
+/* One entry coresink wrote, as entries_walk() hands it on: its fields (fn on ctx), when journald wrote it, and which
+ * of the MESSAGE_IDs asked for it has (their index). */
+struct entry_at {
+	origin_get_fn fn;
+	void *ctx;
+	uint64_t usec;
+	unsigned id;
+};
+typedef int (*entry_fn)(void *data, const struct entry_at *e);
+
+int entries_walk(const struct selection *s, const char *const *ids, size_t threshold, entry_fn each, void *data,
+		 unsigned *foreign);
 int entries_find(const struct selection *s, struct found *f);
 void entries_free(struct found *f);
 int entries_open(const struct selection *s, void **journal);

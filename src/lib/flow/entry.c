@@ -53,18 +53,17 @@ void crash_fetch_run(const struct config *c, const struct fetch_need *ask, unsig
 	struct fetch_job j = { .timeout_ms = (unsigned)c->debuginfod_ms, .max_use = c->debuginfod_max_use,
 			       .needs = ask, .n = n };
 	char urls[1024], handler[4096], cache[PATH_MAX + 16];
-	ssize_t hn = readlink("/proc/self/exe", handler, sizeof(handler) - 1);
+	int hn = program_path("coresink", handler, sizeof(handler));
 	_cleanup_close_ int dirfd = store_open_dir(c->directory), cachefd = -1;
 	int r;
 
 	if ((r = fetch_urls(c->debuginfod_urls, urls, sizeof(urls))) < 0 || hn < 0 || dirfd < 0 ||
 	    (r = creds_system_user(FETCH_USER, &j.uid, &j.gid)) < 0 || (cachefd = fetch_cache(dirfd, j.uid, j.gid)) < 0) {
-		(void) snprintf(said, len, "not fetched: %s", hn < 0 ? "this program's path is unknown" :
+		(void) snprintf(said, len, "not fetched: %s", hn < 0 ? "the handler's path is unknown" :
 			       r == -ENOENT && urls[0] == '\0' ? "no server in /etc/debuginfod/*.urls" :
 			       dirfd < 0 ? "no core directory" : cachefd < 0 && r == 0 ? "no cache in the core directory" :
 			       "no user " FETCH_USER " (make install and the package make it)");
 	} else {
-		handler[hn] = '\0';
 		(void) snprintf(cache, sizeof(cache), "%s/%s", c->directory, FETCH_DIR);
 		j.handler = handler;
 		j.cache = cache;

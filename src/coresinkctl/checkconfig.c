@@ -1,6 +1,6 @@
 /*
- * checkconfig.c: coresink --check-config. Without operands: the effective configuration as a config file would say
- * it, every rule (a skipped one commented out, with why on stderr). With KEY=VALUE operands that describe a crash
+ * checkconfig.c: coresinkctl check-config (coresink --check-config hands over to it). Without operands: the
+ * effective configuration as a config file would say it, every rule (a skipped one commented out, with why on stderr). With KEY=VALUE operands that describe a crash
  * (exe=, comm=, unit=, user-unit=, slice=, user=, signal=, container=, hostname=): which rule that crash would get,
  * and the per-crash keys it would be captured with.
  */
@@ -15,7 +15,7 @@
 #include "base.h"
 #include "checkconfig.h"
 #include "config.h"
-#include "corefile.h"
+#include "admin.h"
 
 /* A user as a name or a number. 0 or -EINVAL. */
 static int parse_user(const char *v, uid_t *uid)

@@ -1,8 +1,9 @@
 /*
- * summary.c: coresink --summary, the crashes in the journal grouped by bug (CORESINK_SIGNATURE, docs/signatures.md;
- * two signatures seen with the same CORESINK_SIGNATURE_KEYS are one bug named with more or less debug info, one
- * group, shown by its newest crash's signature): for each, how many crashes, on how many hosts, first and last
- * seen, the executable, its top frames, and the newest crash's core. Read through sd-journal, from the local
+ * summary.c: coresinkctl summary (the handler's --summary hands over to it), the crashes in the journal grouped by
+ * bug (CORESINK_SIGNATURE, docs/signatures.md; two signatures seen with the same CORESINK_SIGNATURE_KEYS are one
+ * bug named with more or less debug info, one group, shown by its newest crash's signature): for each, how many
+ * crashes, on how many hosts, first and last seen, the executable, its top frames, and the newest crash's core.
+ * Read through the one journal reader (entries_walk), from the local
  * journal or from a directory of journal files (-D: what systemd-journal-remote collected from a fleet), all of it
  * or from --since; a table for people, or --json for tools. Crash entries without a signature (older coresink, a
  * crash whose handler died) are counted apart, and so are entries with coresink's MESSAGE_ID that coresink did not
@@ -13,13 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <systemd/sd-journal.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base.h"
 #include "analyse.h"
-#include "entries.h"
+#include "admin.h"
 #include "report.h"
 #include "summary.h"
 
@@ -304,18 +304,13 @@ static void group_entry(struct table *t, const struct source *j, uint64_t at, bo
 	take_newest(j, g, at);
 }
 
-/* Takes the current entry of j into its group, where coresink wrote it: anyone may send one with its MESSAGE_ID. */
-static void take(sd_journal *j, struct seals *seals, struct table *t, bool retrace)
+/* Takes an entry coresink wrote (entries_walk: the crashes', then the retraces') into its group. */
+static int take(void *data, const struct entry_at *e)
 {
-	const struct source e = { origin_journal_get, j };
-	uint64_t at = 0;
+	const struct source src = { e->fn, e->ctx };
 
-	if (!origin_of_entry(j, seals, getuid(), NULL)) {
-		t->foreign++;
-		return;
-	}
-	(void) sd_journal_get_realtime_usec(j, &at);
-	group_entry(t, &e, at, retrace);
+	group_entry(data, &src, e->usec, e->id == 1);
+	return 0;
 }
 
 static int by_count(const void *a, const void *b)
@@ -440,30 +435,18 @@ static int settle(struct table *t)
 }
 
 /*
- * Reads every crash entry of j from since (microseconds since the epoch, 0: all) into t, the groups then packed at
- * its start, most crashes first. 0 or -errno.
+ * Reads every crash entry the selection names into t, the groups then packed at its start, most crashes first: the
+ * crashes, then the retraces (a few, which join groups but count no crash). Only the fields read here are wanted: a
+ * stack trace of 64 threads is not read 100000 times. 0 or -errno.
  */
-static int read_groups(sd_journal *j, uint64_t since, struct table *t)
+static int read_groups(const struct selection *s, struct table *t)
 {
-	struct seals seals;
-	int r;
+	static const char *const ids[] = { "MESSAGE_ID=" CORESINK_MESSAGE_ID, "MESSAGE_ID=" CORESINK_RETRACE_MESSAGE_ID,
+					   NULL };
+	unsigned foreign = 0;
+	int r = entries_walk(s, ids, FIELD_MAX, take, t, &foreign);
 
-	/* Only the fields read here are wanted: a stack trace of 64 threads is not read 100000 times. */
-	(void) sd_journal_set_data_threshold(j, FIELD_MAX);
-	r = origin_seals_read(j, &seals);
-	if (r < 0)
-		return r;
-	/* The crashes, then the retraces: a few, which join groups but count no crash. */
-	for (int retrace = 0; retrace <= 1 && r >= 0; retrace++) {
-		sd_journal_flush_matches(j);
-		r = sd_journal_add_match(j, retrace ? "MESSAGE_ID=" CORESINK_RETRACE_MESSAGE_ID :
-					 "MESSAGE_ID=" CORESINK_MESSAGE_ID, 0);
-		if (r >= 0)
-			r = since ? sd_journal_seek_realtime_usec(j, since) : sd_journal_seek_head(j);
-		while (r >= 0 && (r = sd_journal_next(j)) > 0)
-			take(j, &seals, t, retrace);
-	}
-	origin_seals_free(&seals);
+	t->foreign += foreign;
 	return r < 0 ? r : settle(t);
 }
 
@@ -500,24 +483,19 @@ static int parse_since(const char *s, uint64_t *usec)
 }
 
 /*
- * coresink --summary [--json] [-D DIR] [--since @SECONDS]: 0, EXIT_USAGE, or EXIT_SYSTEM when the journal cannot be
+ * coresinkctl summary [--json] [-D DIR] [--since TIME]: 0, EXIT_USAGE, or EXIT_SYSTEM when the journal cannot be
  * read.
  */
 int summary_main(const char *directory, const char *since, bool json)
 {
 	struct table t = { .n = 0 };
-	sd_journal *j = NULL;
-	uint64_t from;
+	struct selection sel = { .directory = directory };
 	int r;
 
-	if (parse_since(since, &from) < 0)
+	if (parse_since(since, &sel.since) < 0)
 		return fail_code(EXIT_USAGE, "--since takes a time as journalctl does (@SECONDS, YYYY-MM-DD ..., "
 				 "-N<unit>), from 1970 on: %s", since);
-	r = directory ? sd_journal_open_directory(&j, directory, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY);
-	if (r >= 0)
-		r = read_groups(j, from, &t);
-	if (j)
-		sd_journal_close(j);
+	r = read_groups(&sel, &t);
 	if (r < 0) {
 		(void) fail_code(0, "reading the journal%s%s: %s", directory ? " in " : "", directory ? directory : "",
 				 strerror(-r));

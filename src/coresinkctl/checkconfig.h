@@ -1,4 +1,4 @@
-/* checkconfig.h: coresink --check-config: the effective configuration, its rules, and which rule a crash gets. */
+/* checkconfig.h: coresinkctl check-config: the effective configuration, its rules, and which rule a crash gets. */
 #ifndef CORESINK_CHECKCONFIG_H
 #define CORESINK_CHECKCONFIG_H
 

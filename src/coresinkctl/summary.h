@@ -1,4 +1,4 @@
-/* summary.h: coresink --summary, the journal's crashes grouped by signature (summary.c). */
+/* summary.h: coresinkctl summary (the handler's --summary hands over to it): the crashes grouped by signature. */
 #ifndef CORESINK_SUMMARY_H
 #define CORESINK_SUMMARY_H
 

@@ -1,6 +1,6 @@
 /*
- * retrace.c: coresinkctl retrace [MATCH...] (and coresink --retrace): the newest matching crash's core analysed
- * again with the debug info at hand now (a -dbgsym package installed since, DebuginfodURLs= set or its server back),
+ * retrace.c: coresinkctl retrace [MATCH...] (coresink --retrace hands over to it): the newest matching crash's
+ * core analysed again with the debug info at hand now (a -dbgsym package installed since, DebuginfodURLs= set or its server back),
  * logged as a new entry that names the crash's (retraced.c), and shown. A MATCH is coredumpctl's (PID, COMM, /EXE,
  * FIELD=VALUE), or the path of a stored core beneath Directory=. Root's: the analysis reads root's cores, and the
  * fetch step and the analysis run as their own users, as at the crash (src/lib/flow/retrace.c). The core is found
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "base.h"
-#include "corefile.h"
+#include "admin.h"
 #include "flow.h"
 #include "config.h"
 #include "report.h"
