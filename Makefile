@@ -30,11 +30,12 @@ CPPFLAGS += -D_GNU_SOURCE -DSYSCONFDIR=\"$(SYSCONFDIR)\" -DVERSION=\"$(VERSION)\
 PLANT =
 # Evaluated when a recipe runs, after the dependency step has installed the -dev packages.
 # libdebuginfod is not linked: the fetch step alone opens it (src/lib/sandbox/debuginfod.c), its header is enough.
+# Nor is libsqlite3: podman 5's database is read with it, loaded where there is one (src/lib/intake/podmandb.c).
 # libsodium (SHA-256) is linked in whole from Debian's libsodium.a: the package is built once and installed on Debian
 # 12, 13 and unstable, where libsodium's soname moved (libsodium23 to libsodium26); the few functions used add no RSS.
 DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp) $$(pkg-config --variable=libdir libsodium)/libsodium.a
 CHECK_CFLAGS = $$(pkg-config --cflags check)
-CHECK_LIBS = $$(pkg-config --libs check)
+CHECK_LIBS = $$(pkg-config --libs check sqlite3)
 
 B = build
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

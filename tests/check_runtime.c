@@ -2,7 +2,10 @@
  * check_runtime.c: the JSON reader (base/jsonread.c) against what RFC 8259 allows and what a hostile pod author could
  * write, and runtime_read() against the files each runtime writes, laid out under a directory of the test's.
  */
+#include <fcntl.h>
 #include <limits.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -561,6 +564,141 @@ START_TEST(test_pod_databases)
 }
 END_TEST
 
+/* podman 5's tables as its libpod/sqlite_state.go makes them (the columns read here, and the rest of a row). */
+static const char podman_schema[] =
+	"PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;"
+	"CREATE TABLE DBConfig(ID INTEGER PRIMARY KEY NOT NULL, SchemaVersion INTEGER NOT NULL, OS TEXT NOT NULL,"
+	" StaticDir TEXT NOT NULL, TmpDir TEXT NOT NULL, GraphRoot TEXT NOT NULL, RunRoot TEXT NOT NULL,"
+	" GraphDriver TEXT NOT NULL, VolumeDir TEXT NOT NULL, CHECK (ID IN (1)));"
+	"CREATE TABLE ContainerConfig(ID TEXT PRIMARY KEY NOT NULL, Name TEXT UNIQUE NOT NULL, PodID TEXT,"
+	" JSON TEXT NOT NULL);"
+	"CREATE TABLE PodConfig(ID TEXT PRIMARY KEY NOT NULL, Name TEXT UNIQUE NOT NULL, JSON TEXT NOT NULL);"
+	"INSERT INTO DBConfig VALUES (1, 1, 'linux', '/var/lib/containers/storage/libpod', '/run/libpod',"
+	" '/var/lib/containers/storage', '/run/containers/storage', 'overlay', '/var/lib/containers/storage/volumes');";
+
+/* Runs text on db, which must take it. */
+static void sql(sqlite3 *db, const char *text)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, text, NULL, NULL, &err) != SQLITE_OK)
+		ck_abort_msg("%s: %s", text, err);
+}
+
+/* The milliseconds one runtime_read() of path takes. */
+static long timed_read(const char *root, const char *path, struct container *c)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	read_path(root, path, c);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+}
+
+/* Whether s begins with prefix, said where it does not. */
+static void starts(const char *s, const char *prefix)
+{
+	ck_assert_msg(strncmp(s, prefix, strlen(prefix)) == 0, "'%s' is not '%s...'", s, prefix);
+}
+
+/*
+ * podman 5's database (SQLite in WAL mode, podmandb.c): the pod of a container without a slice of its own named from
+ * the container's row; a pod committed a moment ago (in the WAL, not checkpointed) seen while podman holds a write
+ * transaction open; a database held locked, a link, a FIFO, a file that is no database, another user's file: each
+ * says why in CORESINK_POD_FROM, within its bound, and nothing is made up.
+ */
+START_TEST(test_podman_sqlite)
+{
+	static const char worker[] = "/machine.slice/libpod-" ID2 ".scope";
+	char root[256], path[PATH_MAX], text[PATH_MAX + 8];
+	struct container c;
+	struct stat st;
+	sqlite3 *w = NULL, *x = NULL;
+	long ms;
+	int fd;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-9-worker\"]}]");
+	(void) snprintf(path, sizeof(path), "%s/var/lib/containers/storage/db.sql", root);
+	ck_assert_int_eq(sqlite3_open(path, &w), SQLITE_OK);
+	sql(w, podman_schema);
+	sql(w, "INSERT INTO ContainerConfig VALUES ('" ID2 "', 'web-9-worker', '" ID64 "', '{\"pod\":\"" ID64 "\"}');"
+	       "INSERT INTO PodConfig VALUES ('" ID64 "', 'web-9', '{\"name\":\"web-9\",\"labels\":{\"app\":\"web\","
+	       "\"tier\":\"front\",\"bad label\":\"x\"}}');");
+	/* podman writing meanwhile: its transaction open and unseen, the committed pod read all the same. */
+	sql(w, "BEGIN IMMEDIATE; INSERT INTO PodConfig VALUES ('" ID3 "', 'half', '{}');");
+	ms = timed_read(root, worker, &c);
+	ck_assert_str_eq(c.runtime, "podman");
+	ck_assert_str_eq(c.name, "web-9-worker");
+	ck_assert_str_eq(c.pod, ID64);
+	ck_assert_str_eq(c.pod_name, "web-9");
+	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
+	ck_assert_str_eq(c.pod_from, "db.sql");
+	ck_assert_msg(ms < 100, "%ld ms with podman writing", ms);
+	sql(w, "ROLLBACK;");
+	/* All of it was in the WAL, never checkpointed into the main file. */
+	(void) snprintf(text, sizeof(text), "%s-wal", path);
+	ck_assert_int_eq(stat(text, &st), 0);
+	ck_assert_int_gt(st.st_size, 0);
+	/* A container in no pod: nothing of a pod said. */
+	sql(w, "UPDATE ContainerConfig SET PodID = NULL;");
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod, "");
+	ck_assert_str_eq(c.pod_name, "");
+	ck_assert_str_eq(c.pod_from, "");
+	/* A pod's id that is not one is no pod's; the API (not listening here) is asked, and said after why. */
+	sql(w, "UPDATE ContainerConfig SET PodID = '../x';");
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	starts(c.pod_from, "db.sql: not podman's database; ");
+	sql(w, "UPDATE ContainerConfig SET PodID = '" ID64 "';");
+
+	/* Held locked (a database in rollback mode under a writer's exclusive lock): no answer past the bound. */
+	sql(w, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;");
+	ck_assert_int_eq(sqlite3_open(path, &x), SQLITE_OK);
+	sql(x, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE PodConfig SET Name = 'web-9b';");
+	ms = timed_read(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	starts(c.pod_from, "db.sql: locked by podman; ");
+	ck_assert_msg(ms >= 90 && ms < 400, "%ld ms held locked", ms);
+	sql(x, "ROLLBACK;");
+	ck_assert_int_eq(sqlite3_close(x), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_close(w), SQLITE_OK);
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "web-9");
+
+	/* Another user's file, a link to the real one, a FIFO, bytes that are no database: refused and said. */
+	ck_assert_int_eq(chown(path, 1, 1), 0);
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	starts(c.pod_from, "db.sql: not a file of root's; ");
+	ck_assert_int_eq(chown(path, 0, 0), 0);
+	(void) snprintf(text, sizeof(text), "%s.real", path);
+	ck_assert_int_eq(rename(path, text), 0);
+	ck_assert_int_eq(symlink(text, path), 0);
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	starts(c.pod_from, "db.sql: not a file of root's; ");
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ms = timed_read(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	starts(c.pod_from, "db.sql: not a file of root's; ");
+	ck_assert_int_lt(ms, 100);
+	ck_assert_int_eq(unlink(path), 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "SQLite format 3\0garbage, not a page of a database at all", 57), 57);
+	ck_assert_int_eq(close(fd), 0);
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "");
+	starts(c.pod_from, "db.sql: not podman's database; ");
+	unit_rmtree(root);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("runtime");
@@ -574,6 +712,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pod_labels);
 	tcase_add_test(tc, test_podman_api);
 	tcase_add_test(tc, test_pod_databases);
+	tcase_add_test(tc, test_podman_sqlite);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -33,7 +33,7 @@ VM=$B/vm
 mkdir -p "$VM/out"
 scratch
 TABLE=$B/vm.md
-PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman
+PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman
 # A boot's bound, against a guest that hangs: the first stage of unstable's (boot, then every check but the power
 # cuts, under TCG) took past 420 s once on this shared machine (2026-11-29: killed in its pods checks, after 92 s of
 # boot against 79 s the run before). A passing run takes no longer for it.
@@ -340,6 +340,13 @@ for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
 	release "$rel"
 done
 echo "accelerator: $ACCEL" >> "$TABLE"
+# What each guest's entry named of a container's crash, runtime by runtime (guest.sh's pods_checks: "fact pods").
+{ printf '\n| runtime | version | guest | container id | container name | image | pod | namespace | from |\n'
+  printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
+  for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
+	sed -n "s/^fact pods //p" "$VM/out/$rel"-*.log 2>/dev/null | awk -v rel="$rel" -F ' [|] ' \
+		'{ printf "| %s | %s | %s", $1, $2, rel; for (i = 3; i <= NF; i++) printf " | %s", $i; print " |" }'
+  done; } >> "$TABLE"
 sed 's/^/     /' "$TABLE"
 # With --record, the replay is left for later (make check-all runs it once the end-to-end tests are done).
 case " ${CORESINK_VM_RELEASES:-bookworm trixie sid} " in

@@ -7,7 +7,7 @@
  * its own files nor its environment. A runtime installed elsewhere (another graph root) says nothing; c->state
  * says which file spoke, or that none did. A pod's labels (and a podman pod's name) are where the runtime keeps
  * them: the sandbox container's labels (cri-dockerd), the sandbox's bundle (CRI-O), the databases of containerd
- * and podman 4 (BoltDB: base/boltread.c), podman's API where its database is SQLite (podman 5's).
+ * and podman 4 (BoltDB: base/boltread.c), podman 5's SQLite (podmandb.c), podman's API where neither answers.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "podmandb.h"
 #include "runtime.h"
 
 #define STATE_MAX (1u << 20)            /* a bundle's config.json, Docker's config.v2.json: tens of KiB */
@@ -33,6 +34,7 @@
 #define STORAGE_LIB "/var/lib/containers/storage/overlay-containers"
 #define CONTAINERD_DB "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db"
 #define PODMAN_DB "/var/lib/containers/storage/libpod/bolt_state.db"
+#define PODMAN_SQLITE "/var/lib/containers/storage/db.sql"   /* podman 5's, in the graph root */
 #define PODMAN_API "/run/podman/podman.sock"     /* podman.socket's, root's */
 #define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
 #define API_ANSWER_MAX (64u << 10)
@@ -358,8 +360,8 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 		said(c, runtime, "containers.json");
 	}
 	free(text);
-	if (found)
-		(void) snprintf(c->pod_from, sizeof(c->pod_from), "bolt_state.db");
+	if (found && c->pod_name[0])
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "containers.json");
 	return found;
 }
 
@@ -436,9 +438,38 @@ static char *podman_api(struct container *c, const char *root, const char *what,
 }
 
 /*
- * podman 5 keeps its records in SQLite, whose format is not read here; where podman's API listens, the pod is asked
- * for (and first, where the cgroup did not give the pod's id, the container, whose "Pod" names it). A service that
- * socket activation has still to start, or a slow one, costs that and gives no name (said in c->pod_from).
+ * A podman pod's id, name and labels from podman 5's database (SQLite: podmandb.c). Whether it answered: a pod named,
+ * or the container in none. Where it could not (locked past its bound, not root's file, not podman's), why is said in
+ * c->pod_from, and podman's API is asked.
+ */
+static bool podman_pod_sqlite(struct container *c, const char *root)
+{
+	char path[PATH_MAX], json[16384];
+	const char *why = "";
+	struct json_span doc, v;
+	int r;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_SQLITE, root) >= sizeof(path))
+		return false;
+	r = podman_db_pod(path, c->id, c->pod, sizeof(c->pod), c->pod_name, sizeof(c->pod_name), json, sizeof(json),
+			  &why);
+	if (r == -ENOENT)
+		return false;
+	if (r < 0) {
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql: %s", why);
+		return false;
+	}
+	if (r == 0 && json_whole(json, strlen(json), &doc) == 0 && json_member(doc, "labels", &v) == 0)
+		labels(v, c->pod_labels, sizeof(c->pod_labels));
+	(void) snprintf(c->pod_from, sizeof(c->pod_from), "%s", r == 0 ? "db.sql" : "");
+	return true;
+}
+
+/*
+ * Where podman's database could not answer (neither BoltDB nor SQLite, or SQLite too slow), its API is asked for the
+ * pod, where it listens (and first, where the cgroup did not give the pod's id, the container, whose "Pod" names it).
+ * A service that socket activation has still to start, or a slow one, costs that and gives no name (said in
+ * c->pod_from, after why the database did not answer).
  */
 static void podman_pod_api(struct container *c, const char *root)
 {
@@ -468,11 +499,27 @@ static void podman_pod_api(struct container *c, const char *root)
 	free(answer);
 }
 
-/* A podman container's pod: from its database where that is BoltDB, else from its API. */
+/*
+ * A podman container's pod: from its database (podman 4's BoltDB, podman 5's SQLite), else from its API; where the
+ * database could not answer, CORESINK_POD_FROM says why before what the API said.
+ */
 static void podman_pod(struct container *c, const char *root)
 {
-	if (!podman_pod_db(c, root))
-		podman_pod_api(c, root);
+	char db[sizeof(c->pod_from)], both[2 * sizeof(c->pod_from) + 8];
+	size_t n;
+
+	if (podman_pod_db(c, root) || podman_pod_sqlite(c, root))
+		return;
+	(void) snprintf(db, sizeof(db), "%s", c->pod_from);
+	c->pod_from[0] = '\0';
+	podman_pod_api(c, root);
+	if (db[0] && strncmp(db, "containers.json", 15) != 0) {
+		(void) snprintf(both, sizeof(both), "%s; %s", db, c->pod_from[0] ? c->pod_from : "podman's API: no pod");
+		/* Cut to the field's size: why the database failed comes first. */
+		n = strnlen(both, sizeof(c->pod_from) - 1);
+		memcpy(c->pod_from, both, n);
+		c->pod_from[n] = '\0';
+	}
 }
 
 /* Reads into c what the runtime its cgroup names (or, where the cgroup does not say, the one that has it) wrote. */
