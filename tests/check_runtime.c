@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -699,6 +702,71 @@ START_TEST(test_podman_sqlite)
 }
 END_TEST
 
+/*
+ * podman 5's database where socket mode's server reads it: /var read-only to it (ProtectSystem=strict), so SQLite
+ * cannot make the -shm a WAL reader needs. With no -wal (podman checkpointed all when it closed) the file alone is
+ * read; with podman's -wal and -shm there (a podman running), the WAL is read through a read-only -shm.
+ */
+START_TEST(test_podman_sqlite_readonly)
+{
+	static const char worker[] = "/machine.slice/libpod-" ID2 ".scope";
+	char root[256], dir[PATH_MAX - 16], path[PATH_MAX], side[PATH_MAX + 8], byte;
+	struct container c;
+	sqlite3 *w = NULL;
+	int ready[2], done[2], status;
+	pid_t podman;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID2 "\",\"names\":[\"web-9-worker\"]}]");
+	(void) snprintf(dir, sizeof(dir), "%s/var/lib/containers/storage", root);
+	(void) snprintf(path, sizeof(path), "%s/db.sql", dir);
+	ck_assert_int_eq(sqlite3_open(path, &w), SQLITE_OK);
+	sql(w, podman_schema);
+	sql(w, "INSERT INTO ContainerConfig VALUES ('" ID2 "', 'web-9-worker', '" ID64 "', '{}');"
+	       "INSERT INTO PodConfig VALUES ('" ID64 "', 'web-9', '{\"name\":\"web-9\"}');");
+	ck_assert_int_eq(sqlite3_close(w), SQLITE_OK);
+	(void) snprintf(side, sizeof(side), "%s-wal", path);
+	ck_assert_int_ne(access(side, F_OK), 0);
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_int_eq(mount(dir, dir, "none", MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount("none", dir, "none", MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "web-9");
+	ck_assert_str_eq(c.pod_from, "db.sql");
+	ck_assert_int_eq(umount(dir), 0);
+	/* podman at work in a process of its own: its WAL and -shm there, a pod renamed only in the WAL. */
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	podman = fork();
+	ck_assert_int_ge(podman, 0);
+	if (podman == 0) {
+		byte = 0;
+
+		if (sqlite3_open(path, &w) != SQLITE_OK ||
+		    sqlite3_exec(w, "PRAGMA wal_autocheckpoint=0; UPDATE PodConfig SET Name = 'web-10';", NULL, NULL,
+				 NULL) != SQLITE_OK || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		(void) read(done[0], &byte, 1);
+		_exit(0);
+	}
+	ck_assert_int_eq(read(ready[0], &byte, 1), 1);
+	(void) snprintf(side, sizeof(side), "%s-shm", path);
+	ck_assert_int_eq(access(side, F_OK), 0);
+	ck_assert_int_eq(mount(dir, dir, "none", MS_BIND, NULL), 0);
+	ck_assert_int_eq(mount("none", dir, "none", MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
+	read_path(root, worker, &c);
+	ck_assert_str_eq(c.pod_name, "web-10");
+	ck_assert_str_eq(c.pod_from, "db.sql");
+	ck_assert_int_eq(umount(dir), 0);
+	ck_assert_int_eq(write(done[1], "x", 1), 1);
+	ck_assert_int_eq(waitpid(podman, &status, 0), podman);
+	ck_assert_int_eq(status, 0);
+	unit_rmtree(root);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("runtime");
@@ -713,6 +781,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_podman_api);
 	tcase_add_test(tc, test_pod_databases);
 	tcase_add_test(tc, test_podman_sqlite);
+	tcase_add_test(tc, test_podman_sqlite_readonly);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,7 +11,9 @@
  * of peak RSS (the handler's bound is 8 MiB) for the few crashes in a podman 5 container. Only its header is built
  * against; the package depends on libsqlite3-0.
  */
+#include <ctype.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -128,6 +130,7 @@ static const char *why(int r)
 {
 	switch (r & 0xff) {
 	case SQLITE_NOTFOUND: return "no such container or pod";
+	case SQLITE_CANTOPEN: return "cannot be opened";
 	case SQLITE_BUSY: case SQLITE_LOCKED: return "locked by podman";
 	case SQLITE_INTERRUPT: return "no answer in time";
 	case SQLITE_NOMEM: return "too large";
@@ -146,6 +149,49 @@ static bool roots_file(const char *path)
 }
 
 /*
+ * The database named (a path, or a file: URI where uri), opened and asked: the pod's id into pod where it is "", then
+ * the pod's name and JSON. SQLite's code, or SQLITE_DONE for a container in no pod.
+ */
+static int lookup(const char *name_or_uri, bool uri, const char *id, char *pod, size_t pod_len, char **out,
+		  const size_t *len)
+{
+	uint64_t deadline = clock_ms() + PODMAN_DB_MS;
+	sqlite3 *db = NULL;
+	int r = sql.open_v2(name_or_uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_PRIVATECACHE |
+			    (uri ? SQLITE_OPEN_URI : 0), NULL);
+
+	if (r == SQLITE_OK)
+		r = harden(db, &deadline);
+	if (r == SQLITE_OK && !pod[0]) {
+		r = row(db, "SELECT IFNULL(PodID, '') FROM ContainerConfig WHERE ID = ?1", id, 1, &pod, &pod_len);
+		if (r == SQLITE_OK && !pod[0])
+			r = SQLITE_DONE;
+	}
+	if (r == SQLITE_OK && !cgroup_hex_id(pod, strlen(pod)))
+		r = SQLITE_CORRUPT;
+	if (r == SQLITE_OK)
+		r = row(db, "SELECT Name, JSON FROM PodConfig WHERE ID = ?1", pod, 2, out, len);
+	(void) sql.close_v2(db);
+	return r;
+}
+
+/* path as a file: URI that opens it immutable (every byte but [A-Za-z0-9/._-] percent-encoded). 0 or -ENAMETOOLONG. */
+static int immutable_uri(const char *path, char *uri, size_t len)
+{
+	size_t n = 0;
+
+	/* 3 bytes at most a byte of the path, and the query after. */
+	if (strlen(path) * 3 + sizeof("file:?immutable=1") > len)
+		return -ENAMETOOLONG;
+	n += (size_t)sprintf(uri, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		n += (size_t)((*p < 128 && (isalnum(*p) || strchr("/._-", *p))) ? sprintf(uri + n, "%c", *p) :
+				sprintf(uri + n, "%%%02X", *p));
+	(void) sprintf(uri + n, "?immutable=1");
+	return 0;
+}
+
+/*
  * The pod of container id from the database at path: its id into pod (where pod is "", from the container's row;
  * else as given, the cgroup's), its name into name, its config's JSON into json (all "" where none). 0 named, 1 the
  * container is in no pod, -ENOENT where there is no database at path, or -EIO with why in *said.
@@ -153,8 +199,8 @@ static bool roots_file(const char *path)
 int podman_db_pod(const char *path, const char *id, char *pod, size_t pod_len, char *name, size_t name_len,
 		  char *json, size_t json_len, const char **said)
 {
-	uint64_t deadline = clock_ms() + PODMAN_DB_MS;
-	sqlite3 *db = NULL;
+	char *out[] = { name, json }, side[PATH_MAX], uri[3 * PATH_MAX];
+	const size_t len[] = { name_len, json_len };
 	int r;
 
 	name[0] = json[0] = '\0';
@@ -169,22 +215,17 @@ int podman_db_pod(const char *path, const char *id, char *pod, size_t pod_len, c
 		return -EIO;
 	}
 	(void) sql.hard_heap_limit64(PODMAN_DB_HEAP);
-	r = sql.open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_PRIVATECACHE, NULL);
-	if (r == SQLITE_OK)
-		r = harden(db, &deadline);
-	if (r == SQLITE_OK && !pod[0]) {
-		r = row(db, "SELECT IFNULL(PodID, '') FROM ContainerConfig WHERE ID = ?1", id, 1, &pod, &pod_len);
-		if (r == SQLITE_OK && !pod[0]) {
-			(void) sql.close_v2(db);
-			return 1;
-		}
-	}
-	if (r == SQLITE_OK && !cgroup_hex_id(pod, strlen(pod)))
-		r = SQLITE_CORRUPT;
-	if (r == SQLITE_OK)
-		r = row(db, "SELECT Name, JSON FROM PodConfig WHERE ID = ?1", pod, 2, (char *[]) { name, json },
-			(size_t[]) { name_len, json_len });
-	(void) sql.close_v2(db);
+	r = lookup(path, false, id, pod, pod_len, out, len);
+	/*
+	 * A reader of a WAL database needs its -shm, and makes one where there is none: socket mode's server cannot
+	 * (ProtectSystem=strict makes /var read-only to it). Where no -wal is there either, podman checkpointed it all
+	 * into the file when it closed, and the file alone, read as immutable, is the whole database.
+	 */
+	if ((r & 0xff) == SQLITE_CANTOPEN && (size_t)snprintf(side, sizeof(side), "%s-wal", path) < sizeof(side) &&
+	    access(side, F_OK) < 0 && errno == ENOENT && immutable_uri(path, uri, sizeof(uri)) == 0)
+		r = lookup(uri, true, id, pod, pod_len, out, len);
+	if (r == SQLITE_DONE)
+		return 1;
 	if (r == SQLITE_OK && name[0] && escape_clean(name))
 		return 0;
 	if (r == SQLITE_OK)
