@@ -526,13 +526,15 @@ stagebench() {
 
 # The power-cut recordings (make check-powercut, tests/vm/run.sh --powercut): for each file system and mode, a
 # file system made on a dm-log-writes target (the log on a second loop device), real crashes stored by the tree's
-# coresink with compression, a vacuum removing old cores, KeepModules= and the signatures at work, then the log and
-# what each crash was (pid, MiB, zero pages in %) to the host, which replays the log at every flush (run.sh).
+# coresink with compression (and, on ext4 in socket mode and btrfs in pipe mode, encryption: Encrypt= to the tests'
+# key), a vacuum removing old cores, KeepModules= and the signatures at work, then the log and what each crash was
+# (pid, MiB, zero pages in %) to the host, which replays the log at every flush (run.sh).
 PC=/var/tmp/pc
 
-# record FS MODE CORESINK NAME: one recording, into /out/powercut/NAME.log and NAME.crashes.
+# record FS MODE CORESINK NAME [KEY=VALUE]: one recording, into /out/powercut/NAME.log and NAME.crashes, with one
+# more setting of the config where given.
 record() {
-	local fs=$1 mode=$2 name=$4 dd ld dev conf=$T/$4.conf sock="" pid
+	local fs=$1 mode=$2 name=$4 more=${5:-} dd ld dev conf=$T/$4.conf sock="" pid
 	CORESINK=$3
 	rm -rf "$PC" && mkdir -p "$PC" /mnt/pc || fail "$PC"
 	truncate -s 320M "$PC/data.img" && truncate -s 4G "$PC/log.img" || fail "$name: the images"
@@ -548,7 +550,7 @@ record() {
 	mount "$dev" /mnt/pc && mkdir -p /mnt/pc/cores || fail "$name: mount"
 	[ "$mode" = socket ] && sock="Socket=$T/$name/kernel.socket"
 	write_config "$conf" "Directory=/mnt/pc/cores" "KeepFree=16M" "MaxUse=48M" "Compress=yes" "KeepModules=yes" \
-		"RateLimitBurst=0" "RateLimitGlobalBurst=0" ${sock:+"$sock"}
+		"RateLimitBurst=0" "RateLimitGlobalBurst=0" ${sock:+"$sock"} ${more:+"$more"}
 	if [ "$mode" = socket ]; then
 		start_server "$conf"
 		use_socket "$conf"
@@ -595,18 +597,22 @@ powercut_here() { grep -qw 'vmtest.powercut=1' /proc/cmdline; }
 
 # powercut_record: each file system and mode recorded through dm-log-writes into /out/powercut, and the planted bug.
 powercut_record() {
-	local fs mode
+	local fs mode enc
 	sh /src/scripts/add-user.sh /src/systemd/coresink.sysusers > /dev/null || fail "coresink's users"
 	modprobe dm-log-writes || fail "no dm-log-writes in $(uname -r)"
 	fact kernel "$(uname -r)"
 	T=$(mktemp -d) && rm -rf /out/powercut && mkdir -p /out/powercut || fail "the share"
+	enc="Encrypt=$(sed -n 's/^# public key: //p' /src/tests/e2e/age-test-key.txt)"
 	for fs in ext4 xfs btrfs; do
 		for mode in pipe socket; do
 			if [ "$mode" = socket ] && ! have_socket_mode; then
 				ok "$fs-$mode: no socket mode in $(uname -r)"
 				continue
 			fi
-			record "$fs" "$mode" /src/build/coresink "$fs-$mode"
+			case $fs-$mode in
+			ext4-socket | btrfs-pipe) record "$fs" "$mode" /src/build/coresink "$fs-$mode-encrypt" "$enc" ;;
+			*) record "$fs" "$mode" /src/build/coresink "$fs-$mode" ;;
+			esac
 		done
 	done
 	# The planted bug: a build that names the core before its data is synced, with no writeback of its own before;

@@ -2,7 +2,8 @@
 # pcheck.sh IMAGE CRASHES WORK: one point of a replayed power cut (make check-powercut: tests/vm/run.sh runs
 # replaylog, which runs this at every flush, FUA and mark with REPLAY_ENTRY and REPLAY_FLAGS set). The image as a
 # power cut at that moment leaves it, copied and mounted, must hold under final names only whole cores (each the
-# crashed process's memory, decompressed where compressed: CRASHES says each crash's pid, MiB and zero pages), and
+# crashed process's memory, decrypted (the tests' age key) and decompressed where it was so stored: CRASHES says each
+# crash's pid, MiB and zero pages), and
 # no file but coresink's own (the ledger, the signatures, the kept modules, each whole); coresinkctl list and status
 # read it. At each mark and every tenth point, the next crash on it is stored, whole, its entry true, and after it
 # the ledger counts what the directory holds and the signatures no more crashes than there were. (The ledger as the
@@ -43,8 +44,14 @@ for f in "$CORES"/* "$CORES"/.[!.]*; do
 	read -r _ mib pct _ < <(awk -v p="$pid" '$1 == p' "$CRASHES")
 	[ -n "${mib:-}" ] || { bad "$n: not one of the crashes"; continue; }
 	raw=$f
+	if [ "${n%.age}" != "$n" ]; then
+		# An encrypted core under its final name is a whole age file: its last chunk says it is the last.
+		age -d -i "$(dirname "$0")/../e2e/age-test-key.txt" -o "$W/plain" "$f" 2> "$W/age.err" ||
+			{ bad "$n: not a whole age file: $(head -n 1 "$W/age.err")"; continue; }
+		raw=$W/plain n=${n%.age}
+	fi
 	if [ "${n%.zst}" != "$n" ]; then
-		zstd -dcq "$f" > "$W/raw" 2> /dev/null || { bad "$n: not a whole zstd frame"; continue; }
+		zstd -dcq "$raw" > "$W/raw" 2> /dev/null || { bad "$n: not a whole zstd frame"; continue; }
 		raw=$W/raw
 	fi
 	"$PATCHECK" "$raw" "$mib" "$pct" > "$W/pat" || bad "$n: not the process's whole memory: $(cat "$W/pat")"
