@@ -473,17 +473,101 @@ static void put_sandbox_metadata(const char *root, const unsigned char *any, siz
 								  0 }))))) }, 1);
 }
 
-/* containerd's database with plain container default/ID3's record: its image, and its label nerdctl/name. */
-static void put_containerd_record(const char *root, const char *image, size_t ilen, const char *name, size_t nlen)
+/* containerd's database at db with plain container default/ID3's record: its image, and its label nerdctl/name. */
+static void put_containerd_record_at(const char *root, const char *db, const char *image, size_t ilen,
+				     const char *name, size_t nlen)
 {
 	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], b5[1024];
 
-	put_bolt(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db",
+	put_bolt(root, db,
 		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
 			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
 				{ 0, "image", image, ilen, 0 },
 				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", name, nlen, 0 }) }, 2), 0 }))) }, 1);
 }
+
+static void put_containerd_record(const char *root, const char *image, size_t ilen, const char *name, size_t nlen)
+{
+	put_containerd_record_at(root, "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db", image, ilen, name,
+				 nlen);
+}
+
+/* A process of the fake /proc under root: its comm, its real uid, its command line (argv's words, NUL-ended). */
+static void put_process(const char *root, int pid, const char *comm, int uid, const char *argv, size_t len)
+{
+	char path[64], text[256], full[PATH_MAX];
+	FILE *f;
+
+	(void) snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	(void) snprintf(text, sizeof(text), "%s\n", comm);
+	put(root, path, text);
+	(void) snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	(void) snprintf(text, sizeof(text), "Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t%d\t%d\t%d\t%d\n",
+			comm, uid, uid, uid, uid);
+	put(root, path, text);
+	(void) snprintf(full, sizeof(full), "%s/proc/%d/cmdline", root, pid);
+	f = fopen(full, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(argv, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * A containerd that keeps its state and root elsewhere, found as it runs: k3s's (its command line), one whose config
+ * names them (-c FILE: its top-level state = and root =); a user's process named containerd, or a path with "..",
+ * names nothing.
+ */
+START_TEST(test_containerd_elsewhere)
+{
+	static const char k3s[] = "containerd\0-c\0/var/lib/rancher/k3s/agent/etc/containerd/config.toml\0-a\0"
+				  "/run/k3s/containerd/containerd.sock\0--state\0/run/k3s/containerd\0--root\0"
+				  "/var/lib/rancher/k3s/agent/containerd\0";
+	static const char own[] = "/usr/bin/containerd\0--config=/etc/own.toml\0";
+	static const char fake[] = "containerd\0--state\0/home/u/state\0--root\0/home/u/root\0";
+	static const char dots[] = "containerd\0--state\0/run/../home/u/state\0";
+	char root[256], comm[PATH_MAX];
+	struct container c;
+
+	unit_tmpdir(root, sizeof(root));
+	put(root, "/run/k3s/containerd/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
+	put_containerd_record_at(root, "/var/lib/rancher/k3s/agent/containerd/io.containerd.metadata.v1.bolt/meta.db",
+				 "docker.io/rancher/app:2", 23, "app", 3);
+	/* No containerd runs: the path alone is not a container. */
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.id, "");
+	/* A user's process that says it is one is not listened to. */
+	put(root, "/home/u/state/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
+	put_process(root, 900, "containerd", 1000, fake, sizeof(fake) - 1);
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.id, "");
+	/* Nor a root's whose path climbs out. */
+	put_process(root, 901, "containerd", 0, dots, sizeof(dots) - 1);
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.id, "");
+	/* k3s's: its bundle, and its own database for the image and name. */
+	put_process(root, 4242, "containerd", 0, k3s, sizeof(k3s) - 1);
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.runtime, "containerd");
+	ck_assert_str_eq(c.id, ID3);
+	ck_assert_str_eq(c.state, "config.json");
+	ck_assert_str_eq(c.image, "docker.io/rancher/app:2");
+	ck_assert_str_eq(c.name, "app");
+	/* One whose config says where (the command line naming neither). */
+	(void) snprintf(comm, sizeof(comm), "%s/proc/4242/comm", root);
+	ck_assert_int_eq(unlink(comm), 0);
+	put(root, "/etc/own.toml", "version = 2\n# state = \"/wrong\"\nroot = \"/srv/ctd/root\"\n  state=\"/srv/ctd/state\"\n"
+	    "[grpc]\n  address = \"/srv/ctd/sock\"\n[plugins]\n  state = \"/not/top\"\n");
+	put(root, "/srv/ctd/state/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
+	put_containerd_record_at(root, "/srv/ctd/root/io.containerd.metadata.v1.bolt/meta.db", "docker.io/own/app:3", 19,
+				 "own", 3);
+	put_process(root, 4343, "containerd", 0, own, sizeof(own) - 1);
+	read_path(root, "/default/" ID3, &c);
+	ck_assert_str_eq(c.id, ID3);
+	ck_assert_str_eq(c.image, "docker.io/own/app:3");
+	ck_assert_str_eq(c.name, "own");
+	unit_rmtree(root);
+}
+END_TEST
 
 /*
  * A pod's name and labels where podman 4 (BoltDB: pod/ID/config) and containerd's CRI plugin (its metadata database:
@@ -782,6 +866,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pod_databases);
 	tcase_add_test(tc, test_podman_sqlite);
 	tcase_add_test(tc, test_podman_sqlite_readonly);
+	tcase_add_test(tc, test_containerd_elsewhere);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -287,25 +287,16 @@ containerd_part() {
 	# The namespace's cgroups and run directories, left when its last task has gone.
 	at_exit "rmdir /sys/fs/cgroup/*/$TAG /sys/fs/cgroup/$TAG 2>/dev/null; rm -rf /run/containerd/io.containerd.runtime.v2.task/$TAG /run/containerd/runc/$TAG"
 	if [ ! -S /run/containerd/containerd.sock ]; then
-		# Its state is where a system containerd's is: the handler reads there (removed at exit, above). Its CRI
-		# plugin as a node's, less the network: the pods below use the host's; the sandbox is our image; a
-		# container's oom_score_adj no lower than the daemon's (this machine refuses the kubelet's -998).
+		# Its state and root its own, as k3s's and rke2's are (the handler finds them from the running
+		# containerd's config). Its CRI plugin as a node's, less the network: the pods below use the host's; the
+		# sandbox is our image; a container's oom_score_adj no lower than the daemon's (this machine refuses the
+		# kubelet's -998).
 		mkdir -p "$T/containerd" "$T/cni/bin" "$T/cni/conf"
-		# Its database where a system containerd keeps it (the handler reads a pod's labels there), unless one
-		# has state there already; what it adds to /var/lib/containerd is removed at exit.
 		CONTAINERD_ROOT=$T/containerd/root
-		if [ ! -e /var/lib/containerd/io.containerd.metadata.v1.bolt ]; then
-			CONTAINERD_ROOT=/var/lib/containerd
-			if [ -d /var/lib/containerd ]; then
-				ls -A /var/lib/containerd > "$T/containerd-before"
-				at_exit "ls -A /var/lib/containerd | grep -vxF -f '$T/containerd-before' | sed 's|^|/var/lib/containerd/|' | xargs -r rm -rf --one-file-system"
-			else
-				at_exit "rm -rf /var/lib/containerd"
-			fi
-		fi
 		cat > "$T/containerd.toml" <<-EOF
 			version = 2
 			root = "$CONTAINERD_ROOT"
+			state = "$T/containerd/state"
 			[grpc]
 			  address = "$T/containerd.sock"
 			[plugins."io.containerd.grpc.v1.cri"]
@@ -335,12 +326,10 @@ containerd_part() {
 	pid=$(wait_pid sh -c "${CTR[*]} task ls | awk '\$1 == \"task-$$\" { print \$2 }'") || part_skip "ctr: no task started" || return 0
 	RAN=$((RAN + 1))
 	crash_pid "$pid"
-	check "plain containerd: /$TAG/task-$$, confirmed by its bundle" all_of "$E" "CORESINK_CONTAINER_RUNTIME=containerd" \
-		"CORESINK_CONTAINER_ID=task-$$" "CORESINK_CONTAINER_FROM=config.json"
-	if [ "${CONTAINERD_ROOT:-}" = /var/lib/containerd ]; then
-		check "plain containerd: its image, from containerd's database: $(field "$E" CORESINK_CONTAINER_IMAGE)" \
-			has_line "$E" "CORESINK_CONTAINER_IMAGE=docker.io/library/$TAG-dock:1"
-	fi
+	check "plain containerd: /$TAG/task-$$, confirmed by its bundle (state ${CONTAINERD_ROOT%/root}/state)" all_of "$E" \
+		"CORESINK_CONTAINER_RUNTIME=containerd" "CORESINK_CONTAINER_ID=task-$$" "CORESINK_CONTAINER_FROM=config.json"
+	check "plain containerd: its image, from its containerd's database in $CONTAINERD_ROOT: $(field "$E" CORESINK_CONTAINER_IMAGE)" \
+		has_line "$E" "CORESINK_CONTAINER_IMAGE=docker.io/library/$TAG-dock:1"
 }
 containerd_part
 
@@ -378,12 +367,8 @@ cri_part() {
 		"CORESINK_POD_NAME=web-cri-$$" "CORESINK_POD_NAMESPACE=billing" "CORESINK_CONTAINER_FROM=config.json"
 	check "containerd CRI: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
 		has_line "$U" "CORESINK_UPLOAD_OUTPUT=ns=billing pod=web-cri-$$\n"
-	if [ "${CONTAINERD_ROOT:-}" = /var/lib/containerd ]; then
-		check "containerd CRI: the pod's labels, from containerd's database: $(field "$E" CORESINK_POD_LABELS)" \
-			has_line "$E" "CORESINK_POD_LABELS=app=web tier=back"
-	else
-		echo "SKIP containerd CRI labels: another containerd's state is in /var/lib/containerd"
-	fi
+	check "containerd CRI: the pod's labels, from its containerd's database in $CONTAINERD_ROOT: $(field "$E" CORESINK_POD_LABELS)" \
+		has_line "$E" "CORESINK_POD_LABELS=app=web tier=back"
 }
 cri_part
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base.h"
+#include "containerd.h"
 #include "podmandb.h"
 #include "runtime.h"
 
@@ -29,10 +30,10 @@
 #define STORAGE_MAX (16u << 20)         /* containers.json: about 600 bytes per container of the host */
 
 #define DOCKER_DIR "/var/lib/docker/containers"
-#define CONTAINERD_DIR "/run/containerd/io.containerd.runtime.v2.task"
+#define TASKS "/io.containerd.runtime.v2.task"            /* beneath a containerd's state */
 #define STORAGE_RUN "/run/containers/storage/overlay-containers"
 #define STORAGE_LIB "/var/lib/containers/storage/overlay-containers"
-#define CONTAINERD_DB "/var/lib/containerd/io.containerd.metadata.v1.bolt/meta.db"
+#define METADATA "/io.containerd.metadata.v1.bolt/meta.db"   /* beneath its root */
 #define PODMAN_DB "/var/lib/containers/storage/libpod/bolt_state.db"
 #define PODMAN_SQLITE "/var/lib/containers/storage/db.sql"   /* podman 5's, in the graph root */
 #define PODMAN_API "/run/podman/podman.sock"     /* podman.socket's, root's */
@@ -252,7 +253,7 @@ static int any_value(const unsigned char *p, size_t n, struct json_span *v)
  * gave them; the container's labels bucket would mix in the pause image's). The sandbox is the one the crashed
  * container's bundle names (io.kubernetes.cri.sandbox-id).
  */
-static void containerd_pod_labels(struct container *c, const char *root, struct json_span annotations)
+static void containerd_pod_labels(struct container *c, const char *root, const char *db, struct json_span annotations)
 {
 	char id[80] = "", *any;
 	const char *names[] = { "v1", c->ns[0] ? c->ns : "k8s.io", "containers", id, "extensions" };
@@ -261,7 +262,7 @@ static void containerd_pod_labels(struct container *c, const char *root, struct 
 
 	take(annotations, "io.kubernetes.cri.sandbox-id", NULL, id, sizeof(id));
 	if (!cgroup_hex_id(id, strlen(id)) ||
-	    !(any = bolt_value(root, CONTAINERD_DB, names, 5, "io.cri-containerd.sandbox.metadata", &len)))
+	    !(any = bolt_value(root, db, names, 5, "io.cri-containerd.sandbox.metadata", &len)))
 		return;
 	if (any_value((const unsigned char *)any, len, &json) == 0 && json_whole(json.p, json.n, &doc) == 0 &&
 	    json_member(doc, "Metadata", &v) == 0 && json_member(v, "Config", &v) == 0 &&
@@ -281,26 +282,29 @@ static void take_bytes(const char *v, size_t len, char *out, size_t size)
  * A plain containerd container's image, and the name nerdctl gave it, from containerd's database (v1/NS/containers/ID:
  * its image, its label nerdctl/name): the bundle has neither. A CRI container's bundle has said both already.
  */
-static void containerd_record(struct container *c, const char *root)
+static void containerd_record(struct container *c, const char *root, const char *db)
 {
 	const char *names[] = { "v1", c->ns[0] ? c->ns : "k8s.io", "containers", c->id, "labels" };
 	size_t len = 0;
 	char *v;
 
 	if (!c->image[0]) {
-		v = bolt_value(root, CONTAINERD_DB, names, 4, "image", &len);
+		v = bolt_value(root, db, names, 4, "image", &len);
 		take_bytes(v, len, c->image, sizeof(c->image));
 		free(v);
 	}
 	if (!c->name[0]) {
-		v = bolt_value(root, CONTAINERD_DB, names, 5, "nerdctl/name", &len);
+		v = bolt_value(root, db, names, 5, "nerdctl/name", &len);
 		take_bytes(v, len, c->name, sizeof(c->name));
 		free(v);
 	}
 }
 
-/* An OCI bundle's annotations, as containerd's CRI plugin (io.kubernetes.cri.*) or CRI-O (io.kubernetes.*) wrote. */
-static bool bundle(struct container *c, const char *root, const char *path, const char *runtime)
+/*
+ * An OCI bundle's annotations, as containerd's CRI plugin (io.kubernetes.cri.*) or CRI-O (io.kubernetes.*) wrote;
+ * for containerd's, its metadata database db (a path beneath root) says the rest.
+ */
+static bool bundle(struct container *c, const char *root, const char *path, const char *runtime, const char *db)
 {
 	struct json_span doc, a;
 	char *text = read_json(root, path, STATE_MAX, &doc);
@@ -324,11 +328,11 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 		if (strcmp(runtime, "cri-o") == 0)
 			crio_pod_labels(c, root, a);
 		else
-			containerd_pod_labels(c, root, a);
+			containerd_pod_labels(c, root, db, a);
 	}
 	free(text);
 	if (strcmp(runtime, "containerd") == 0)
-		containerd_record(c, root);
+		containerd_record(c, root, db);
 	said(c, runtime, "config.json");
 	return true;
 }
@@ -522,6 +526,17 @@ static void podman_pod(struct container *c, const char *root)
 	}
 }
 
+/* The task's bundle of a containerd with this state and root directory, and its database: whether it named c. */
+static bool containerd_bundle(struct container *c, const char *root, const char *state, const char *dir)
+{
+	char path[PATH_MAX], db[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s" TASKS "/%s/%s/config.json", state, c->ns[0] ? c->ns : "k8s.io",
+			     c->id) >= sizeof(path) || (size_t)snprintf(db, sizeof(db), "%s" METADATA, dir) >= sizeof(db))
+		return false;
+	return bundle(c, root, path, "containerd", db);
+}
+
 /* Reads into c what the runtime its cgroup names (or, where the cgroup does not say, the one that has it) wrote. */
 void runtime_read(struct container *c, const char *root)
 {
@@ -535,13 +550,19 @@ void runtime_read(struct container *c, const char *root)
 	if (c->ns[0])
 		rt = "containerd";
 	if (!found && (any || strcmp(rt, "containerd") == 0)) {
-		(void) snprintf(path, sizeof(path), CONTAINERD_DIR "/%s/%s/config.json", c->ns[0] ? c->ns : "k8s.io",
-				c->id);
-		found = bundle(c, root, path, "containerd");
+		found = containerd_bundle(c, root, "/run/containerd", "/var/lib/containerd");
+		/* Not a system containerd's: one with another state and root (k3s, rke2, a config's own). */
+		if (!found) {
+			struct containerd_dirs other[CONTAINERD_MAX];
+			size_t n = containerd_find(root, other, ELEMENTSOF(other));
+
+			for (size_t i = 0; !found && i < n; i++)
+				found = containerd_bundle(c, root, other[i].state, other[i].root);
+		}
 	}
 	if (!found && (any || strcmp(rt, "cri-o") == 0)) {
 		(void) snprintf(path, sizeof(path), STORAGE_RUN "/%s/userdata/config.json", c->id);
-		found = bundle(c, root, path, "cri-o");
+		found = bundle(c, root, path, "cri-o", NULL);
 		/* Its storage record adds what the annotations lack; the bundle is what says it is CRI-O's. */
 		if (found) {
 			(void) storage(c, root, "cri-o");
