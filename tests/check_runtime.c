@@ -167,6 +167,14 @@ START_TEST(test_runtimes)
 	ck_assert_str_eq(c.pod_name, "web-7");
 	ck_assert_str_eq(c.pod_namespace, "shop");
 	ck_assert_str_eq(c.state, "config.v2.json");
+	/* The kubelet's labels name the pod: they are not the container's own. */
+	ck_assert_str_eq(c.labels, "");
+	/* A plain container's own labels (docker run --label, compose's), those in a label's alphabet. */
+	put(root, "/var/lib/docker/containers/" ID3 "/config.v2.json",
+	    "{\"ID\":\"" ID3 "\",\"Name\":\"/pay\",\"Config\":{\"Image\":\"pay:3\",\"Labels\":{"
+	    "\"com.docker.compose.project\":\"shop\",\"team\":\"pay\",\"note\":\"two words\",\"x\":\"a=b\"}}}");
+	read_path(root, "/system.slice/docker-" ID3 ".scope", &c);
+	ck_assert_str_eq(c.labels, "com.docker.compose.project=shop team=pay");
 
 	/* containerd's CRI plugin: the bundle's annotations, found though the cgroupfs path does not name it. */
 	put(root, "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID2 "/config.json",
@@ -483,7 +491,9 @@ static void put_containerd_record_at(const char *root, const char *db, const cha
 		 (struct bm_elem[]) { nest(b1, "v1", nest(b2, "default", nest(b3, "containers", (struct bm_elem) {
 			BM_BUCKET, ID3, b4, bm_bucket(b4, 0, (struct bm_elem[]) {
 				{ 0, "image", image, ilen, 0 },
-				nest(b5, "labels", (struct bm_elem) { 0, "nerdctl/name", name, nlen, 0 }) }, 2), 0 }))) }, 1);
+				{ BM_BUCKET, "labels", b5, bm_bucket(b5, 0, (struct bm_elem[]) {
+					{ 0, "nerdctl/name", name, nlen, 0 }, { 0, "team", "ops", 3, 0 } }, 2), 0 } }, 2), 0 }))) },
+		 1);
 }
 
 static void put_containerd_record(const char *root, const char *image, size_t ilen, const char *name, size_t nlen)
@@ -552,6 +562,8 @@ START_TEST(test_containerd_elsewhere)
 	ck_assert_str_eq(c.state, "config.json");
 	ck_assert_str_eq(c.image, "docker.io/rancher/app:2");
 	ck_assert_str_eq(c.name, "app");
+	/* Its own labels, nerdctl's (nerdctl/name) left out. */
+	ck_assert_str_eq(c.labels, "team=ops");
 	/* One whose config says where (the command line naming neither). */
 	(void) snprintf(comm, sizeof(comm), "%s/proc/4242/comm", root);
 	ck_assert_int_eq(unlink(comm), 0);
@@ -581,6 +593,7 @@ START_TEST(test_pod_databases)
 				   "\"Config\":{\"metadata\":{\"name\":\"web-7\",\"namespace\":\"shop\"},"
 				   "\"labels\":{\"app\":\"web\",\"io.kubernetes.pod.x\":\"y\",\"tier\":\"back\"}}}}";
 	static const char type[] = "github.com/containerd/cri/pkg/store/sandbox/Metadata";
+	static const char ctr_config[] = "{\"id\":\"" ID2 "\",\"labels\":{\"team\":\"pay\"},\"pod\":\"" ID64 "\"}";
 	unsigned char b1[1024], b2[1024], b3[1024], b4[1024], any[1024];
 	char root[256];
 	struct container c;
@@ -602,12 +615,16 @@ START_TEST(test_pod_databases)
 	ck_assert_str_eq(c.pod_name, "");
 	/* A pod without an infra container has no cgroup: the container's record (ctr/ID, pod-id) names the pod. */
 	put_bolt(root, "/var/lib/containers/storage/libpod/bolt_state.db",
-		 (struct bm_elem[]) { nest(b1, "ctr", nest(b2, ID2, (struct bm_elem) { 0, "pod-id", ID64, 64, 0 })),
+		 (struct bm_elem[]) { nest(b1, "ctr", (struct bm_elem) { BM_BUCKET, ID2, b2, bm_bucket(b2, 0,
+					(struct bm_elem[]) { { 0, "config", ctr_config, strlen(ctr_config), 0 },
+							     { 0, "pod-id", ID64, 64, 0 } }, 2), 0 }),
 				      nest(b3, "pod", nest(b4, ID64, (struct bm_elem) { 0, "config", config,
 							       strlen(config), 0 })) }, 2);
 	read_path(root, "/libpod_parent/libpod-" ID2, &c);
 	ck_assert_str_eq(c.pod, ID64);
 	ck_assert_str_eq(c.pod_name, "web-7");
+	/* The container's own labels, from its config. */
+	ck_assert_str_eq(c.labels, "team=pay");
 	/* Not a pod's id: none taken. */
 	put_bolt(root, "/var/lib/containers/storage/libpod/bolt_state.db",
 		 (struct bm_elem[]) { nest(b1, "ctr", nest(b2, ID2, (struct bm_elem) { 0, "pod-id", "../x", 4, 0 })) }, 1);
@@ -711,7 +728,8 @@ START_TEST(test_podman_sqlite)
 	(void) snprintf(path, sizeof(path), "%s/var/lib/containers/storage/db.sql", root);
 	ck_assert_int_eq(sqlite3_open(path, &w), SQLITE_OK);
 	sql(w, podman_schema);
-	sql(w, "INSERT INTO ContainerConfig VALUES ('" ID2 "', 'web-9-worker', '" ID64 "', '{\"pod\":\"" ID64 "\"}');"
+	sql(w, "INSERT INTO ContainerConfig VALUES ('" ID2 "', 'web-9-worker', '" ID64 "', '{\"pod\":\"" ID64 "\","
+	       "\"labels\":{\"team\":\"pay\",\"io.containerd.x\":\"y\",\"bad\":\"a b\"},\"spec\":{\"x\":1}}');"
 	       "INSERT INTO PodConfig VALUES ('" ID64 "', 'web-9', '{\"name\":\"web-9\",\"labels\":{\"app\":\"web\","
 	       "\"tier\":\"front\",\"bad label\":\"x\"}}');");
 	/* podman writing meanwhile: its transaction open and unseen, the committed pod read all the same. */
@@ -722,6 +740,7 @@ START_TEST(test_podman_sqlite)
 	ck_assert_str_eq(c.pod, ID64);
 	ck_assert_str_eq(c.pod_name, "web-9");
 	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
+	ck_assert_str_eq(c.labels, "team=pay");
 	ck_assert_str_eq(c.pod_from, "db.sql");
 	ck_assert_msg(ms < 100, "%ld ms with podman writing", ms);
 	sql(w, "ROLLBACK;");
@@ -729,12 +748,13 @@ START_TEST(test_podman_sqlite)
 	(void) snprintf(text, sizeof(text), "%s-wal", path);
 	ck_assert_int_eq(stat(text, &st), 0);
 	ck_assert_int_gt(st.st_size, 0);
-	/* A container in no pod: nothing of a pod said. */
+	/* A container in no pod: nothing of a pod said, its own labels all the same. */
 	sql(w, "UPDATE ContainerConfig SET PodID = NULL;");
 	read_path(root, worker, &c);
 	ck_assert_str_eq(c.pod, "");
 	ck_assert_str_eq(c.pod_name, "");
 	ck_assert_str_eq(c.pod_from, "");
+	ck_assert_str_eq(c.labels, "team=pay");
 	/* A pod's id that is not one is no pod's; the API (not listening here) is asked, and said after why. */
 	sql(w, "UPDATE ContainerConfig SET PodID = '../x';");
 	read_path(root, worker, &c);

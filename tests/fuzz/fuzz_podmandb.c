@@ -1,7 +1,7 @@
 /*
  * fuzz_podmandb.c: libFuzzer harness for the reader of podman 5's database (intake/podmandb.c), the input a
  * database file: whatever SQLite makes of it under the reader's settings, the reader returns, in bounded time, a
- * pod's name that is clean text or none. Seeded with a database of podman's two tables (corpus/podmandb). As root
+ * pod's name that is clean text or none, and labels within their fields. Seeded with a database of podman's two tables (corpus/podmandb). As root
  * (the reader takes root's files only), as make check-all runs it.
  */
 #include <errno.h>
@@ -35,7 +35,8 @@ static void tidy(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[PATH_MAX], side[PATH_MAX + 8], pod[80] = "", name[256], json[4096];
+	char path[PATH_MAX], side[PATH_MAX + 8];
+	struct podman_rows rows = { .pod = "" };
 	const char *why = NULL;
 	int fd, r;
 
@@ -48,12 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A WAL of an earlier input is not this one's. */
 	(void) snprintf(side, sizeof(side), "%s-wal", path), (void) unlink(side);
 	(void) snprintf(side, sizeof(side), "%s-shm", path), (void) unlink(side);
-	r = podman_db_pod(path, ID2, pod, sizeof(pod), name, sizeof(name), json, sizeof(json), &why);
-	if (r == 0 && (!name[0] || !escape_clean(name) || strlen(json) >= sizeof(json)))
+	r = podman_db_read(path, ID2, &rows, &why);
+	/* A pod is named by clean text, or not at all; labels are what SQLite's json_extract gave, within their field. */
+	if (r == 0 && rows.pod[0] && (!rows.pod_name[0] || !escape_clean(rows.pod_name)))
+		abort();
+	if (strlen(rows.labels) >= sizeof(rows.labels) || strlen(rows.pod_labels) >= sizeof(rows.pod_labels))
 		abort();
 	if (r < 0 && r != -EIO)
 		abort();
-	if (r == -EIO && (!why || !why[0] || name[0]))
+	if (r == -EIO && (!why || !why[0] || rows.pod_name[0] || rows.labels[0]))
 		abort();
 	return 0;
 }

@@ -28,7 +28,8 @@ struct container {
 	/* From the runtime's state files, "" where they say nothing: */
 	char name[UNIT_NAME_MAX], image[UNIT_NAME_MAX];
 	char pod_name[UNIT_NAME_MAX], pod_namespace[UNIT_NAME_MAX];
-	char pod_labels[1024];          /* the pod's labels, "KEY=VALUE" words one blank apart (runtime.c) */
+	char pod_labels[1024];          /* the pod's labels, "KEY=VALUE" words one blank apart (labels.c) */
+	char labels[1024];              /* the container's own labels, likewise */
 	char state[64];                 /* which file said it, or why none did */
 	char pod_from[96];              /* where a podman pod's name came from, or why it did not */
 };

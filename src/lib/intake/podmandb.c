@@ -149,28 +149,34 @@ static bool roots_file(const char *path)
 }
 
 /*
- * The database named (a path, or a file: URI where uri), opened and asked: the pod's id into pod where it is "", then
- * the pod's name and JSON. SQLite's code, or SQLITE_DONE for a container in no pod.
+ * The database named (a path, or a file: URI where uri), opened and asked of container id: its labels, its pod's id
+ * where rows->pod is "" (none where it is in no pod), then that pod's name and labels (SQLite's json_extract: the
+ * rest of a config, its OCI spec among it, is never copied out). SQLite's code.
  */
-static int lookup(const char *name_or_uri, bool uri, const char *id, char *pod, size_t pod_len, char **out,
-		  const size_t *len)
+static int lookup(const char *name_or_uri, bool uri, const char *id, struct podman_rows *rows)
 {
 	uint64_t deadline = clock_ms() + PODMAN_DB_MS;
+	char pod[sizeof(rows->pod)] = "";
 	sqlite3 *db = NULL;
 	int r = sql.open_v2(name_or_uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_PRIVATECACHE |
 			    (uri ? SQLITE_OPEN_URI : 0), NULL);
 
 	if (r == SQLITE_OK)
 		r = harden(db, &deadline);
-	if (r == SQLITE_OK && !pod[0]) {
-		r = row(db, "SELECT IFNULL(PodID, '') FROM ContainerConfig WHERE ID = ?1", id, 1, &pod, &pod_len);
-		if (r == SQLITE_OK && !pod[0])
-			r = SQLITE_DONE;
-	}
-	if (r == SQLITE_OK && !cgroup_hex_id(pod, strlen(pod)))
-		r = SQLITE_CORRUPT;
 	if (r == SQLITE_OK)
-		r = row(db, "SELECT Name, JSON FROM PodConfig WHERE ID = ?1", pod, 2, out, len);
+		r = row(db, "SELECT IFNULL(PodID, ''), IFNULL(json_extract(JSON, '$.labels'), '') FROM ContainerConfig "
+			"WHERE ID = ?1", id, 2, (char *[]) { pod, rows->labels },
+			(size_t[]) { sizeof(pod), sizeof(rows->labels) });
+	if (r == SQLITE_OK && !rows->pod[0])
+		memcpy(rows->pod, pod, sizeof(pod));
+	if (r == SQLITE_OK && rows->pod[0] && !cgroup_hex_id(rows->pod, strlen(rows->pod)))
+		r = SQLITE_CORRUPT;
+	if (r == SQLITE_OK && rows->pod[0])
+		r = row(db, "SELECT Name, IFNULL(json_extract(JSON, '$.labels'), '') FROM PodConfig WHERE ID = ?1",
+			rows->pod, 2, (char *[]) { rows->pod_name, rows->pod_labels },
+			(size_t[]) { sizeof(rows->pod_name), sizeof(rows->pod_labels) });
+	if (r == SQLITE_OK && rows->pod[0] && (!rows->pod_name[0] || !escape_clean(rows->pod_name)))
+		r = SQLITE_CORRUPT;
 	(void) sql.close_v2(db);
 	return r;
 }
@@ -192,18 +198,17 @@ static int immutable_uri(const char *path, char *uri, size_t len)
 }
 
 /*
- * The pod of container id from the database at path: its id into pod (where pod is "", from the container's row;
- * else as given, the cgroup's), its name into name, its config's JSON into json (all "" where none). 0 named, 1 the
- * container is in no pod, -ENOENT where there is no database at path, or -EIO with why in *said.
+ * What podman's database at path says of container id (rows->pod: its pod's id where the cgroup gave it, else ""):
+ * its labels, its pod's id, name and labels (rows, "" where none). 0, -ENOENT where there is no database at path, or
+ * -EIO with why in *said (rows then all "" but the pod's id as given).
  */
-int podman_db_pod(const char *path, const char *id, char *pod, size_t pod_len, char *name, size_t name_len,
-		  char *json, size_t json_len, const char **said)
+int podman_db_read(const char *path, const char *id, struct podman_rows *rows, const char **said)
 {
-	char *out[] = { name, json }, side[PATH_MAX], uri[3 * PATH_MAX];
-	const size_t len[] = { name_len, json_len };
+	char side[PATH_MAX], uri[3 * PATH_MAX], given[sizeof(rows->pod)];
 	int r;
 
-	name[0] = json[0] = '\0';
+	memcpy(given, rows->pod, sizeof(given));
+	rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
 	if (access(path, F_OK) < 0)
 		return -ENOENT;
 	if (!roots_file(path)) {
@@ -215,7 +220,7 @@ int podman_db_pod(const char *path, const char *id, char *pod, size_t pod_len, c
 		return -EIO;
 	}
 	(void) sql.hard_heap_limit64(PODMAN_DB_HEAP);
-	r = lookup(path, false, id, pod, pod_len, out, len);
+	r = lookup(path, false, id, rows);
 	/*
 	 * A reader of a WAL database needs its -shm, and makes one where there is none: socket mode's server cannot
 	 * (ProtectSystem=strict makes /var read-only to it). Where no -wal is there either, podman checkpointed it all
@@ -223,14 +228,11 @@ int podman_db_pod(const char *path, const char *id, char *pod, size_t pod_len, c
 	 */
 	if ((r & 0xff) == SQLITE_CANTOPEN && (size_t)snprintf(side, sizeof(side), "%s-wal", path) < sizeof(side) &&
 	    access(side, F_OK) < 0 && errno == ENOENT && immutable_uri(path, uri, sizeof(uri)) == 0)
-		r = lookup(uri, true, id, pod, pod_len, out, len);
-	if (r == SQLITE_DONE)
-		return 1;
-	if (r == SQLITE_OK && name[0] && escape_clean(name))
-		return 0;
+		r = lookup(uri, true, id, rows);
 	if (r == SQLITE_OK)
-		r = SQLITE_CORRUPT;
-	name[0] = json[0] = '\0';
+		return 0;
+	memcpy(rows->pod, given, sizeof(given));
+	rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
 	*said = why(r);
 	return -EIO;
 }

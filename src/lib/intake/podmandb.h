@@ -4,7 +4,14 @@
 
 #include <stddef.h>
 
-int podman_db_pod(const char *path, const char *id, char *pod, size_t pod_len, char *name, size_t name_len,
-		  char *json, size_t json_len, const char **said);
+/* What podman 5's database says of a container and its pod: names as they are, labels as JSON objects' text. */
+struct podman_rows {
+	char pod[80];              /* in: the pod's id where the cgroup gave it, else ""; out: as the database has it */
+	char pod_name[256];
+	char pod_labels[4096];
+	char labels[4096];         /* the container's own */
+};
+
+int podman_db_read(const char *path, const char *id, struct podman_rows *rows, const char **said);
 
 #endif

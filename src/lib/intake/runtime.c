@@ -23,6 +23,7 @@
 
 #include "base.h"
 #include "containerd.h"
+#include "labels.h"
 #include "podmandb.h"
 #include "runtime.h"
 
@@ -83,45 +84,6 @@ static void take(struct json_span obj, const char *key, const char *sub, char *o
 		(void) snprintf(out, len, "%s", s);
 }
 
-/* Whether s is made only of ASCII letters, digits and the characters of accept (a Kubernetes label's alphabet). */
-static bool word_of(const char *s, const char *accept)
-{
-	static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-
-	for (; *s; s++)
-		if (!strchr(alnum, *s) && !strchr(accept, *s))
-			return false;
-	return true;
-}
-
-/*
- * The labels of obj ({"KEY": "VALUE", ...}) into out as "KEY=VALUE" words one blank apart, as a [Rule]'s
- * MatchPodLabel= reads them: those in a Kubernetes label's alphabet (a key of letters, digits and "-_./", a value of
- * letters, digits and "-_."), so that no word holds a blank or a second "="; not the kubelet's own (io.kubernetes.*,
- * annotation.*, which name the pod, not label it); while they fit. A label left out is left out whole.
- */
-static void labels(struct json_span obj, char *out, size_t len)
-{
-	struct json_span k, v;
-	char key[256], value[256];
-	size_t pos = 0, used = 0;
-	int n;
-
-	out[0] = '\0';
-	while (json_pair(obj, &pos, &k, &v) > 0) {
-		if (json_text(k, key, sizeof(key)) < 0 || json_text(v, value, sizeof(value)) < 0 || !key[0] ||
-		    !word_of(key, "-_./") || !word_of(value, "-_.") || strncmp(key, "io.kubernetes.", 14) == 0 ||
-		    strncmp(key, "annotation.", 11) == 0)
-			continue;
-		n = snprintf(out + used, len - used, "%s%s=%s", used ? " " : "", key, value);
-		if (n < 0 || (size_t)n >= len - used) {
-			out[used] = '\0';
-			break;
-		}
-		used += (size_t)n;
-	}
-}
-
 static void said(struct container *c, const char *runtime, const char *file)
 {
 	if (runtime[0])
@@ -155,7 +117,7 @@ static void docker_pod_labels(struct container *c, const char *root, struct json
 	take(cfg, "Labels", "io.kubernetes.sandbox.id", id, sizeof(id));
 	text = sandbox_json(root, DOCKER_DIR, id, "config.v2.json", &doc);
 	if (text && json_member(doc, "Config", &sandbox) == 0 && json_member(sandbox, "Labels", &l) == 0)
-		labels(l, c->pod_labels, sizeof(c->pod_labels));
+		labels_json(l, c->pod_labels, sizeof(c->pod_labels));
 	free(text);
 }
 
@@ -163,7 +125,7 @@ static void docker_pod_labels(struct container *c, const char *root, struct json
 static bool docker(struct container *c, const char *root)
 {
 	char path[PATH_MAX], name[UNIT_NAME_MAX] = "";
-	struct json_span doc, cfg;
+	struct json_span doc, cfg, l;
 	char *text;
 
 	(void) snprintf(path, sizeof(path), DOCKER_DIR "/%s/config.v2.json", c->id);
@@ -178,6 +140,8 @@ static bool docker(struct container *c, const char *root)
 		take(cfg, "Labels", "io.kubernetes.pod.name", c->pod_name, sizeof(c->pod_name));
 		take(cfg, "Labels", "io.kubernetes.pod.namespace", c->pod_namespace, sizeof(c->pod_namespace));
 		docker_pod_labels(c, root, cfg);
+		if (json_member(cfg, "Labels", &l) == 0)
+			labels_json(l, c->labels, sizeof(c->labels));
 	}
 	free(text);
 	said(c, "docker", "config.v2.json");
@@ -198,7 +162,7 @@ static void crio_pod_labels(struct container *c, const char *root, struct json_s
 	if (bundle_text && json_member(doc, "annotations", &a) == 0 &&
 	    json_member(a, "io.kubernetes.cri-o.Labels", &l) == 0 && json_text(l, text, sizeof(text)) == 0 &&
 	    json_whole(text, strlen(text), &l) == 0)
-		labels(l, c->pod_labels, sizeof(c->pod_labels));
+		labels_json(l, c->pod_labels, sizeof(c->pod_labels));
 	free(bundle_text);
 }
 
@@ -267,8 +231,19 @@ static void containerd_pod_labels(struct container *c, const char *root, const c
 	if (any_value((const unsigned char *)any, len, &json) == 0 && json_whole(json.p, json.n, &doc) == 0 &&
 	    json_member(doc, "Metadata", &v) == 0 && json_member(v, "Config", &v) == 0 &&
 	    json_member(v, "labels", &v) == 0)
-		labels(v, c->pod_labels, sizeof(c->pod_labels));
+		labels_json(v, c->pod_labels, sizeof(c->pod_labels));
 	free(any);
+}
+
+/* The labels bucket of a containerd container's record (names: its path) into c->labels. */
+static void containerd_labels(struct container *c, const char *root, const char *db, const char *const *names)
+{
+	struct label_words w = { c->labels, sizeof(c->labels), 0, false };
+	_cleanup_close_ int fd = open_host(root, db);
+
+	c->labels[0] = '\0';
+	if (fd >= 0 && bolt_each(fd, (struct bolt_path) { names, 5 }, labels_word, &w) < 0)
+		c->labels[0] = '\0';
 }
 
 /* A name from a database's value (bytes, not JSON): taken only whole, valid UTF-8, free of control characters. */
@@ -280,7 +255,8 @@ static void take_bytes(const char *v, size_t len, char *out, size_t size)
 
 /*
  * A plain containerd container's image, and the name nerdctl gave it, from containerd's database (v1/NS/containers/ID:
- * its image, its label nerdctl/name): the bundle has neither. A CRI container's bundle has said both already.
+ * its image, its label nerdctl/name): the bundle has neither. A CRI container's bundle has said both already. Its
+ * labels, those someone gave it (nerdctl --label, ctr --label), from the same record.
  */
 static void containerd_record(struct container *c, const char *root, const char *db)
 {
@@ -298,6 +274,7 @@ static void containerd_record(struct container *c, const char *root, const char 
 		take_bytes(v, len, c->name, sizeof(c->name));
 		free(v);
 	}
+	containerd_labels(c, root, db, names);
 }
 
 /*
@@ -382,6 +359,12 @@ static bool podman_pod_db(struct container *c, const char *root)
 	char *text;
 	bool found;
 
+	/* The container's own labels, in its config (ctr/ID, config). */
+	if ((text = bolt_value(root, PODMAN_DB, ctr, 2, "config", &len))) {
+		if (json_whole(text, len, &doc) == 0 && json_member(doc, "labels", &v) == 0)
+			labels_json(v, c->labels, sizeof(c->labels));
+		free(text);
+	}
 	if (!c->pod[0] && (text = bolt_value(root, PODMAN_DB, ctr, 2, "pod-id", &len))) {
 		if (cgroup_hex_id(text, len) && len < sizeof(c->pod))
 			memcpy(c->pod, text, len + 1);
@@ -394,7 +377,7 @@ static bool podman_pod_db(struct container *c, const char *root)
 	if (found) {
 		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
 		if (json_member(doc, "labels", &v) == 0)
-			labels(v, c->pod_labels, sizeof(c->pod_labels));
+			labels_json(v, c->pod_labels, sizeof(c->pod_labels));
 	}
 	free(text);
 	if (found)
@@ -448,24 +431,33 @@ static char *podman_api(struct container *c, const char *root, const char *what,
  */
 static bool podman_pod_sqlite(struct container *c, const char *root)
 {
-	char path[PATH_MAX], json[16384];
+	char path[PATH_MAX];
 	const char *why = "";
-	struct json_span doc, v;
+	struct podman_rows rows;
+	struct json_span doc;
 	int r;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_SQLITE, root) >= sizeof(path))
 		return false;
-	r = podman_db_pod(path, c->id, c->pod, sizeof(c->pod), c->pod_name, sizeof(c->pod_name), json, sizeof(json),
-			  &why);
+	memcpy(rows.pod, c->pod, sizeof(rows.pod));
+	r = podman_db_read(path, c->id, &rows, &why);
 	if (r == -ENOENT)
 		return false;
 	if (r < 0) {
 		(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql: %s", why);
 		return false;
 	}
-	if (r == 0 && json_whole(json, strlen(json), &doc) == 0 && json_member(doc, "labels", &v) == 0)
-		labels(v, c->pod_labels, sizeof(c->pod_labels));
-	(void) snprintf(c->pod_from, sizeof(c->pod_from), "%s", r == 0 ? "db.sql" : "");
+	if (json_whole(rows.labels, strlen(rows.labels), &doc) == 0)
+		labels_json(doc, c->labels, sizeof(c->labels));
+	if (!rows.pod[0]) {
+		c->pod_from[0] = '\0';
+		return true;
+	}
+	memcpy(c->pod, rows.pod, sizeof(c->pod));
+	(void) snprintf(c->pod_name, sizeof(c->pod_name), "%s", rows.pod_name);
+	if (json_whole(rows.pod_labels, strlen(rows.pod_labels), &doc) == 0)
+		labels_json(doc, c->pod_labels, sizeof(c->pod_labels));
+	(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql");
 	return true;
 }
 
@@ -498,7 +490,7 @@ static void podman_pod_api(struct container *c, const char *root)
 		return;
 	take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
 	if (json_member(doc, "Labels", &v) == 0)
-		labels(v, c->pod_labels, sizeof(c->pod_labels));
+		labels_json(v, c->pod_labels, sizeof(c->pod_labels));
 	(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API");
 	free(answer);
 }
