@@ -115,6 +115,18 @@ START_TEST(test_pod_labels)
 	f.pod_labels = NULL;
 	ck_assert(!rule_matches(&r, &f));
 	ck_assert_int_eq(rule_match_key("MatchPodLabel"), MATCH_POD_LABEL);
+	/* MatchContainerLabel= reads the container's own labels the same way, never its pod's. */
+	f.pod_labels = "app=web";
+	f.labels = "team=pay tier=back";
+	memset(&r, 0, sizeof(r));
+	set(MATCH_CONTAINER_LABEL, "team=p* other");
+	ck_assert(rule_matches(&r, &f));
+	memset(&r, 0, sizeof(r));
+	set(MATCH_CONTAINER_LABEL, "app");
+	ck_assert(!rule_matches(&r, &f));
+	f.labels = NULL;
+	ck_assert(!rule_matches(&r, &f));
+	ck_assert_int_eq(rule_match_key("MatchContainerLabel"), MATCH_CONTAINER_LABEL);
 }
 END_TEST
 

@@ -59,6 +59,7 @@ tar -C "$T/rootfs" -cf "$T/image.tar" .
 
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
 	"ExecUpload=/bin/echo ns=%N pod=%O"
+printf '\n[Rule]\nName=team-label\nMatchContainerLabel=team=p*\nFileMode=0600\n' >> "$T/c.conf"
 printf '\n[Rule]\nName=shop-small\nMatchPodNamespace=shop\nMaxCoreSize=64K\n' >> "$T/c.conf"
 printf '\n[Rule]\nName=by-image\nMatchImage=*%s-dock*\nFileMode=0600\n' "$TAG" >> "$T/c.conf"
 printf '\n[Rule]\nName=web-label\nMatchPodLabel=tier=front* app=nothing\nFileMode=0600\n' >> "$T/c.conf"
@@ -242,6 +243,16 @@ docker_part() {
 	check "--rm: and the entry named it: $(field "$E" CORESINK_CONTAINER_NAME)" all_of "$E" \
 		"CORESINK_CONTAINER_ID=$gone_id" "CORESINK_CONTAINER_NAME=$TAG-gone" "CORESINK_CONTAINER_IMAGE=$TAG-dock:1"
 	check "--rm: MatchImage= chose its rule" has_line "$E" "CORESINK_RULE=by-image"
+
+	# A plain container's own labels (docker run --label): recorded, those in a label's alphabet, and matched.
+	dock "$TAG-lbl" --label team=pay --label "note=two words" --label com.example.tier=back "$TAG-dock:1" /podcrash ||
+		fail "docker run --label: $(tail -n 3 "$T/run.log")"
+	crash_pid "$DOCK_PID"
+	check "docker --label: the container's own labels: $(field "$E" CORESINK_CONTAINER_LABELS)" \
+		has_line "$E" "CORESINK_CONTAINER_LABELS=com.example.tier=back team=pay"
+	check "docker --label: MatchContainerLabel=team=p* chose its rule" has_line "$E" "CORESINK_RULE=team-label"
+	out=$(CTL --config "$T/c.conf" info "$DOCK_PID" 2>&1)
+	check "coresinkctl info shows them" matches "$out" "Labels: com.example.tier=back team=pay"
 
 	# The liar: it is moved into a cgroup beneath its own named after the first container (what a container that may
 	# write its cgroup, privileged or given it, can do itself; done from outside here, where this machine refuses a

@@ -158,7 +158,7 @@ static void crash_free(struct record *c)
 			     &c->slice, &c->owner_uid, &c->hostname, &c->boot_id, &c->machine_id, &c->filename,
 			     &c->timestamp, &c->message, &c->result, &c->entry_id, &c->signature, &c->truncated,
 			     &c->size, &c->package_name, &c->package_version, &c->runtime, &c->container_id,
-			     &c->container_name, &c->image, &c->pod_name, &c->pod_namespace, &c->pod_labels,
+			     &c->container_name, &c->image, &c->pod_name, &c->pod_namespace, &c->pod_labels, &c->labels,
 			     &c->collect, &c->hooks };
 
 	for (size_t i = 0; i < ELEMENTSOF(strings); i++) {
@@ -230,6 +230,7 @@ int record_read(struct record *c, origin_get_fn fn, void *ctx)
 		{ "CORESINK_POD_NAME", offsetof(struct record, pod_name) },
 		{ "CORESINK_POD_NAMESPACE", offsetof(struct record, pod_namespace) },
 		{ "CORESINK_POD_LABELS", offsetof(struct record, pod_labels) },
+		{ "CORESINK_CONTAINER_LABELS", offsetof(struct record, labels) },
 	};
 	char *pid = get(fn, ctx, "COREDUMP_PID"), *uid = get(fn, ctx, "COREDUMP_UID"), *gid = get(fn, ctx, "COREDUMP_GID"),
 	     *sig = get(fn, ctx, "COREDUMP_SIGNAL");

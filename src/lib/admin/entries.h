@@ -21,7 +21,7 @@ struct record {
 	char *exe, *comm, *cmdline, *cgroup, *unit, *user_unit, *slice, *owner_uid, *hostname, *boot_id, *machine_id;
 	char *filename, *timestamp, *message, *result, *entry_id, *signature, *truncated, *size;
 	char *package_name, *package_version;
-	char *runtime, *container_id, *container_name, *image, *pod_name, *pod_namespace, *pod_labels;
+	char *runtime, *container_id, *container_name, *image, *pod_name, *pod_namespace, *pod_labels, *labels;
 	char *collect;            /* CORESINK_COLLECT: what came of the collect hooks */
 	char *hooks;              /* their fields, "KEY=VALUE\n" each, in CORESINK_HOOKS's order */
 };

@@ -231,6 +231,7 @@ static void info_one(FILE *f, int dirfd, const struct record *c)
 		line(f, "Pod", v);
 	}
 	line(f, "Pod Labels", c->pod_labels);
+	line(f, "Labels", c->labels);
 	if (c->package_name[0]) {
 		(void) snprintf(v, sizeof(v), "%s/%s", c->package_name, c->package_version[0] ? c->package_version : "n/a");
 		line(f, "Package", v);
@@ -297,6 +298,7 @@ static void info_json(FILE *f, int dirfd, const struct record *c, bool pretty)
 		{ "ContainerImage", offsetof(struct record, image) }, { "PodName", offsetof(struct record, pod_name) },
 		{ "PodNamespace", offsetof(struct record, pod_namespace) },
 		{ "PodLabels", offsetof(struct record, pod_labels) },
+		{ "ContainerLabels", offsetof(struct record, labels) },
 		{ "Collected", offsetof(struct record, collect) },
 	};
 	uint64_t bytes, stamp;

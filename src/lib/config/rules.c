@@ -19,7 +19,7 @@ static const char *const match_names[] = {
 	[MATCH_SIGNAL] = "MatchSignal", [MATCH_CONTAINER] = "MatchContainer", [MATCH_HOSTNAME] = "MatchHostname",
 	[MATCH_CONTAINER_NAME] = "MatchContainerName", [MATCH_IMAGE] = "MatchImage",
 	[MATCH_POD_NAMESPACE] = "MatchPodNamespace", [MATCH_POD_NAME] = "MatchPodName",
-	[MATCH_POD_LABEL] = "MatchPodLabel",
+	[MATCH_POD_LABEL] = "MatchPodLabel", [MATCH_CONTAINER_LABEL] = "MatchContainerLabel",
 };
 
 /* The Match key called name: its enum rule_match, or -ENOENT. */
@@ -182,6 +182,7 @@ static bool match_one(const struct rule *r, enum rule_match m, const struct rule
 	case MATCH_POD_NAMESPACE: return globs(list, f->pod_namespace);
 	case MATCH_POD_NAME:   return globs(list, f->pod_name);
 	case MATCH_POD_LABEL:  return f->pod_labels && f->pod_labels[0] && any_word(list, label_is, f->pod_labels);
+	case MATCH_CONTAINER_LABEL: return f->labels && f->labels[0] && any_word(list, label_is, f->labels);
 	default:               return false;
 	}
 }

@@ -31,6 +31,7 @@ enum rule_match {
 	MATCH_POD_NAMESPACE, /* globs on the Kubernetes namespace of its pod */
 	MATCH_POD_NAME,     /* globs on its pod's name */
 	MATCH_POD_LABEL,    /* KEY=GLOB (or KEY: it has that label) on its pod's labels */
+	MATCH_CONTAINER_LABEL, /* the same on the container's own labels */
 	_MATCH_MAX
 };
 
@@ -43,6 +44,7 @@ struct rule_facts {
 	const char *machine, *container_id;
 	const char *container_name, *image, *pod_name, *pod_namespace;   /* from its runtime's files */
 	const char *pod_labels;  /* "KEY=VALUE" words one blank apart, from its runtime's files */
+	const char *labels;      /* the container's own, likewise */
 };
 
 struct rule_setting {

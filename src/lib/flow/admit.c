@@ -110,7 +110,7 @@ static void rule_facts(const struct crash *cr, struct rule_facts *f)
 		.slice = pi->units.slice, .hostname = k->hostname, .uid = k->uid, .signal = k->signal,
 		.container = pi->container || ct->machine[0] || ct->id[0], .machine = ct->machine,
 		.container_id = ct->id, .container_name = ct->name, .image = ct->image, .pod_name = ct->pod_name,
-		.pod_namespace = ct->pod_namespace, .pod_labels = ct->pod_labels,
+		.pod_namespace = ct->pod_namespace, .pod_labels = ct->pod_labels, .labels = ct->labels,
 	};
 }
 

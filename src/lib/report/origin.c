@@ -43,6 +43,11 @@ const char *const origin_sealed_fields[] = {
 	"CORESINK_SIGNATURE_KEYS", "CORESINK_STORAGE", "CORESINK_CONTAINER_RUNTIME", "CORESINK_CONTAINER_ID",
 	"CORESINK_CONTAINER_NAME", "CORESINK_CONTAINER_IMAGE", "CORESINK_POD_NAME", "CORESINK_POD_NAMESPACE",
 	"CORESINK_POD_LABELS",
+	/*
+	 * Added after version 3 without a new one: a field is in a seal's form only where present, and a seal of
+	 * before it repeats none, so an entry given one afterwards no longer matches its seal.
+	 */
+	"CORESINK_CONTAINER_LABELS",
 };
 const size_t origin_n_sealed_fields = sizeof(origin_sealed_fields) / sizeof(origin_sealed_fields[0]);
 

@@ -248,6 +248,7 @@ static void add_container_fields(struct fields *f, const struct container *c)
 	report_add_line(f, "CORESINK_POD_NAME", c->pod_name);
 	report_add_line(f, "CORESINK_POD_NAMESPACE", c->pod_namespace);
 	report_add_line(f, "CORESINK_POD_LABELS", c->pod_labels);
+	report_add_line(f, "CORESINK_CONTAINER_LABELS", c->labels);
 	report_add_line(f, "CORESINK_CONTAINER_FROM", c->state);
 	report_add_line(f, "CORESINK_POD_FROM", c->pod_from);
 }
