@@ -338,7 +338,7 @@ pods_checks() {
 	command -v podman > /dev/null || { echo "SKIP pods: no podman in this image"; return 0; }
 	podman import -q /src/build/vm/payload/pod.tar localhost/pod-dump:1 > "$out" 2>&1 &&
 		podman pod create --infra=false --name web-vm --label app=web --label tier=front >> "$out" 2>&1 &&
-		podman run -d --pod web-vm --name web-vm-worker --network none --ulimit core=-1 localhost/pod-dump:1 \
+		podman run -d --pod web-vm --name web-vm-worker --label team=pay --network none --ulimit core=-1 localhost/pod-dump:1 \
 			/pod-dump >> "$out" 2>&1 ||
 		{ echo "SKIP pods: podman could not run the pod: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
 	ctr=$(podman inspect -f '{{.Id}}' web-vm-worker) pod=$(podman pod inspect -f '{{.Id}}' web-vm)
@@ -363,6 +363,8 @@ pods_checks() {
 	check "pod: its name and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), from $from" \
 		test "$(pod_field "$pid" CORESINK_POD_NAME)" = web-vm -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=web tier=front" \
 		-a "$from" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
+	check "pod: the container's own labels, from podman's database: $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
+		matches "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" "(^| )team=pay( |$)"
 	ns=$(pod_field "$pid" CORESINK_POD_NAMESPACE)
 	fact pods "podman | $(podman version -f '{{.Client.Version}}') ($backend) | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | ${ns:--} | ${from:--}"
 	podman pod rm -f web-vm > /dev/null 2>&1
