@@ -248,19 +248,22 @@ payload() {
 # must pass; the planted bug (a build that names a core before its data is synced) must be caught. One row per
 # recording goes to $B/powercut.md.
 replay() {
-	local log=$1 name out points broken
+	local log=$1 name out points broken w
 	name=${log##*/} name=${name%.log}
 	out=$VM/out/powercut/$name.replay
-	rm -f "$T/$name.img" && truncate -s 320M "$T/$name.img" && rm -rf "$T/w-$name" && mkdir -p "$T/w-$name" ||
+	# The work directory's name short: the pattern pcheck sets names the config in it, and the kernel takes 127 bytes
+	# of a pattern at most (a recording's name as the directory's made ext4-socket-encrypt's 128 here).
+	w=$T/$(printf '%s' "$name" | cksum | cut -d' ' -f1)
+	rm -f "$T/$name.img" && truncate -s 320M "$T/$name.img" && rm -rf "$w" && mkdir -p "$w" ||
 		fail "$name: the image"
 	"$B/replaylog" --from mkfs "$log" "$T/$name.img" bash "$TOP/tests/vm/pcheck.sh" "$T/$name.img" \
-		"$VM/out/powercut/$name.crashes" "$T/w-$name" > "$out" 2>&1 || fail "$name: replaylog: $(tail -n 1 "$out")"
+		"$VM/out/powercut/$name.crashes" "$w" > "$out" 2>&1 || fail "$name: replaylog: $(tail -n 1 "$out")"
 	read -r _ points _ broken _ < <(grep '^points ' "$out")
 	[ -n "${points:-}" ] || fail "$name: the replay did not end: $(tail -n 1 "$out")"
 	grep -E '^point ' "$out" | head -n 5 | cut -c1-300 | sed 's/^/     /'
 	printf '| %s | %s | %s | %s | %s |\n' "$name" "$(grep -c . "$VM/out/powercut/$name.crashes")" "$points" "$broken" \
 		"$(grep -c '^note' "$out")" > "$VM/out/powercut/$name.row"
-	rm -rf "$T/$name.img" "$T/w-$name"
+	rm -rf "$T/$name.img" "$w"
 	if [ "${name#planted}" != "$name" ]; then
 		check "$name: the planted bug is caught: $broken of $points points broken" test "$broken" -gt 0
 	else
