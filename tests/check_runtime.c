@@ -732,9 +732,12 @@ START_TEST(test_podman_sqlite)
 	       "\"labels\":{\"team\":\"pay\",\"io.containerd.x\":\"y\",\"bad\":\"a b\"},\"spec\":{\"x\":1}}');"
 	       "INSERT INTO PodConfig VALUES ('" ID64 "', 'web-9', '{\"name\":\"web-9\",\"labels\":{\"app\":\"web\","
 	       "\"tier\":\"front\",\"bad label\":\"x\"}}');");
-	/* podman writing meanwhile: its transaction open and unseen, the committed pod read all the same. */
+	/*
+	 * podman writing meanwhile: its transaction open and unseen, the committed pod read all the same (a reader
+	 * held by the writer would say "locked by podman" after its bound instead).
+	 */
 	sql(w, "BEGIN IMMEDIATE; INSERT INTO PodConfig VALUES ('" ID3 "', 'half', '{}');");
-	ms = timed_read(root, worker, &c);
+	read_path(root, worker, &c);
 	ck_assert_str_eq(c.runtime, "podman");
 	ck_assert_str_eq(c.name, "web-9-worker");
 	ck_assert_str_eq(c.pod, ID64);
@@ -742,7 +745,6 @@ START_TEST(test_podman_sqlite)
 	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
 	ck_assert_str_eq(c.labels, "team=pay");
 	ck_assert_str_eq(c.pod_from, "db.sql");
-	ck_assert_msg(ms < 100, "%ld ms with podman writing", ms);
 	sql(w, "ROLLBACK;");
 	/* All of it was in the WAL, never checkpointed into the main file. */
 	(void) snprintf(text, sizeof(text), "%s-wal", path);
@@ -769,7 +771,8 @@ START_TEST(test_podman_sqlite)
 	ms = timed_read(root, worker, &c);
 	ck_assert_str_eq(c.pod_name, "");
 	starts(c.pod_from, "db.sql: locked by podman; ");
-	ck_assert_msg(ms >= 90 && ms < 400, "%ld ms held locked", ms);
+	/* It waited for podman's lock its bound (100 ms), and no longer than a slow machine takes past it. */
+	ck_assert_msg(ms >= 90 && ms < 10000, "%ld ms held locked", ms);
 	sql(x, "ROLLBACK;");
 	ck_assert_int_eq(sqlite3_close(x), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_close(w), SQLITE_OK);
@@ -793,7 +796,8 @@ START_TEST(test_podman_sqlite)
 	ms = timed_read(root, worker, &c);
 	ck_assert_str_eq(c.pod_name, "");
 	starts(c.pod_from, "db.sql: not a file of root's; ");
-	ck_assert_int_lt(ms, 100);
+	/* Never opened to wait on (a FIFO's open would wait for ever for a writer). */
+	ck_assert_int_lt(ms, 10000);
 	ck_assert_int_eq(unlink(path), 0);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	ck_assert_int_ge(fd, 0);
@@ -853,7 +857,7 @@ START_TEST(test_podman_sqlite_readonly)
 				 NULL) != SQLITE_OK || write(ready[1], "x", 1) != 1)
 			_exit(1);
 		(void) read(done[0], &byte, 1);
-		_exit(0);
+		_exit(sqlite3_close(w) == SQLITE_OK ? 0 : 1);
 	}
 	ck_assert_int_eq(read(ready[0], &byte, 1), 1);
 	(void) snprintf(side, sizeof(side), "%s-shm", path);
