@@ -1,7 +1,8 @@
 /*
  * fuzz_escape.c: libFuzzer harness for what reads bytes a crashing process controls: the escaping of journal
  * fields, and the core's notes. Invariants: the escaped text is valid UTF-8 with no control character (newline and
- * tab only in multi-line mode); one-line escaping decodes back to its input, so distinct inputs stay distinct; a cut
+ * tab only in multi-line mode); one-line escaping decodes back to its input (a C0 80, a field's NUL as the entry
+ * reader holds it, to a NUL), so distinct inputs stay distinct; a cut
  * output is a prefix of the whole one, never half an escape; the notes parser stays within its bytes (ASan).
  */
 #include <stdbool.h>
@@ -52,9 +53,27 @@ static int hex(char ch)
 	return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
 }
 
-/* Undoes one-line escaping into out; false when the text holds an escape that escaping cannot write. */
-static bool unescape(const char *s, char *out)
+/*
+ * What escaping shows of in, as bytes: in itself, but for each C0 80 (a field's NUL as record_read holds it in a C
+ * string) read left to right, a NUL. Into want; its length.
+ */
+static size_t held_as(const char *in, char *want)
 {
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++)
+		if (p[0] == 0xc0 && p[1] == 0x80)
+			want[n++] = '\0', p++;
+		else
+			want[n++] = (char)*p;
+	return n;
+}
+
+/* Undoes one-line escaping into out (*len bytes); false when the text holds an escape that escaping cannot write. */
+static bool unescape(const char *s, char *out, size_t *len)
+{
+	char *const start = out;
+
 	while (*s) {
 		if (*s != '\\') {
 			*out++ = *s++;
@@ -71,14 +90,15 @@ static bool unescape(const char *s, char *out)
 		}
 	}
 	*out = '\0';
+	*len = (size_t)(out - start);
 	return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *in = malloc(size + 1), *one, *multi, *back, cut[17];
+	char *in = malloc(size + 1), *one, *multi, *back, *want, cut[17];
 	struct core_signal sig;
-	size_t whole;
+	size_t whole, n;
 
 	(void) elfcore_siginfo(data, size, &sig);
 	if (!in)
@@ -88,11 +108,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	one = escape_dup(in, ESCAPE_BACKSLASH);
 	multi = escape_dup(in, ESCAPE_MULTILINE);
 	back = malloc(size + 1);
-	if (!one || !multi || !back)
+	want = malloc(size + 1);
+	if (!one || !multi || !back || !want)
 		abort();
 	check_clean(one, false);
 	check_clean(multi, true);
-	if (!unescape(one, back) || strcmp(back, in) != 0)
+	if (!unescape(one, back, &n) || n != held_as(in, want) || memcmp(back, want, n) != 0)
 		abort();
 	whole = escape_text(cut, sizeof(cut), in, ESCAPE_BACKSLASH);
 	if (whole != strlen(one) || strncmp(cut, one, strlen(cut)) != 0 || strlen(cut) >= sizeof(cut))
@@ -101,5 +122,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(one);
 	free(multi);
 	free(back);
+	free(want);
 	return 0;
 }
