@@ -30,6 +30,7 @@ struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);
 
 int io_fdatasync(int fd);
+int io_open_host(const char *root, const char *path);
 int io_read_text(const char *path, char *buf, size_t size);
 int io_write_text(const char *path, const char *text, size_t len);
 struct sockaddr_un;

@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,16 +37,12 @@ static bool plain_path(const char *p)
 	return true;
 }
 
-/* The small file root+path (at most max bytes) into buf, NUL-terminated: its length, or -1. Never through a link. */
+/* The small file root+path (at most max - 1 bytes) into buf, NUL-terminated (io_open_host): its length, or -1. */
 static ssize_t slurp(const char *root, const char *path, char *buf, size_t max)
 {
-	char full[PATH_MAX];
 	ssize_t n;
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = io_open_host(root, path);
 
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
-		return -1;
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	n = io_read_full(fd, buf, max - 1, NULL);

@@ -139,13 +139,15 @@ static const char *why(int r)
 	}
 }
 
-/* Whether path is a regular file of root's, not a link (opened without following one, never waiting on a FIFO). */
-static bool roots_file(const char *path)
+/* Whether path is a regular file of root's (io_open_host: not a link, never a FIFO waited on): 0, -ENOENT, -EPERM. */
+static int roots_file(const char *path)
 {
 	struct stat st;
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	_cleanup_close_ int fd = io_open_host("", path);
 
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0;
+	if (fd == -ENOENT)
+		return -ENOENT;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 ? 0 : -EPERM;
 }
 
 /*
@@ -209,9 +211,10 @@ int podman_db_read(const char *path, const char *id, struct podman_rows *rows, c
 
 	memcpy(given, rows->pod, sizeof(given));
 	rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
-	if (access(path, F_OK) < 0)
-		return -ENOENT;
-	if (!roots_file(path)) {
+	r = roots_file(path);
+	if (r == -ENOENT)
+		return r;
+	if (r < 0) {
 		*said = "not a file of root's";
 		return -EIO;
 	}

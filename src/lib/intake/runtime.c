@@ -10,7 +10,6 @@
  * and podman 4 (BoltDB: base/boltread.c), podman 5's SQLite (podmandb.c), podman's API where neither answers.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,23 +40,13 @@
 #define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
 #define API_ANSWER_MAX (64u << 10)
 
-/* The file root+path opened to read, not through a link, not waiting on a FIFO: its fd, or -1. */
-static int open_host(const char *root, const char *path)
-{
-	char full[PATH_MAX];
-
-	if ((size_t)snprintf(full, sizeof(full), "%s%s", root, path) >= sizeof(full))
-		return -1;
-	return open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
-}
-
 /* The whole regular file root+path, at most max bytes, as one checked JSON value: a malloc'd text or NULL. */
 static char *read_json(const char *root, const char *path, size_t max, struct json_span *doc)
 {
 	struct stat st;
 	char *text = NULL;
 	ssize_t n;
-	_cleanup_close_ int fd = open_host(root, path);
+	_cleanup_close_ int fd = io_open_host(root, path);
 
 	if (fd < 0)
 		return NULL;
@@ -171,7 +160,7 @@ static char *bolt_value(const char *root, const char *path, const char *const *n
 			size_t *len)
 {
 	char *value = NULL;
-	_cleanup_close_ int fd = open_host(root, path);
+	_cleanup_close_ int fd = io_open_host(root, path);
 
 	if (fd < 0)
 		return NULL;
@@ -239,7 +228,7 @@ static void containerd_pod_labels(struct container *c, const char *root, const c
 static void containerd_labels(struct container *c, const char *root, const char *db, const char *const *names)
 {
 	struct label_words w = { c->labels, sizeof(c->labels), 0, false };
-	_cleanup_close_ int fd = open_host(root, db);
+	_cleanup_close_ int fd = io_open_host(root, db);
 
 	c->labels[0] = '\0';
 	if (fd >= 0 && bolt_each(fd, (struct bolt_path) { names, 5 }, labels_word, &w) < 0)
