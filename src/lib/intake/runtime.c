@@ -415,13 +415,11 @@ static char *podman_api(struct container *c, const char *root, const char *what,
 
 /*
  * A podman pod's id, name and labels from podman 5's database (SQLite: podmandb.c). Whether it answered: a pod named,
- * or the container in none. Where it could not (locked past its bound, not root's file, not podman's), why is said in
- * c->pod_from, and podman's API is asked.
+ * or the container in none. Where it could not (locked past its bound, not root's file, not podman's), why into *why.
  */
-static bool podman_pod_sqlite(struct container *c, const char *root)
+static bool podman_pod_sqlite(struct container *c, const char *root, const char **why)
 {
 	char path[PATH_MAX];
-	const char *why = "";
 	struct podman_rows rows;
 	struct json_span doc;
 	int r;
@@ -429,13 +427,9 @@ static bool podman_pod_sqlite(struct container *c, const char *root)
 	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_SQLITE, root) >= sizeof(path))
 		return false;
 	memcpy(rows.pod, c->pod, sizeof(rows.pod));
-	r = podman_db_read(path, c->id, &rows, &why);
-	if (r == -ENOENT)
+	r = podman_db_read(path, c->id, &rows, why);
+	if (r < 0)
 		return false;
-	if (r < 0) {
-		(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql: %s", why);
-		return false;
-	}
 	if (json_whole(rows.labels, strlen(rows.labels), &doc) == 0)
 		labels_json(doc, c->labels, sizeof(c->labels));
 	if (!rows.pod[0]) {
@@ -490,16 +484,17 @@ static void podman_pod_api(struct container *c, const char *root)
  */
 static void podman_pod(struct container *c, const char *root)
 {
-	char db[sizeof(c->pod_from)], both[2 * sizeof(c->pod_from) + 8];
+	char both[2 * sizeof(c->pod_from) + 8];
+	const char *why = NULL;       /* why db.sql did not answer; NULL where there is none */
 	size_t n;
 
-	if (podman_pod_db(c, root) || podman_pod_sqlite(c, root))
+	if (podman_pod_db(c, root) || podman_pod_sqlite(c, root, &why))
 		return;
-	(void) snprintf(db, sizeof(db), "%s", c->pod_from);
 	c->pod_from[0] = '\0';
 	podman_pod_api(c, root);
-	if (db[0] && strncmp(db, "containers.json", 15) != 0) {
-		(void) snprintf(both, sizeof(both), "%s; %s", db, c->pod_from[0] ? c->pod_from : "podman's API: no pod");
+	if (why) {
+		(void) snprintf(both, sizeof(both), "db.sql: %s; %s", why,
+				c->pod_from[0] ? c->pod_from : "podman's API: no pod");
 		/* Cut to the field's size: why the database failed comes first. */
 		n = strnlen(both, sizeof(c->pod_from) - 1);
 		memcpy(c->pod_from, both, n);
