@@ -33,7 +33,7 @@ PLANT =
 # Nor is libsqlite3: podman 5's database is read with it, loaded where there is one (src/lib/intake/podmandb.c).
 # libsodium (SHA-256) is linked in whole from Debian's libsodium.a: the package is built once and installed on Debian
 # 12, 13 and unstable, where libsodium's soname moved (libsodium23 to libsodium26); the few functions used add no RSS.
-DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp) $$(pkg-config --variable=libdir libsodium)/libsodium.a
+DEP_LIBS = $$(pkg-config --libs libsystemd libdw libelf libacl libzstd libseccomp json-c) $$(pkg-config --variable=libdir libsodium)/libsodium.a
 CHECK_CFLAGS = $$(pkg-config --cflags check)
 CHECK_LIBS = $$(pkg-config --libs check sqlite3)
 

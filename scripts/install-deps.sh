@@ -18,6 +18,7 @@ pc:libacl libacl1-dev libacl (read access for the crashing user)
 pc:libzstd libzstd-dev libzstd (compression)
 pc:libseccomp libseccomp-dev libseccomp (the analysis sandbox)
 pc:libsodium libsodium-dev libsodium (SHA-256: the record of an entry on its core, a seal; Encrypt=: age)
+pc:json-c libjson-c-dev libjson-c (container runtimes JSON: the names of a container and its pod)
 pc:sqlite3 libsqlite3-dev libsqlite3 (the podman 5 database: a pod name)
 pc:libdebuginfod libdebuginfod-dev libdebuginfod (debug info by build-id, DebuginfodURLs=)'
 test_needs='

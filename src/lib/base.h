@@ -16,7 +16,7 @@
 #include "base/digest.h"
 #include "base/escape.h"
 #include "base/io.h"
-#include "base/jsonread.h"
+#include "base/jsondoc.h"
 #include "base/oldest.h"
 #include "base/parse.h"
 #include "base/programs.h"

@@ -522,7 +522,7 @@ os_release() { (. /etc/os-release && eval "echo \"\${$1:-}\""); }
 # CORESINK_ROOT_CACHE), otherwise once per test. The test is skipped where it cannot be built. The archive's
 # Valid-Until is not checked: a mirror frozen at a date serves unstable's Release file past its week.
 debian_root() {
-	local tar pkgs=${3:-systemd,systemd-coredump,dbus,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,gdb,make,acl,zstd,procps}
+	local tar pkgs=${3:-systemd,systemd-coredump,dbus,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,gdb,make,acl,zstd,procps}
 	command -v mmdebstrap > /dev/null || skip "no mmdebstrap"
 	[ "$(os_release ID)" = debian ] || skip "the container is built from Debian's packages of the host's release: not Debian"
 	CODENAME=${2:-$(os_release VERSION_CODENAME)}

@@ -152,9 +152,9 @@ podman_part() {
 	check "podman pod: the container's own id, not the pod's: $(field "$E" CORESINK_CONTAINER_ID | cut -c1-12)" \
 		test "$(field "$E" CORESINK_CONTAINER_ID)" = "$ctr_id"
 	check "podman pod: and the pod's id beside it" test "$(field "$E" CORESINK_POD_ID)" = "$pod_id"
-	check "podman pod: runtime, name, image: $(field "$E" CORESINK_CONTAINER_NAME) $(field "$E" CORESINK_CONTAINER_IMAGE)" \
+	check "podman pod: runtime, name, image, from podman's own record: $(field "$E" CORESINK_CONTAINER_NAME) $(field "$E" CORESINK_CONTAINER_IMAGE)" \
 		all_of "$E" "CORESINK_CONTAINER_RUNTIME=podman" "CORESINK_CONTAINER_NAME=web-$$-worker" \
-		"CORESINK_CONTAINER_IMAGE=localhost/$TAG-pod:1" "CORESINK_CONTAINER_FROM=containers.json"
+		"CORESINK_CONTAINER_IMAGE=localhost/$TAG-pod:1" "CORESINK_CONTAINER_FROM=bolt_state.db"
 	check "podman pod: its name, from podman's database (BoltDB), no API: $(field "$E" CORESINK_POD_NAME), from $(field "$E" CORESINK_POD_FROM)" \
 		all_of "$E" "CORESINK_POD_NAME=web-$$" "CORESINK_POD_FROM=bolt_state.db"
 	# podman keeps no Kubernetes namespace (kube play drops it): none is made up.

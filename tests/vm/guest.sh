@@ -363,6 +363,8 @@ pods_checks() {
 	check "pod: its name and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), from $from" \
 		test "$(pod_field "$pid" CORESINK_POD_NAME)" = web-vm -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=web tier=front" \
 		-a "$from" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
+	check "pod: the container named by podman's database, not containers.json: $(pod_field "$pid" CORESINK_CONTAINER_FROM)" \
+		test "$(pod_field "$pid" CORESINK_CONTAINER_FROM)" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
 	check "pod: the container's own labels, from podman's database: $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
 		matches "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" "(^| )team=pay( |$)"
 	ns=$(pod_field "$pid" CORESINK_POD_NAMESPACE)

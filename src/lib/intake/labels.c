@@ -53,18 +53,20 @@ bool labels_add(char *out, size_t len, size_t *used, const char *key, const char
 	return true;
 }
 
-/* The labels of obj ({"KEY": "VALUE", ...}) into out. */
-void labels_json(struct json_span obj, char *out, size_t len)
+/* The labels of obj ({"KEY": "VALUE", ...}, in the document's order) into out; none where obj is no object. */
+void labels_json(struct json_object *obj, char *out, size_t len)
 {
-	struct json_span k, v;
-	char key[256], value[256];
-	size_t pos = 0, used = 0;
+	char value[256];
+	size_t used = 0;
 
 	out[0] = '\0';
-	while (json_pair(obj, &pos, &k, &v) > 0)
-		if (json_text(k, key, sizeof(key)) == 0 && json_text(v, value, sizeof(value)) == 0 &&
-		    !labels_add(out, len, &used, key, value))
+	if (!json_object_is_type(obj, json_type_object))
+		return;
+	/* A key is checked by labels_add (its alphabet); a value as every string of a runtime's is. */
+	json_object_object_foreach(obj, key, v) {
+		if (jdoc_text(v, value, sizeof(value)) == 0 && !labels_add(out, len, &used, key, value))
 			break;
+	}
 }
 
 /* One key of a label bucket, as bolt_each gives them (key NULL: start again), added where it is whole text. */

@@ -151,9 +151,9 @@ static int roots_file(const char *path)
 }
 
 /*
- * The database named (a path, or a file: URI where uri), opened and asked of container id: its labels, its pod's id
- * where rows->pod is "" (none where it is in no pod), then that pod's name and labels (SQLite's json_extract: the
- * rest of a config, its OCI spec among it, is never copied out). SQLite's code.
+ * The database named (a path, or a file: URI where uri), opened and asked of container id: its name, image and
+ * labels, its pod's id where rows->pod is "" (none where it is in no pod), then that pod's name and labels (SQLite's
+ * json_extract: the rest of a config, its OCI spec among it, is never copied out). SQLite's code.
  */
 static int lookup(const char *name_or_uri, bool uri, const char *id, struct podman_rows *rows)
 {
@@ -166,9 +166,10 @@ static int lookup(const char *name_or_uri, bool uri, const char *id, struct podm
 	if (r == SQLITE_OK)
 		r = harden(db, &deadline);
 	if (r == SQLITE_OK)
-		r = row(db, "SELECT IFNULL(PodID, ''), IFNULL(json_extract(JSON, '$.labels'), '') FROM ContainerConfig "
-			"WHERE ID = ?1", id, 2, (char *[]) { pod, rows->labels },
-			(size_t[]) { sizeof(pod), sizeof(rows->labels) });
+		r = row(db, "SELECT Name, IFNULL(json_extract(JSON, '$.rootfsImageName'), ''), IFNULL(PodID, ''), "
+			"IFNULL(json_extract(JSON, '$.labels'), '') FROM ContainerConfig WHERE ID = ?1", id, 4,
+			(char *[]) { rows->name, rows->image, pod, rows->labels },
+			(size_t[]) { sizeof(rows->name), sizeof(rows->image), sizeof(pod), sizeof(rows->labels) });
 	if (r == SQLITE_OK && !rows->pod[0])
 		memcpy(rows->pod, pod, sizeof(pod));
 	if (r == SQLITE_OK && rows->pod[0] && !cgroup_hex_id(rows->pod, strlen(rows->pod)))
@@ -201,7 +202,7 @@ static int immutable_uri(const char *path, char *uri, size_t len)
 
 /*
  * What podman's database at path says of container id (rows->pod: its pod's id where the cgroup gave it, else ""):
- * its labels, its pod's id, name and labels (rows, "" where none). 0, -ENOENT where there is no database at path, or
+ * its name, image and labels, its pod's id, name and labels (rows, "" where none). 0, -ENOENT where there is no database at path, or
  * -EIO with why in *said (rows then all "" but the pod's id as given).
  */
 int podman_db_read(const char *path, const char *id, struct podman_rows *rows, const char **said)
@@ -210,7 +211,7 @@ int podman_db_read(const char *path, const char *id, struct podman_rows *rows, c
 	int r;
 
 	memcpy(given, rows->pod, sizeof(given));
-	rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
+	rows->name[0] = rows->image[0] = rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
 	r = roots_file(path);
 	if (r == -ENOENT)
 		return r;
@@ -235,7 +236,7 @@ int podman_db_read(const char *path, const char *id, struct podman_rows *rows, c
 	if (r == SQLITE_OK)
 		return 0;
 	memcpy(rows->pod, given, sizeof(given));
-	rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
+	rows->name[0] = rows->image[0] = rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
 	*said = why(r);
 	return -EIO;
 }

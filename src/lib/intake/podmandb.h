@@ -6,6 +6,8 @@
 
 /* What podman 5's database says of a container and its pod: names as they are, labels as JSON objects' text. */
 struct podman_rows {
+	char name[256];            /* the container's */
+	char image[256];           /* the image it was made from, as asked for (rootfsImageName) */
 	char pod[80];              /* in: the pod's id where the cgroup gave it, else ""; out: as the database has it */
 	char pod_name[256];
 	char pod_labels[4096];

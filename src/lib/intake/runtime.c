@@ -40,37 +40,46 @@
 #define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
 #define API_ANSWER_MAX (64u << 10)
 
-/* The whole regular file root+path, at most max bytes, as one checked JSON value: a malloc'd text or NULL. */
-static char *read_json(const char *root, const char *path, size_t max, struct json_span *doc)
+/* The whole regular file root+path, at most max bytes, as one checked JSON document (json_object_put() it), or NULL. */
+static struct json_object *read_json(const char *root, const char *path, size_t max)
 {
 	struct stat st;
-	char *text = NULL;
+	struct json_object *doc = NULL;
+	char *text;
 	ssize_t n;
 	_cleanup_close_ int fd = io_open_host(root, path);
 
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max &&
-	    (text = malloc((size_t)st.st_size + 1))) {
+	    (text = malloc((size_t)st.st_size))) {
 		n = io_read_full(fd, text, (size_t)st.st_size, NULL);
-		if (n < 0 || json_whole(text, (size_t)n, doc) < 0) {
-			free(text);
-			text = NULL;
-		}
+		if (n > 0)
+			doc = jdoc_parse(text, (size_t)n);
+		free(text);
 	}
-	return text;
+	return doc;
 }
 
 /* The string at obj.key, or at obj.key.sub, into out (left as it was when absent or not a name). */
-static void take(struct json_span obj, const char *key, const char *sub, char *out, size_t len)
+static void take(struct json_object *obj, const char *key, const char *sub, char *out, size_t len)
 {
-	struct json_span v;
+	struct json_object *v;
 	char s[UNIT_NAME_MAX];
 
-	if (json_member(obj, key, &v) < 0 || (sub && json_member(v, sub, &v) < 0))
+	if (jdoc_member(obj, key, &v) < 0 || (sub && jdoc_member(v, sub, &v) < 0))
 		return;
-	if (json_text(v, s, sizeof(s)) == 0 && s[0])
+	if (jdoc_text(v, s, sizeof(s)) == 0 && s[0])
 		(void) snprintf(out, len, "%s", s);
+}
+
+/* The labels at obj.key.sub (sub may be NULL) into out. */
+static void take_labels(struct json_object *obj, const char *key, const char *sub, char *out, size_t len)
+{
+	struct json_object *v;
+
+	if (jdoc_member(obj, key, &v) == 0 && (!sub || jdoc_member(v, sub, &v) == 0))
+		labels_json(v, out, len);
 }
 
 static void said(struct container *c, const char *runtime, const char *file)
@@ -82,57 +91,54 @@ static void said(struct container *c, const char *runtime, const char *file)
 
 /*
  * The file DIR/ID/FILE under root, ID a sandbox's id as another container's record names it (checked as the
- * cgroup's ids are: hex, so it names no other path), read as read_json() reads: its text, or NULL.
+ * cgroup's ids are: hex, so it names no other path), read as read_json() reads: its document, or NULL.
  */
-static char *sandbox_json(const char *root, const char *dir, const char *id, const char *file, struct json_span *doc)
+static struct json_object *sandbox_json(const char *root, const char *dir, const char *id, const char *file)
 {
 	char path[PATH_MAX];
 
 	if (!cgroup_hex_id(id, strlen(id)) ||
 	    (size_t)snprintf(path, sizeof(path), "%s/%s/%s", dir, id, file) >= sizeof(path))
 		return NULL;
-	return read_json(root, path, STATE_MAX, doc);
+	return read_json(root, path, STATE_MAX);
 }
 
 /*
  * A pod's labels where cri-dockerd keeps them: on its sandbox container (io.kubernetes.sandbox.id of the crashed
  * one), whose labels are the pod's.
  */
-static void docker_pod_labels(struct container *c, const char *root, struct json_span cfg)
+static void docker_pod_labels(struct container *c, const char *root, struct json_object *cfg)
 {
-	struct json_span doc, sandbox, l;
-	char id[80] = "", *text;
+	struct json_object *doc;
+	char id[80] = "";
 
 	take(cfg, "Labels", "io.kubernetes.sandbox.id", id, sizeof(id));
-	text = sandbox_json(root, DOCKER_DIR, id, "config.v2.json", &doc);
-	if (text && json_member(doc, "Config", &sandbox) == 0 && json_member(sandbox, "Labels", &l) == 0)
-		labels_json(l, c->pod_labels, sizeof(c->pod_labels));
-	free(text);
+	doc = sandbox_json(root, DOCKER_DIR, id, "config.v2.json");
+	take_labels(doc, "Config", "Labels", c->pod_labels, sizeof(c->pod_labels));
+	json_object_put(doc);
 }
 
 /* Docker's own record: its name ("/web"), its image as asked for, and cri-dockerd's labels for a pod's. */
 static bool docker(struct container *c, const char *root)
 {
 	char path[PATH_MAX], name[UNIT_NAME_MAX] = "";
-	struct json_span doc, cfg, l;
-	char *text;
+	struct json_object *doc, *cfg;
 
 	(void) snprintf(path, sizeof(path), DOCKER_DIR "/%s/config.v2.json", c->id);
-	text = read_json(root, path, STATE_MAX, &doc);
-	if (!text)
+	doc = read_json(root, path, STATE_MAX);
+	if (!doc)
 		return false;
 	take(doc, "Name", NULL, name, sizeof(name));
 	(void) snprintf(c->name, sizeof(c->name), "%s", name + (name[0] == '/'));
-	if (json_member(doc, "Config", &cfg) == 0) {
+	if (jdoc_member(doc, "Config", &cfg) == 0) {
 		take(cfg, "Image", NULL, c->image, sizeof(c->image));
 		take(cfg, "Labels", "io.kubernetes.container.name", c->name, sizeof(c->name));
 		take(cfg, "Labels", "io.kubernetes.pod.name", c->pod_name, sizeof(c->pod_name));
 		take(cfg, "Labels", "io.kubernetes.pod.namespace", c->pod_namespace, sizeof(c->pod_namespace));
 		docker_pod_labels(c, root, cfg);
-		if (json_member(cfg, "Labels", &l) == 0)
-			labels_json(l, c->labels, sizeof(c->labels));
+		take_labels(cfg, "Labels", NULL, c->labels, sizeof(c->labels));
 	}
-	free(text);
+	json_object_put(doc);
 	said(c, "docker", "config.v2.json");
 	return true;
 }
@@ -141,18 +147,19 @@ static bool docker(struct container *c, const char *root)
  * A pod's labels where CRI-O keeps them: in its sandbox's bundle (io.kubernetes.cri-o.SandboxID of the crashed
  * container), as JSON in the string of its io.kubernetes.cri-o.Labels annotation.
  */
-static void crio_pod_labels(struct container *c, const char *root, struct json_span annotations)
+static void crio_pod_labels(struct container *c, const char *root, struct json_object *annotations)
 {
-	struct json_span doc, a, l;
-	char id[80] = "", text[8192], *bundle_text;
+	struct json_object *doc, *a, *l;
+	char id[80] = "", text[8192];
 
 	take(annotations, "io.kubernetes.cri-o.SandboxID", NULL, id, sizeof(id));
-	bundle_text = sandbox_json(root, STORAGE_RUN, id, "userdata/config.json", &doc);
-	if (bundle_text && json_member(doc, "annotations", &a) == 0 &&
-	    json_member(a, "io.kubernetes.cri-o.Labels", &l) == 0 && json_text(l, text, sizeof(text)) == 0 &&
-	    json_whole(text, strlen(text), &l) == 0)
+	doc = sandbox_json(root, STORAGE_RUN, id, "userdata/config.json");
+	if (jdoc_member(doc, "annotations", &a) == 0 && jdoc_member(a, "io.kubernetes.cri-o.Labels", &l) == 0 &&
+	    jdoc_text(l, text, sizeof(text)) == 0 && (l = jdoc_parse(text, strlen(text)))) {
 		labels_json(l, c->pod_labels, sizeof(c->pod_labels));
-	free(bundle_text);
+		json_object_put(l);
+	}
+	json_object_put(doc);
 }
 
 /* The value of key in the bucket at names of the BoltDB file root+path: a malloc'd text, or NULL. */
@@ -181,8 +188,8 @@ static int varint(const unsigned char *p, size_t n, size_t *i, uint64_t *v)
 	return -EINVAL;
 }
 
-/* The value (field 2, bytes) of a protobuf google.protobuf.Any, as containerd stores a container's extension. */
-static int any_value(const unsigned char *p, size_t n, struct json_span *v)
+/* The value (field 2, bytes: *v, *vlen) of a protobuf google.protobuf.Any, as containerd stores an extension. */
+static int any_value(const unsigned char *p, size_t n, const char **v, size_t *vlen)
 {
 	uint64_t tag, len;
 	size_t i = 0;
@@ -192,7 +199,7 @@ static int any_value(const unsigned char *p, size_t n, struct json_span *v)
 		if (varint(p, n, &i, &tag) < 0 || (tag & 7) != 2 || varint(p, n, &i, &len) < 0 || len > n - i)
 			return -EINVAL;
 		if (tag >> 3 == 2) {
-			*v = (struct json_span) { (const char *)p + i, (size_t)len };
+			*v = (const char *)p + i, *vlen = (size_t)len;
 			return 0;
 		}
 		i += (size_t)len;
@@ -206,21 +213,22 @@ static int any_value(const unsigned char *p, size_t n, struct json_span *v)
  * gave them; the container's labels bucket would mix in the pause image's). The sandbox is the one the crashed
  * container's bundle names (io.kubernetes.cri.sandbox-id).
  */
-static void containerd_pod_labels(struct container *c, const char *root, const char *db, struct json_span annotations)
+static void containerd_pod_labels(struct container *c, const char *root, const char *db,
+				  struct json_object *annotations)
 {
 	char id[80] = "", *any;
-	const char *names[] = { "v1", c->ns[0] ? c->ns : "k8s.io", "containers", id, "extensions" };
-	struct json_span json, doc, v;
-	size_t len;
+	const char *names[] = { "v1", c->ns[0] ? c->ns : "k8s.io", "containers", id, "extensions" }, *json;
+	struct json_object *doc = NULL, *v;
+	size_t len, n;
 
 	take(annotations, "io.kubernetes.cri.sandbox-id", NULL, id, sizeof(id));
 	if (!cgroup_hex_id(id, strlen(id)) ||
 	    !(any = bolt_value(root, db, names, 5, "io.cri-containerd.sandbox.metadata", &len)))
 		return;
-	if (any_value((const unsigned char *)any, len, &json) == 0 && json_whole(json.p, json.n, &doc) == 0 &&
-	    json_member(doc, "Metadata", &v) == 0 && json_member(v, "Config", &v) == 0 &&
-	    json_member(v, "labels", &v) == 0)
-		labels_json(v, c->pod_labels, sizeof(c->pod_labels));
+	if (any_value((const unsigned char *)any, len, &json, &n) == 0 && (doc = jdoc_parse(json, n)) &&
+	    jdoc_member(doc, "Metadata", &v) == 0)
+		take_labels(v, "Config", "labels", c->pod_labels, sizeof(c->pod_labels));
+	json_object_put(doc);
 	free(any);
 }
 
@@ -272,12 +280,11 @@ static void containerd_record(struct container *c, const char *root, const char 
  */
 static bool bundle(struct container *c, const char *root, const char *path, const char *runtime, const char *db)
 {
-	struct json_span doc, a;
-	char *text = read_json(root, path, STATE_MAX, &doc);
+	struct json_object *a, *doc = read_json(root, path, STATE_MAX);
 
-	if (!text)
+	if (!doc)
 		return false;
-	if (json_member(doc, "annotations", &a) == 0) {
+	if (jdoc_member(doc, "annotations", &a) == 0) {
 		take(a, "io.kubernetes.cri.container-name", NULL, c->name, sizeof(c->name));
 		take(a, "io.kubernetes.cri.image-name", NULL, c->image, sizeof(c->image));
 		take(a, "io.kubernetes.cri.sandbox-name", NULL, c->pod_name, sizeof(c->pod_name));
@@ -296,7 +303,7 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 		else
 			containerd_pod_labels(c, root, db, a);
 	}
-	free(text);
+	json_object_put(doc);
 	if (strcmp(runtime, "containerd") == 0)
 		containerd_record(c, root, db);
 	said(c, runtime, "config.json");
@@ -306,82 +313,97 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 /* containers/storage's record of the container (podman, CRI-O): its name, and the image and pod its metadata name. */
 static bool storage(struct container *c, const char *root, const char *runtime)
 {
-	struct json_span doc, e, v, meta;
+	struct json_object *e = NULL, *v, *meta, *doc = read_json(root, STORAGE_LIB "/containers.json", STORAGE_MAX);
 	char id[80], metadata[8192];
-	size_t pos = 0;
-	char *text = read_json(root, STORAGE_LIB "/containers.json", STORAGE_MAX, &doc);
 	bool found = false;
+	size_t n;
 
-	if (!text)
+	if (!doc)
 		return false;
-	while (!found && json_element(doc, &pos, &e) > 0)
-		found = json_member(e, "id", &v) == 0 && json_text(v, id, sizeof(id)) == 0 && strcmp(id, c->id) == 0;
+	n = json_object_is_type(doc, json_type_array) ? json_object_array_length(doc) : 0;
+	for (size_t i = 0; !found && i < n; i++) {
+		e = json_object_array_get_idx(doc, i);
+		found = jdoc_member(e, "id", &v) == 0 && jdoc_text(v, id, sizeof(id)) == 0 && strcmp(id, c->id) == 0;
+	}
 	if (found) {
-		size_t at = 0;
-
-		if (json_member(e, "names", &v) == 0 && json_element(v, &at, &v) > 0)
-			(void) json_text(v, c->name, sizeof(c->name));
+		if (jdoc_member(e, "names", &v) == 0 && json_object_is_type(v, json_type_array) &&
+		    json_object_array_length(v) > 0)
+			(void) jdoc_text(json_object_array_get_idx(v, 0), c->name, sizeof(c->name));
 		/* Its metadata is JSON in a string. */
-		if (json_member(e, "metadata", &v) == 0 && json_text(v, metadata, sizeof(metadata)) == 0 &&
-		    json_whole(metadata, strlen(metadata), &meta) == 0) {
+		if (jdoc_member(e, "metadata", &v) == 0 && jdoc_text(v, metadata, sizeof(metadata)) == 0 &&
+		    (meta = jdoc_parse(metadata, strlen(metadata)))) {
 			take(meta, "image-name", NULL, c->image, sizeof(c->image));
 			take(meta, "pod-name", NULL, c->pod_name, sizeof(c->pod_name));
+			json_object_put(meta);
 		}
 		said(c, runtime, "containers.json");
 	}
-	free(text);
+	json_object_put(doc);
 	if (found && c->pod_name[0])
 		(void) snprintf(c->pod_from, sizeof(c->pod_from), "containers.json");
 	return found;
 }
 
-/*
- * A podman pod's id, name and labels from podman 4's database (BoltDB): the pod's id as the container's record
- * holds it (ctr/ID, pod-id) where the cgroup did not give it (a pod without an infra container has no cgroup of its
- * own: its containers lie beside any other), then the pod's record (pod/ID, config). Whether it held the pod.
- */
-static bool podman_pod_db(struct container *c, const char *root)
+/* The pod's record in podman 4's database (BoltDB: pod/ID, config), c->pod's: its name and labels. Whether it had it. */
+static bool podman_bolt_pod(struct container *c, const char *root)
 {
-	const char *ctr[] = { "ctr", c->id }, *pod[] = { "pod", c->pod };
-	struct json_span doc, v;
+	const char *pod[] = { "pod", c->pod };
+	struct json_object *doc = NULL;
+	size_t len;
+	char *text = bolt_value(root, PODMAN_DB, pod, 2, "config", &len);
+
+	if (text && (doc = jdoc_parse(text, len))) {
+		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
+		take_labels(doc, "labels", NULL, c->pod_labels, sizeof(c->pod_labels));
+		(void) snprintf(c->pod_from, sizeof(c->pod_from), "bolt_state.db");
+	}
+	json_object_put(doc);
+	free(text);
+	return doc != NULL;
+}
+
+/*
+ * podman 4's database (BoltDB): the container's record (ctr/ID: its config's name, rootfsImageName and labels; its
+ * pod-id where the cgroup did not give the pod's: a pod without an infra container has no cgroup of its own, its
+ * containers lie beside any other), then its pod's. Whether it holds the container.
+ */
+static bool podman_bolt(struct container *c, const char *root)
+{
+	const char *ctr[] = { "ctr", c->id };
+	struct json_object *doc;
 	size_t len;
 	char *text;
-	bool found;
 
-	/* The container's own labels, in its config (ctr/ID, config). */
-	if ((text = bolt_value(root, PODMAN_DB, ctr, 2, "config", &len))) {
-		if (json_whole(text, len, &doc) == 0 && json_member(doc, "labels", &v) == 0)
-			labels_json(v, c->labels, sizeof(c->labels));
-		free(text);
-	}
+	if (!(text = bolt_value(root, PODMAN_DB, ctr, 2, "config", &len)))
+		return false;
+	doc = jdoc_parse(text, len);
+	free(text);
+	if (!doc)
+		return false;
+	take(doc, "name", NULL, c->name, sizeof(c->name));
+	take(doc, "rootfsImageName", NULL, c->image, sizeof(c->image));
+	take_labels(doc, "labels", NULL, c->labels, sizeof(c->labels));
+	json_object_put(doc);
+	said(c, "podman", "bolt_state.db");
 	if (!c->pod[0] && (text = bolt_value(root, PODMAN_DB, ctr, 2, "pod-id", &len))) {
 		if (cgroup_hex_id(text, len) && len < sizeof(c->pod))
 			memcpy(c->pod, text, len + 1);
 		free(text);
 	}
-	if (!c->pod[0])
-		return false;
-	text = bolt_value(root, PODMAN_DB, pod, 2, "config", &len);
-	found = text && json_whole(text, len, &doc) == 0;
-	if (found) {
-		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
-		if (json_member(doc, "labels", &v) == 0)
-			labels_json(v, c->pod_labels, sizeof(c->pod_labels));
-	}
-	free(text);
-	if (found)
-		(void) snprintf(c->pod_from, sizeof(c->pod_from), "bolt_state.db");
-	return found;
+	if (c->pod[0])
+		(void) podman_bolt_pod(c, root);
+	return true;
 }
 
 /*
- * GET of path from podman's API (podman.socket, root's): the answer's JSON body in *doc, the malloc'd answer to
- * free, or NULL and why in c->pod_from. The request sent and the answer read within PODMAN_API_MS each, while the
- * crashed process waits.
+ * GET of path from podman's API (podman.socket, root's): the answer's JSON body (json_object_put() it), or NULL and
+ * why in c->pod_from. The request sent and the answer read within PODMAN_API_MS each, while the crashed process
+ * waits.
  */
-static char *podman_api(struct container *c, const char *root, const char *what, struct json_span *doc)
+static struct json_object *podman_api(struct container *c, const char *root, const char *what)
 {
 	char path[PATH_MAX], req[256], *answer, *body;
+	struct json_object *doc = NULL;
 	const char *why = NULL;         /* NULL: no answer in time */
 	struct sockaddr_un sa;
 	ssize_t n = 0;
@@ -402,8 +424,10 @@ static char *podman_api(struct container *c, const char *root, const char *what,
 		body = strstr(answer, "\r\n\r\n");
 		why = "not an answer of 200 with JSON";
 		if (strncmp(answer, "HTTP/1.", 7) == 0 && strncmp(answer + 8, " 200 ", 5) == 0 && body &&
-		    json_whole(body + 4, (size_t)(answer + n - body - 4), doc) == 0)
-			return answer;
+		    (doc = jdoc_parse(body + 4, (size_t)(answer + n - body - 4)))) {
+			free(answer);
+			return doc;
+		}
 	}
 	if (why)
 		(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API: %s", why);
@@ -414,32 +438,34 @@ static char *podman_api(struct container *c, const char *root, const char *what,
 }
 
 /*
- * A podman pod's id, name and labels from podman 5's database (SQLite: podmandb.c). Whether it answered: a pod named,
- * or the container in none. Where it could not (locked past its bound, not root's file, not podman's), why into *why.
+ * podman 5's database (SQLite: podmandb.c): the container's name, image and labels, its pod's id, name and labels.
+ * Whether it holds the container; where it could not say (locked past its bound, not root's file, not podman's, no
+ * such container), why into *why.
  */
-static bool podman_pod_sqlite(struct container *c, const char *root, const char **why)
+static bool podman_sqlite(struct container *c, const char *root, const char **why)
 {
 	char path[PATH_MAX];
 	struct podman_rows rows;
-	struct json_span doc;
-	int r;
+	struct json_object *doc;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_SQLITE, root) >= sizeof(path))
 		return false;
 	memcpy(rows.pod, c->pod, sizeof(rows.pod));
-	r = podman_db_read(path, c->id, &rows, why);
-	if (r < 0)
+	if (podman_db_read(path, c->id, &rows, why) < 0)
 		return false;
-	if (json_whole(rows.labels, strlen(rows.labels), &doc) == 0)
-		labels_json(doc, c->labels, sizeof(c->labels));
-	if (!rows.pod[0]) {
-		c->pod_from[0] = '\0';
+	take_bytes(rows.name, strlen(rows.name), c->name, sizeof(c->name));
+	take_bytes(rows.image, strlen(rows.image), c->image, sizeof(c->image));
+	doc = jdoc_parse(rows.labels, strlen(rows.labels));
+	labels_json(doc, c->labels, sizeof(c->labels));
+	json_object_put(doc);
+	said(c, "podman", "db.sql");
+	if (!rows.pod[0])
 		return true;
-	}
 	memcpy(c->pod, rows.pod, sizeof(c->pod));
 	(void) snprintf(c->pod_name, sizeof(c->pod_name), "%s", rows.pod_name);
-	if (json_whole(rows.pod_labels, strlen(rows.pod_labels), &doc) == 0)
-		labels_json(doc, c->pod_labels, sizeof(c->pod_labels));
+	doc = jdoc_parse(rows.pod_labels, strlen(rows.pod_labels));
+	labels_json(doc, c->pod_labels, sizeof(c->pod_labels));
+	json_object_put(doc);
 	(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql");
 	return true;
 }
@@ -452,44 +478,49 @@ static bool podman_pod_sqlite(struct container *c, const char *root, const char 
  */
 static void podman_pod_api(struct container *c, const char *root)
 {
-	char what[128], id[80] = "", *answer;
-	struct json_span doc, v;
+	char what[128], id[80] = "";
+	struct json_object *doc;
 
 	if (!c->pod[0]) {
 		(void) snprintf(what, sizeof(what), "containers/%s", c->id);
 		/* Whether it is in a pod at all is not known then: nothing said. */
-		if (!(answer = podman_api(c, root, what, &doc))) {
+		if (!(doc = podman_api(c, root, what))) {
 			c->pod_from[0] = '\0';
 			return;
 		}
 		take(doc, "Pod", NULL, id, sizeof(id));
-		free(answer);
+		json_object_put(doc);
 		if (!cgroup_hex_id(id, strlen(id)))
 			return;
 		memcpy(c->pod, id, sizeof(c->pod));
 	}
 	(void) snprintf(what, sizeof(what), "pods/%s", c->pod);
-	if (!(answer = podman_api(c, root, what, &doc)))
+	if (!(doc = podman_api(c, root, what)))
 		return;
 	take(doc, "Name", NULL, c->pod_name, sizeof(c->pod_name));
-	if (json_member(doc, "Labels", &v) == 0)
-		labels_json(v, c->pod_labels, sizeof(c->pod_labels));
+	take_labels(doc, "Labels", NULL, c->pod_labels, sizeof(c->pod_labels));
 	(void) snprintf(c->pod_from, sizeof(c->pod_from), "podman's API");
-	free(answer);
+	json_object_put(doc);
 }
 
 /*
- * A podman container's pod: from its database (podman 4's BoltDB, podman 5's SQLite), else from its API; where the
- * database could not answer, CORESINK_POD_FROM says why before what the API said.
+ * A podman container: its name, image, labels and pod from podman's own database (podman 4's BoltDB, podman 5's
+ * SQLite). Where neither holds it, containers/storage's containers.json names it, and podman's API is asked for its
+ * pod (CORESINK_POD_FROM says why the database did not answer, before what the API said); so is it where the
+ * database holds the container but not its pod. Whether it is podman's.
  */
-static void podman_pod(struct container *c, const char *root)
+static bool podman(struct container *c, const char *root)
 {
 	char both[2 * sizeof(c->pod_from) + 8];
 	const char *why = NULL;       /* why db.sql did not answer; NULL where there is none */
 	size_t n;
 
-	if (podman_pod_db(c, root) || podman_pod_sqlite(c, root, &why))
-		return;
+	if (!podman_bolt(c, root) && !podman_sqlite(c, root, &why) && !storage(c, root, "podman"))
+		return false;
+	/* Named; or in no pod, as its record in the database says; or a pod's record where only the cgroup named it. */
+	if (c->kube || c->pod_name[0] || (!c->pod[0] && strcmp(c->state, "containers.json") != 0) ||
+	    (c->pod[0] && strcmp(c->state, "containers.json") == 0 && podman_bolt_pod(c, root)))
+		return true;
 	c->pod_from[0] = '\0';
 	podman_pod_api(c, root);
 	if (why) {
@@ -500,6 +531,7 @@ static void podman_pod(struct container *c, const char *root)
 		memcpy(c->pod_from, both, n);
 		c->pod_from[n] = '\0';
 	}
+	return true;
 }
 
 /* The task's bundle of a containerd with this state and root directory, and its database: whether it named c. */
@@ -545,11 +577,8 @@ void runtime_read(struct container *c, const char *root)
 			said(c, "cri-o", "config.json");
 		}
 	}
-	if (!found && (any || strcmp(rt, "podman") == 0)) {
-		found = storage(c, root, "podman");
-		if (found && !c->kube)
-			podman_pod(c, root);
-	}
+	if (!found && (any || strcmp(rt, "podman") == 0))
+		found = podman(c, root);
 	if (!found && (any || strcmp(rt, "docker") == 0))
 		found = docker(c, root);
 	if (found)
