@@ -58,6 +58,42 @@ START_TEST(test_bad)
 }
 END_TEST
 
+/*
+ * %{KEY}: a label's value, the container's own before its pod's, "unknown" where neither has it; only the labels
+ * the command names are kept for its retries; a key outside a label's alphabet is a bad command.
+ */
+START_TEST(test_labels)
+{
+	static char buf[4096];
+	char kept[256], *argv[UPLOAD_ARGS_MAX];
+	struct upload_names n = names;
+	const char *cmd = "/usr/bin/rclone copyto /dev/stdin fleet:%{app.kubernetes.io/team}/%{tier}/%{none}/%f";
+
+	upload_labels(cmd, "app.kubernetes.io/team=pay tier=own", "tier=front team=x app=web", kept, sizeof(kept));
+	ck_assert_str_eq(kept, "app.kubernetes.io/team=pay tier=own");
+	upload_labels(cmd, "", "tier=front team=x", kept, sizeof(kept));
+	ck_assert_str_eq(kept, "tier=front");
+	/* A key is matched whole: "tier" is not "tier2", nor "t". */
+	upload_labels("/bin/x %{t} %{tier}", "tier2=a t2=b", "tier=c", kept, sizeof(kept));
+	ck_assert_str_eq(kept, "tier=c");
+	n.labels = "app.kubernetes.io/team=pay tier=own";
+	ck_assert_int_eq(upload_argv(cmd, &n, buf, sizeof(buf), argv), 4);
+	ck_assert_str_eq(argv[3], "fleet:pay/own/unknown/core.x.42.20261123T000000Z");
+	/* No labels at all (a retry of a core noted before): every one unknown, the command still runs. */
+	n.labels = NULL;
+	ck_assert_int_eq(upload_argv("/bin/x %{tier}", &n, buf, sizeof(buf), argv), 2);
+	ck_assert_str_eq(argv[1], "unknown");
+	/* A value beginning a word is no option. */
+	n.labels = "tier=-rf";
+	ck_assert_int_eq(upload_argv("/bin/x %{tier}", &n, buf, sizeof(buf), argv), 2);
+	ck_assert_str_eq(argv[1], "_rf");
+	ck_assert_int_eq(split("/bin/x %{a b}", argv), -EINVAL);
+	ck_assert_int_eq(split("/bin/x %{}", argv), -EINVAL);
+	ck_assert_int_eq(split("/bin/x %{tier", argv), -EINVAL);
+	ck_assert_int_eq(split("/bin/x %{a;b}", argv), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_backoff)
 {
 	ck_assert_uint_eq(upload_backoff(1), 60);
@@ -157,6 +193,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_json_env);
 	tcase_add_test(tc, test_fields_ours);
 	tcase_add_test(tc, test_never_an_option);
+	tcase_add_test(tc, test_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,7 @@
 # docker container with the labels a kubelet's cri-dockerd gives (its pod's labels on a sandbox container beside
 # it), one run with --rm (its files are gone before the analysis), and a plain containerd task (ctr). Each entry
 # names the container's own id (not its pod's), its name and image, and the pod and its labels; a [Rule] chooses by
-# pod namespace, by pod label and by image; ExecUpload='s %N and %O name the pod.
+# pod namespace, by pod label and by image; ExecUpload='s %N and %O name the pod, %{KEY} a label's value.
 # The crashing process lies where it can: a container is moved (as one that may write its cgroup can move itself)
 # into a cgroup beneath its own named after another container, and writes that container's files in its own root;
 # the entry still names it truly.
@@ -58,7 +58,7 @@ cc -static -O2 -o "$T/rootfs/podcrash" "$T/src/podcrash.c" || fail "cc -static (
 tar -C "$T/rootfs" -cf "$T/image.tar" .
 
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0" \
-	"ExecUpload=/bin/echo ns=%N pod=%O"
+	"ExecUpload=/bin/echo ns=%N pod=%O tier=%{tier} team=%{team}"
 printf '\n[Rule]\nName=team-label\nMatchContainerLabel=team=p*\nFileMode=0600\n' >> "$T/c.conf"
 printf '\n[Rule]\nName=shop-small\nMatchPodNamespace=shop\nMaxCoreSize=64K\n' >> "$T/c.conf"
 printf '\n[Rule]\nName=by-image\nMatchImage=*%s-dock*\nFileMode=0600\n' "$TAG" >> "$T/c.conf"
@@ -163,7 +163,8 @@ podman_part() {
 		has_line "$E" "CORESINK_POD_LABELS=app=web tier=frontend"
 	check "podman pod: no namespace, no shop rule; MatchPodLabel=tier=front* chose it" all_of "$E" \
 		"CORESINK_RULE=web-label"
-	check "podman pod: %N without a namespace: unknown; %O its name" has "$U" "CORESINK_UPLOAD_OUTPUT=ns=unknown pod=web-$$"
+	check "podman pod: %N without a namespace: unknown; %O its name; %{tier} its pod's label" \
+		has "$U" "CORESINK_UPLOAD_OUTPUT=ns=unknown pod=web-$$ tier=frontend "
 	# A pod without an infra container has no cgroup of its own: its container lies beside any other
 	# (/libpod_parent/libpod-ID), and only podman's record of the container names the pod.
 	podman pod create --infra=false --name "bare-$$" --label app=bare > /dev/null 2>> "$T/play.log" &&
@@ -225,7 +226,8 @@ docker_part() {
 		has_line "$E" "CORESINK_POD_LABELS=app=api tier=back"
 	check "docker: [Rule] MatchPodNamespace=shop chose it (the first that matches)" has_line "$E" "CORESINK_RULE=shop-small"
 	check "docker: and the rule's MaxCoreSize=64K cut it" test "$(field "$E" CORESINK_RESULT)" = truncated
-	check "docker: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" has_line "$U" 'CORESINK_UPLOAD_OUTPUT=ns=shop pod=api-0\n'
+	check "docker: ExecUpload='s %N %O %{tier} (the sandbox's label) %{team} (none): $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
+		has_line "$U" 'CORESINK_UPLOAD_OUTPUT=ns=shop pod=api-0 tier=back team=unknown\n'
 	out=$(CTL info "$pid" 2>&1)
 	check "coresinkctl info shows the container and the pod" all_of_re "$out" \
 		"^ *Container: api \\(docker ${dock_id:0:12}\\)$" "^ *Image: $TAG-dock:1$" "^ *Pod: shop/api-0$" \
@@ -251,6 +253,8 @@ docker_part() {
 	check "docker --label: the container's own labels: $(field "$E" CORESINK_CONTAINER_LABELS)" \
 		has_line "$E" "CORESINK_CONTAINER_LABELS=com.example.tier=back team=pay"
 	check "docker --label: MatchContainerLabel=team=p* chose its rule" has_line "$E" "CORESINK_RULE=team-label"
+	check "docker --label: ExecUpload='s %{team} its own label, %{tier} none (com.example.tier is another key): $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
+		has_line "$U" 'CORESINK_UPLOAD_OUTPUT=ns=unknown pod=unknown tier=unknown team=pay\n'
 	out=$(CTL --config "$T/c.conf" info "$DOCK_PID" 2>&1)
 	check "coresinkctl info shows them" matches "$out" "Labels: com.example.tier=back team=pay"
 
@@ -377,7 +381,7 @@ cri_part() {
 		"CORESINK_CONTAINER_NAME=worker" "CORESINK_CONTAINER_IMAGE=docker.io/library/$TAG-dock:1" \
 		"CORESINK_POD_NAME=web-cri-$$" "CORESINK_POD_NAMESPACE=billing" "CORESINK_CONTAINER_FROM=config.json"
 	check "containerd CRI: ExecUpload='s %N %O: $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
-		has_line "$U" "CORESINK_UPLOAD_OUTPUT=ns=billing pod=web-cri-$$\n"
+		has_line "$U" "CORESINK_UPLOAD_OUTPUT=ns=billing pod=web-cri-$$ tier=back team=unknown\n"
 	check "containerd CRI: the pod's labels, from its containerd's database in $CONTAINERD_ROOT: $(field "$E" CORESINK_POD_LABELS)" \
 		has_line "$E" "CORESINK_POD_LABELS=app=web tier=back"
 }

@@ -205,7 +205,7 @@ static int parse_read_ahead(const char *v, void *field)
 /* ExecUpload=: a command whose words and specifiers upload.c can read, its program an absolute path; or empty. */
 static int parse_exec(const char *v, void *field)
 {
-	const struct upload_names n = { "f", "/d", "e", "h", 1, 0, 0, "n", "o" };
+	const struct upload_names n = { "f", "/d", "e", "h", 1, 0, 0, "n", "o", "" };
 	char buf[2048], *argv[UPLOAD_ARGS_MAX];
 
 	if (strlen(v) >= 1024)

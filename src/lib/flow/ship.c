@@ -28,9 +28,11 @@
 #define POD_NS_XATTR "user.coresink.pod_namespace"   /* its pod's, for %N in a retry */
 #define POD_NAME_XATTR "user.coresink.pod_name"      /* and for %O */
 
-/* The pod's namespace and name noted on a core (upload_stored()), for a retry's or the door's specifiers. */
+/* The pod's namespace and name, and the labels ExecUpload= names, noted on a core (upload_stored()), for a retry's
+ * or the door's specifiers. */
 struct pod_names {
 	char ns[UNIT_NAME_MAX], name[UNIT_NAME_MAX];
+	char labels[1024];      /* UPLOAD_LABELS_XATTR's words */
 };
 
 static void pod_names_read(int fd, struct pod_names *p)
@@ -40,6 +42,8 @@ static void pod_names_read(int fd, struct pod_names *p)
 	p->ns[n > 0 ? n : 0] = '\0';
 	n = fgetxattr(fd, POD_NAME_XATTR, p->name, sizeof(p->name) - 1);
 	p->name[n > 0 ? n : 0] = '\0';
+	n = fgetxattr(fd, UPLOAD_LABELS_XATTR, p->labels, sizeof(p->labels) - 1);
+	p->labels[n > 0 ? n : 0] = '\0';
 }
 
 /* Runs the command for the core name (fd, read-only) with the crash's fields f. 0 or -errno (not started). */
@@ -161,12 +165,13 @@ static void upload_through(const struct crash *cr, const char *name, int fd, con
 /* The crash's stored core, sent: the rule it got noted on it for its retries, its entry's fields given. */
 static void upload_stored(struct crash *cr)
 {
-	char host[NAME_COMM_MAX + 1];
+	char host[NAME_COMM_MAX + 1], labels[sizeof(((struct pod_names *)0)->labels)];
 	const char *name = strrchr(cr->o.path, '/') + 1;
 	const struct container *ct = &cr->given.pi.ct;
 	const struct upload_names n = { .file = name, .dir = cr->c.directory, .comm = cr->given.k.comm, .host = host,
 					.pid = cr->given.k.pid, .uid = cr->given.k.uid, .time = cr->given.k.time,
-					.pod_namespace = ct->pod_namespace, .pod_name = ct->pod_name };
+					.pod_namespace = ct->pod_namespace, .pod_name = ct->pod_name,
+					.labels = labels };
 	struct fields f;
 	_cleanup_close_ int fd = openat(cr->held.dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -178,6 +183,9 @@ static void upload_stored(struct crash *cr)
 		(void) fsetxattr(fd, POD_NS_XATTR, ct->pod_namespace, strlen(ct->pod_namespace), 0);
 	if (ct->pod_name[0])
 		(void) fsetxattr(fd, POD_NAME_XATTR, ct->pod_name, strlen(ct->pod_name), 0);
+	upload_labels(cr->c.exec_upload, ct->labels, ct->pod_labels, labels, sizeof(labels));
+	if (labels[0])
+		(void) fsetxattr(fd, UPLOAD_LABELS_XATTR, labels, strlen(labels), 0);
 	host_name(host, sizeof(host));
 	report_fields(&cr->given.k, &cr->o, &cr->given.pi, &cr->a, &f);
 	if (cr->given.netdoor)
@@ -271,7 +279,7 @@ static int retry_one(const struct config *base, int dirfd, const char *name, boo
 		struct pod_names pod;
 		const struct upload_names n = { .file = name, .dir = c.directory, .comm = np.comm, .host = host,
 						.pid = np.pid, .time = np.time, .pod_namespace = pod.ns,
-						.pod_name = pod.name };
+						.pod_name = pod.name, .labels = pod.labels };
 
 		pod_names_read(fd, &pod);
 
@@ -327,7 +335,8 @@ int ship_named(const char *config, bool named, const char *name, const struct fi
 		struct pod_names pod;
 		const struct upload_names n = { .file = name, .dir = base.directory, .comm = np.comm, .host = host,
 						.pid = np.pid, .uid = (uid_t)xattr_number(fd, "user.coredump.uid"),
-						.time = np.time, .pod_namespace = pod.ns, .pod_name = pod.name };
+						.time = np.time, .pod_namespace = pod.ns, .pod_name = pod.name,
+						.labels = pod.labels };
 
 		pod_names_read(fd, &pod);
 

@@ -22,18 +22,75 @@
 
 #define BACKOFF_FIRST 60
 #define BACKOFF_MAX 86400
+#define LABEL_KEY_MAX 253       /* a Kubernetes label's key: a prefix of 253, a name of 63 */
 
 /*
- * Appends the value of specifier c to the word at *p (below end); where it begins the word (first), a leading '-'
- * as '_' (word() says why). 0, or -EINVAL for an unknown one, -E2BIG.
+ * The key of %{KEY} at s (just past its '{'): its length, up to the '}', where it is a label key's alphabet
+ * (letters, digits, "-_./", labels.c's) and fits; else -EINVAL.
  */
-static int expand(char c, const struct upload_names *n, char **p, const char *end, bool first)
+static int label_key(const char *s)
 {
-	char num[24], safe[NAME_COMM_MAX + 1];
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./");
+
+	return n > 0 && n <= LABEL_KEY_MAX && s[n] == '}' ? (int)n : -EINVAL;
+}
+
+/* The value of the first word KEY=VALUE of words (blank-separated), key the n bytes at key: into out, or "". */
+static void label_value(const char *words, const char *key, size_t n, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (const char *w = words; w && *w; w += strcspn(w, " "), w += *w == ' ') {
+		size_t wl = strcspn(w, " ");
+
+		if (wl > n && strncmp(w, key, n) == 0 && w[n] == '=') {
+			(void) snprintf(out, len, "%.*s", (int)(wl - n - 1), w + n + 1);
+			return;
+		}
+	}
+}
+
+/*
+ * The labels command's %{KEY} specifiers name, as "KEY=VALUE" words into out: each key's value from the
+ * container's own labels, else its pod's, left out where neither has it. What a capture keeps on the core
+ * (UPLOAD_LABELS_XATTR) for its retries: only those, not every label (a file system's room for attributes is small,
+ * and the upload's pending mark needs its share).
+ */
+void upload_labels(const char *command, const char *labels, const char *pod_labels, char *out, size_t len)
+{
+	char value[256];
+	size_t used = 0;
+	int n, k;
+
+	out[0] = '\0';
+	for (const char *p = strstr(command, "%{"); p; p = strstr(p + 2, "%{")) {
+		if ((k = label_key(p + 2)) < 0)
+			continue;
+		label_value(labels, p + 2, (size_t)k, value, sizeof(value));
+		if (!value[0])
+			label_value(pod_labels, p + 2, (size_t)k, value, sizeof(value));
+		if (!value[0])
+			continue;
+		n = snprintf(out + used, len - used, "%s%.*s=%s", used ? " " : "", k, p + 2, value);
+		if (n < 0 || (size_t)n >= len - used) {
+			out[used] = '\0';
+			return;
+		}
+		used += (size_t)n;
+	}
+}
+
+/*
+ * Appends the value of the specifier at *s (past its '%'; *s left on its last byte) to the word at *p (below end);
+ * where it begins the word (first), a leading '-' as '_' (word() says why). 0, or -EINVAL for an unknown one, -E2BIG.
+ */
+static int expand(const char **s, const struct upload_names *n, char **p, const char *end, bool first)
+{
+	char num[24], safe[NAME_COMM_MAX + 1], value[256];
 	const char *v = num;
 	size_t len;
+	int k;
 
-	switch (c) {
+	switch (**s) {
 	case 'f': v = n->file; break;
 	case 'd': v = n->dir; break;
 	case 'H': v = n->host; break;
@@ -45,6 +102,15 @@ static int expand(char c, const struct upload_names *n, char **p, const char *en
 	case 'N': name_sanitize(n->pod_namespace ? n->pod_namespace : "", safe, sizeof(safe)); v = safe; break;
 	case 'O': name_sanitize(n->pod_name ? n->pod_name : "", safe, sizeof(safe)); v = safe; break;
 	case '%': v = "%"; break;
+	/* A label's value, "unknown" where neither the container nor its pod has it, as %N and %O. */
+	case '{':
+		if ((k = label_key(*s + 1)) < 0)
+			return -EINVAL;
+		label_value(n->labels, *s + 1, (size_t)k, value, sizeof(value));
+		name_sanitize(value, safe, sizeof(safe));
+		v = safe;
+		*s += k + 1;
+		break;
 	default: return -EINVAL;
 	}
 	len = strlen(v ? v : "");
@@ -76,7 +142,7 @@ static int word(const char **s, const struct upload_names *n, char **p, const ch
 		if (quoted && **s == '\\' && ((*s)[1] == '"' || (*s)[1] == '\\'))
 			(*s)++;
 		if (**s == '%') {
-			r = (*s)[1] ? expand(*++(*s), n, p, end, *p == start) : -EINVAL;
+			r = (*s)[1] ? (++(*s), expand(s, n, p, end, *p == start)) : -EINVAL;
 			continue;
 		}
 		if (*p >= end - 1)

@@ -29,6 +29,7 @@ struct upload_names {
 	uint64_t time;          /* %t: the crash, seconds since the epoch */
 	const char *pod_namespace; /* %N: its pod's Kubernetes namespace, "" when none */
 	const char *pod_name;   /* %O: its pod's name, "" when none */
+	const char *labels;     /* %{KEY}: "KEY=VALUE" words, the container's own labels before its pod's; or NULL */
 };
 
 struct upload_job {
@@ -42,7 +43,10 @@ struct upload_job {
 	unsigned timeout_ms;
 };
 
+#define UPLOAD_LABELS_XATTR "user.coresink.upload_labels"   /* the labels the command names, for %{KEY} in a retry */
+
 int upload_argv(const char *command, const struct upload_names *n, char *buf, size_t len, char **argv);
+void upload_labels(const char *command, const char *labels, const char *pod_labels, char *out, size_t len);
 int upload_text_fd(const char *text);
 int upload_ids(const char *user, uid_t *uid, gid_t *gid);
 int upload_run(const struct upload_job *j, struct sandbox_result *res);
