@@ -39,6 +39,7 @@ file:/lib/systemd/systemd-journald systemd systemd-journald
 cmd:getfattr attr getfattr
 cmd:getfacl acl getfacl
 cmd:setpriv util-linux setpriv
+cmd:newuidmap uidmap newuidmap (rootless podman: t-pods)
 cmd:gnuplot gnuplot-nox gnuplot
 cmd:jq jq jq
 cmd:systemd-nspawn systemd-container systemd-nspawn (t-systemd boots systemd as PID 1)

@@ -897,6 +897,101 @@ START_TEST(test_podman_sqlite_readonly)
 }
 END_TEST
 
+/* Reads what runtime_user_write() says of c (a user's podman beneath home) back into a fresh d, as the handler does. */
+static int user_round_trip(const struct container *c, const char *home, struct container *d)
+{
+	char text[8192];
+	int p[2], r;
+	ssize_t n;
+
+	ck_assert_int_eq(pipe(p), 0);
+	r = runtime_user_write(p[1], c, home);
+	(void) close(p[1]);
+	n = read(p[0], text, sizeof(text));
+	(void) close(p[0]);
+	*d = *c;
+	if (r == 0)
+		runtime_user_take(d, text, n > 0 ? (size_t)n : 0);
+	return r;
+}
+
+/*
+ * A container in a user's slice (rootless podman): never named by root's files, whatever its scope's name (a user
+ * names their own cgroups: a scope named after root's container is theirs); named by the user's own podman (its
+ * database beneath their home, owned by them), and what that says checked as any name is.
+ */
+START_TEST(test_rootless)
+{
+	static const char user[] = "/user.slice/user-4242.slice/user@4242.service/user.slice/libpod-" ID2 ".scope";
+	char root[256], home[PATH_MAX - 64], path[PATH_MAX];
+	struct container c, d;
+	sqlite3 *w = NULL;
+
+	unit_tmpdir(root, sizeof(root));
+	/* Root's podman has a container of that id: its name is not the user's process's. */
+	put(root, "/var/lib/containers/storage/overlay-containers/containers.json",
+	    "[{\"id\":\"" ID2 "\",\"names\":[\"roots-web\"]}]");
+	read_path(root, user, &c);
+	ck_assert_uint_eq(c.owner, 4242);
+	ck_assert_str_eq(c.id, ID2);
+	ck_assert_str_eq(c.runtime, "podman");
+	ck_assert_str_eq(c.name, "");
+	ck_assert_str_eq(c.state, "none: uid 4242's own (rootless)");
+	/* A session's scope is no container; a slice's name is no containerd namespace. */
+	read_path(root, "/user.slice/user-4242.slice/session-3.scope", &c);
+	ck_assert_str_eq(c.id, "");
+	read_path(root, "/system.slice/docker-" ID3 ".scope", &c);
+	ck_assert_uint_eq(c.owner, 0);
+
+	/* The user's podman 5: db.sql of theirs, beneath their home. */
+	(void) snprintf(home, sizeof(home), "%s/home/u", root);
+	put(root, "/home/u/.local/share/containers/storage/db.sql", "");
+	(void) snprintf(path, sizeof(path), "%s/.local/share/containers/storage/db.sql", home);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(sqlite3_open(path, &w), SQLITE_OK);
+	sql(w, podman_schema);
+	sql(w, "INSERT INTO ContainerConfig VALUES ('" ID2 "', 'my-web', '" ID64 "', '{\"rootfsImageName\":"
+	       "\"localhost/mine:1\",\"labels\":{\"team\":\"me\"}}');"
+	       "INSERT INTO PodConfig VALUES ('" ID64 "', 'my-pod', '{\"labels\":{\"app\":\"mine\"}}');"
+	       "PRAGMA wal_checkpoint(TRUNCATE);");
+	ck_assert_int_eq(sqlite3_close(w), SQLITE_OK);
+	read_path(root, user, &c);
+	/* Not the user's file (root's, in their home): not their podman's word. */
+	ck_assert_int_eq(user_round_trip(&c, home, &d), -ENOENT);
+	ck_assert_int_eq(chown(path, 4242, 4242), 0);
+	ck_assert_int_eq(user_round_trip(&c, home, &d), 0);
+	ck_assert_str_eq(d.name, "my-web");
+	ck_assert_str_eq(d.image, "localhost/mine:1");
+	ck_assert_str_eq(d.labels, "team=me");
+	ck_assert_str_eq(d.pod, ID64);
+	ck_assert_str_eq(d.pod_name, "my-pod");
+	ck_assert_str_eq(d.pod_labels, "app=mine");
+	ck_assert_str_eq(d.state, "rootless db.sql");
+	ck_assert_str_eq(d.pod_from, "rootless db.sql");
+
+	/* What a child made to lie (its SQLite attacked) could write: each value checked, none taken on its word. */
+	static const char lies[] = "name web\033[2J\npod ../../x\npod_name p\nlabels a=b bad!=c d=e=f g=h\n"
+				    "pod_labels x=y\001\nimage \xc0\xaf\nfrom db.sql\nunknown x\nname";
+
+	d = c;
+	runtime_user_take(&d, lies, sizeof(lies) - 1);
+	ck_assert_str_eq(d.name, "");
+	ck_assert_str_eq(d.image, "");
+	ck_assert_str_eq(d.pod, "");
+	/* No pod's id, so no pod's name: a name without its pod names nothing. */
+	ck_assert_str_eq(d.pod_name, "");
+	ck_assert_str_eq(d.labels, "a=b g=h");
+	ck_assert_str_eq(d.pod_labels, "");
+	ck_assert_str_eq(d.state, "rootless db.sql");
+	/* A pod the cgroup named is not replaced by another the child says. */
+	d = c;
+	memcpy(d.pod, ID3, sizeof(ID3));
+	runtime_user_take(&d, "pod " ID64 "\npod_name other\n", strlen("pod " ID64 "\npod_name other\n"));
+	ck_assert_str_eq(d.pod, ID3);
+	unit_rmtree(root);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("runtime");
@@ -913,6 +1008,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_podman_sqlite);
 	tcase_add_test(tc, test_podman_sqlite_readonly);
 	tcase_add_test(tc, test_containerd_elsewhere);
+	tcase_add_test(tc, test_rootless);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,6 +14,7 @@
 #include "intake/mapped.h"
 #include "intake/peer.h"
 #include "intake/procfs.h"
+#include "intake/podmandb.h"
 #include "intake/procinfo.h"
 #include "intake/runtime.h"
 #include "intake/sockcap.h"

@@ -144,6 +144,7 @@ podman_part() {
 		part_skip "podman kube play: $(tail -n 3 "$T/play.log")" || return 0
 	at_exit "podman pod rm -f web-$$ > /dev/null 2>&1"
 	ctr_id=$(podman inspect -f '{{.Id}}' "web-$$-worker")
+	ROOT_CTR=$ctr_id
 	pod_id=$(podman pod inspect -f '{{.Id}}' "web-$$")
 	pid=$(wait_pid podman inspect -f '{{.State.Pid}}' "web-$$-worker") ||
 		part_skip "podman: the pod's container did not start" || return 0
@@ -386,6 +387,64 @@ cri_part() {
 		has_line "$E" "CORESINK_POD_LABELS=app=web tier=back"
 }
 cri_part
+
+# --- rootless podman: a user's own container, named by their podman (its database in their home, read as them in
+# the sandbox). podman 4 makes the record here (podman create: nothing needs to run); the process that crashes is put
+# in the cgroup a user's systemd gives a rootless container (user@UID.service/.../libpod-ID.scope), which this host,
+# without systemd, cannot give (the VM tier runs the real one). A scope the user names after root's container is not
+# root's container; a database the user swapped for a FIFO costs the capture its bound, no more.
+rootless_part() {
+	local user=csrl$$ uid gid home id cg pid t0 t1
+	command -v newuidmap > /dev/null || { part_skip "rootless podman: no newuidmap (uidmap)"; return 0; }
+	useradd -m -d "/home/$user" "$user" || fail "useradd $user"
+	uid=$(id -u "$user") gid=$(id -g "$user") home=/home/$user
+	at_exit "userdel -r $user > /dev/null 2>&1; rm -rf $home /tmp/podman-run-$uid /tmp/containers-user-$uid /tmp/storage-run-$uid"
+	# The pause process rootless podman leaves (its pid in its run directory): ours, ended by pid.
+	at_exit "kill \$(cat /tmp/podman-run-$uid/libpod/tmp/pause.pid 2>/dev/null) 2>/dev/null"
+	cp "$T/image.tar" "$T/rootfs/podcrash" "$home/" && chown "$user" "$home/image.tar" "$home/podcrash"
+	as_user() { runuser -u "$user" -- env -u CONTAINERS_CONF -C "$home" "$@"; }
+	as_user podman import -q image.tar "localhost/$TAG-rl:1" > "$T/rl.log" 2>&1 &&
+		as_user podman create -q --name "rl-$$" --label team=rootless --label "bad=two words" \
+			"localhost/$TAG-rl:1" /podcrash >> "$T/rl.log" 2>&1 ||
+		part_skip "rootless podman: $(tail -n 2 "$T/rl.log" | tr '\n' ' ')" || return 0
+	id=$(as_user podman inspect -f '{{.Id}}' "rl-$$")
+	RAN=$((RAN + 1))
+	rootless_crash() {
+		cg=$CGROOT/user.slice/user-$uid.slice/user@$uid.service/user.slice/libpod-$1.scope
+		mkdir -p "$cg" || fail "mkdir $cg"
+		at_exit "rmdir '$cg' 2>/dev/null; rmdir -p --ignore-fail-on-non-empty '$(dirname "$cg")' 2>/dev/null"
+		( echo "$BASHPID" > "$cg/cgroup.procs" && ulimit -c unlimited &&
+			exec setpriv --reuid="$uid" --regid="$gid" --clear-groups "$home/podcrash" ) &
+		pid=$!
+		sleep 0.3
+		t0=$(date +%s%N)
+		crash_pid "$pid"
+		t1=$(date +%s%N)
+	}
+	rootless_crash "$id"
+	check "rootless podman: the user's container named by their podman 4's database: $(field "$E" CORESINK_CONTAINER_NAME) $(field "$E" CORESINK_CONTAINER_IMAGE)" \
+		all_of "$E" "CORESINK_CONTAINER_ID=$id" "CORESINK_CONTAINER_RUNTIME=podman" "CORESINK_CONTAINER_NAME=rl-$$" \
+		"CORESINK_CONTAINER_IMAGE=localhost/$TAG-rl:1" "CORESINK_CONTAINER_FROM=rootless bolt_state.db"
+	check "rootless podman: its own labels, those in a label's alphabet: $(field "$E" CORESINK_CONTAINER_LABELS)" \
+		has_line "$E" "CORESINK_CONTAINER_LABELS=team=rootless"
+	check "rootless podman: %{team} in the upload's path: $(field "$U" CORESINK_UPLOAD_OUTPUT)" \
+		has "$U" "CORESINK_UPLOAD_OUTPUT=ns=unknown pod=unknown tier=unknown team=rootless"
+	# The user names a scope after root's podman container (podman_part's, where it ran): not root's container.
+	if [ -n "${ROOT_CTR:-}" ]; then
+		rootless_crash "$ROOT_CTR"
+		check "rootless podman: a user's scope named after root's container is not it: $(field "$E" CORESINK_CONTAINER_FROM)" \
+			all_of "$E" "CORESINK_CONTAINER_ID=$ROOT_CTR" "CORESINK_CONTAINER_FROM=none: uid $uid's podman: no record of it"
+		check "rootless podman: and root's container's name is not given" lacks "$E" "CORESINK_CONTAINER_NAME="
+	fi
+	# Their database swapped for a FIFO: not waited on past the bound; the core stored all the same.
+	mv "$home/.local/share/containers/storage/libpod/bolt_state.db" "$T/rl-bolt.db"
+	runuser -u "$user" -- mkfifo "$home/.local/share/containers/storage/libpod/bolt_state.db"
+	rootless_crash "$id"
+	check "rootless podman: a FIFO for a database: nothing named, in $(( (t1 - t0) / 1000000 )) ms: $(field "$E" CORESINK_CONTAINER_FROM)" \
+		all_of "$E" "CORESINK_CONTAINER_ID=$id" "CORESINK_RESULT=stored"
+	check "rootless podman: and no name made up" lacks "$E" "CORESINK_CONTAINER_NAME="
+}
+rootless_part
 
 # A cgroup of the same shape that no task has names no container.
 mkdir -p "$CGROOT/coresink-e2e-ns/not-a-task"

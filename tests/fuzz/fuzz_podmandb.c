@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* A WAL of an earlier input is not this one's. */
 	(void) snprintf(side, sizeof(side), "%s-wal", path), (void) unlink(side);
 	(void) snprintf(side, sizeof(side), "%s-shm", path), (void) unlink(side);
-	r = podman_db_read(path, ID2, &rows, &why);
+	r = podman_db_read(path, 0, ID2, &rows, &why);
 	/* A pod is named by clean text, or not at all; labels are what SQLite's json_extract gave, within their field. */
 	if (r == 0 && rows.pod[0] && (!rows.pod_name[0] || !escape_clean(rows.pod_name)))
 		abort();

@@ -374,6 +374,45 @@ pods_checks() {
 	return 0
 }
 
+# rootless_checks: a user's own podman (rootless, under their systemd user manager, which gives the container its
+# scope in their slice: user@UID.service/.../libpod-ID.scope) runs a container in a pod of theirs; it crashes, and
+# the entry names it from the user's own database (podman 4's BoltDB, podman 5's db.sql in their home), read as
+# them in the handler's sandbox: "rootless ..." in CORESINK_CONTAINER_FROM. A row of the runtimes table.
+rootless_checks() {
+	local user=rlvm uid pid from backend out=$STATE/rootless.log
+	command -v podman > /dev/null && command -v newuidmap > /dev/null ||
+		{ echo "SKIP rootless: no podman or newuidmap in this image"; return 0; }
+	useradd -m "$user" > "$out" 2>&1 || { echo "FAIL rootless: useradd"; return 0; }
+	uid=$(id -u "$user")
+	loginctl enable-linger "$user" >> "$out" 2>&1
+	for _ in $(seq 100); do [ -S "/run/user/$uid/bus" ] && break; sleep 0.2; done
+	cp /src/build/vm/payload/pod.tar "/home/$user/pod.tar" && chown "$user" "/home/$user/pod.tar"
+	as_rl() { runuser -u "$user" -- env -C "/home/$user" XDG_RUNTIME_DIR="/run/user/$uid" \
+		DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$uid/bus" "$@"; }
+	as_rl podman import -q pod.tar localhost/rl-dump:1 >> "$out" 2>&1 &&
+		as_rl podman pod create --infra=false --name rl-pod --label app=mine >> "$out" 2>&1 &&
+		as_rl podman run -d --pod rl-pod --name rl-worker --label team=rootless --network none --ulimit core=-1 \
+			localhost/rl-dump:1 /pod-dump >> "$out" 2>&1 ||
+		{ echo "SKIP rootless: podman could not run the user's container: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
+	for _ in $(seq 50); do pid=$(as_rl podman inspect -f '{{.State.Pid}}' rl-worker); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
+	backend=db.sql
+	[ -e "/home/$user/.local/share/containers/storage/libpod/bolt_state.db" ] && backend=bolt_state.db
+	ok "rootless podman ($backend): rl-worker in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
+	kill -USR1 "$pid"
+	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
+	from=$(pod_field "$pid" CORESINK_CONTAINER_FROM)
+	check "rootless: the user's container named by their own podman, read as them: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), from $from" \
+		test "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = rl-worker -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
+		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/rl-dump:1 -a "$from" = "rootless $backend"
+	check "rootless: its pod and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
+		test "$(pod_field "$pid" CORESINK_POD_NAME)" = rl-pod -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = app=mine \
+		-a "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" = team=rootless
+	fact pods "podman (rootless) | $(podman version -f '{{.Client.Version}}') | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | - | $(pod_field "$pid" CORESINK_POD_FROM)"
+	as_rl podman pod rm -f rl-pod > /dev/null 2>&1
+	loginctl disable-linger "$user" > /dev/null 2>&1
+	return 0
+}
+
 stage1() {
 	local said before mu
 	fact kernel "$(uname -r)"
@@ -437,6 +476,7 @@ stage1() {
 	notify_checks
 	collect_checks
 	pods_checks
+	rootless_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
 		systemctl stop coresink.socket

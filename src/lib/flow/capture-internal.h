@@ -20,6 +20,7 @@ void crash_end_session(struct crash *cr);
 void crash_report_orphans(struct crash *cr);
 void crash_sign(struct crash *cr);
 void crash_keep_modules(struct crash *cr);
+void crash_rootless(struct container *c);
 bool crash_entry_out(pid_t handler, pid_t pid, const char *entry, bool sending);
 int crash_core_of(int dirfd, const char *directory, const struct ledger_crash *c, const char *entry,
 		  struct named_core *nc);

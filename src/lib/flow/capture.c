@@ -56,6 +56,7 @@ void crash_read_process(struct crash *cr)
 	const struct procinfo_id id = crash_process_id(cr);
 
 	(void) procinfo_read(&id, &cr->given.pi);
+	crash_rootless(&cr->given.pi.ct);
 	cr->o.exe = cr->given.pi.exe;
 }
 

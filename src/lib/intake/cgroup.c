@@ -230,8 +230,12 @@ static bool container_in(const struct walk *w, const char *s, size_t n, struct c
 		return true;
 	if (w->kubepods && c->kube && (runtime_name(s, n, "crio-", "", "cri-o", c) || runtime_name(s, n, "", "", "", c)))
 		return true;
-	/* Plain containerd (ctr): /NAMESPACE/ID, any identifier; whether it is one, the runtime's files decide. */
-	if (w->depth == 1 && !w->kubepods && identifier(w->first, w->fn, sizeof(c->ns)) &&
+	/*
+	 * Plain containerd (ctr): /NAMESPACE/ID, any identifier; whether it is one, the runtime's files decide. Not
+	 * beneath a systemd slice (/user.slice/user-1000.slice): the walk goes on to what lies in it.
+	 */
+	if (w->depth == 1 && !w->kubepods && !ends_with(w->first, w->fn, ".slice") &&
+	    identifier(w->first, w->fn, sizeof(c->ns)) &&
 	    identifier(s, n, sizeof(c->id))) {
 		(void) snprintf(c->ns, sizeof(c->ns), "%.*s", (int)w->fn, w->first);
 		(void) snprintf(c->id, sizeof(c->id), "%.*s", (int)n, s);
@@ -251,6 +255,12 @@ void cgroup_container(const char *path, struct container *c)
 	while ((s = component(&path, &n))) {
 		if (w.depth == 0 && (is(s, n, "kubepods") || is(s, n, "kubepods.slice")))
 			w.kubepods = true;
+		/*
+		 * A user's slice, above the container: the user may name cgroups there as they like (their manager's
+		 * subtree is delegated to them), a scope named after root's container among them. What lies beneath is
+		 * theirs, and root's runtimes' files are not its word (runtime_read()).
+		 */
+		(void) (uid_in(s, n, "user-", ".slice", &c->owner) || uid_in(s, n, "user@", ".service", &c->owner));
 		/* A machine or a container stops the walk: all beneath is its own, a delegated cgroup it may name. */
 		if (!pod_in(&w, s, n, c) && container_in(&w, s, n, c))
 			return;

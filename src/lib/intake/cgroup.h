@@ -25,6 +25,8 @@ struct container {
 	char pod[80];                   /* the pod the path names: a Kubernetes pod's UID, or a podman pod's id */
 	bool kube;                      /* pod is a Kubernetes pod's UID (a kubepods cgroup, a CRI bundle) */
 	char ns[64];                    /* plain containerd's namespace, from a cgroupfs path /NS/ID */
+	uid_t owner;                    /* 0: the host's; else the user in whose slice it lies (user-UID.slice,
+					   user@UID.service: a rootless container, whose names are its user's word) */
 	/* From the runtime's state files, "" where they say nothing: */
 	char name[UNIT_NAME_MAX], image[UNIT_NAME_MAX];
 	char pod_name[UNIT_NAME_MAX], pod_namespace[UNIT_NAME_MAX];

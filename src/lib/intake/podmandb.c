@@ -49,8 +49,11 @@ static struct {
 	sqlite3_int64 (*hard_heap_limit64)(sqlite3_int64);
 } sql;
 
-/* libsqlite3 loaded and its functions found: 0, or -ENOENT where it is not installed (or not whole). */
-static int load(void)
+/*
+ * libsqlite3 loaded and its functions found: 0, or -ENOENT where it is not installed (or not whole). Once: a caller
+ * that reads a database in a sandbox whose seccomp filter maps nothing executable loads it before the fork.
+ */
+int podman_db_load(void)
 {
 	static const char *const names[] = { "sqlite3_open_v2", "sqlite3_close_v2", "sqlite3_db_config",
 		"sqlite3_limit", "sqlite3_progress_handler", "sqlite3_busy_timeout", "sqlite3_exec", "sqlite3_prepare_v2",
@@ -139,15 +142,19 @@ static const char *why(int r)
 	}
 }
 
-/* Whether path is a regular file of root's (io_open_host: not a link, never a FIFO waited on): 0, -ENOENT, -EPERM. */
-static int roots_file(const char *path)
+/*
+ * Whether path is a regular file of owner's (io_open_host: not a link, never a FIFO waited on): 0, -ENOENT, -EPERM.
+ * SQLite opens it again by its name; the check is against a file swapped in between only where the directory is
+ * root's (root's podman's), and a user's (rootless podman's) is read as that user, who may read it anyway.
+ */
+static int owners_file(const char *path, uid_t owner)
 {
 	struct stat st;
 	_cleanup_close_ int fd = io_open_host("", path);
 
 	if (fd == -ENOENT)
 		return -ENOENT;
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 ? 0 : -EPERM;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == owner ? 0 : -EPERM;
 }
 
 /*
@@ -205,21 +212,21 @@ static int immutable_uri(const char *path, char *uri, size_t len)
  * its name, image and labels, its pod's id, name and labels (rows, "" where none). 0, -ENOENT where there is no database at path, or
  * -EIO with why in *said (rows then all "" but the pod's id as given).
  */
-int podman_db_read(const char *path, const char *id, struct podman_rows *rows, const char **said)
+int podman_db_read(const char *path, uid_t owner, const char *id, struct podman_rows *rows, const char **said)
 {
 	char side[PATH_MAX], uri[3 * PATH_MAX], given[sizeof(rows->pod)];
 	int r;
 
 	memcpy(given, rows->pod, sizeof(given));
 	rows->name[0] = rows->image[0] = rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
-	r = roots_file(path);
+	r = owners_file(path, owner);
 	if (r == -ENOENT)
 		return r;
 	if (r < 0) {
-		*said = "not a file of root's";
+		*said = owner ? "not a file of its user's" : "not a file of root's";
 		return -EIO;
 	}
-	if (load() < 0) {
+	if (podman_db_load() < 0) {
 		*said = "no libsqlite3.so.0";
 		return -EIO;
 	}

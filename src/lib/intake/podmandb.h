@@ -3,6 +3,7 @@
 #define CORESINK_PODMANDB_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* What podman 5's database says of a container and its pod: names as they are, labels as JSON objects' text. */
 struct podman_rows {
@@ -14,6 +15,7 @@ struct podman_rows {
 	char labels[4096];         /* the container's own */
 };
 
-int podman_db_read(const char *path, const char *id, struct podman_rows *rows, const char **said);
+int podman_db_read(const char *path, uid_t owner, const char *id, struct podman_rows *rows, const char **said);
+int podman_db_load(void);
 
 #endif

@@ -32,13 +32,33 @@
 #define DOCKER_DIR "/var/lib/docker/containers"
 #define TASKS "/io.containerd.runtime.v2.task"            /* beneath a containerd's state */
 #define STORAGE_RUN "/run/containers/storage/overlay-containers"
-#define STORAGE_LIB "/var/lib/containers/storage/overlay-containers"
+#define GRAPH_ROOT "/var/lib/containers/storage"        /* containers/storage's, root's: podman's and CRI-O's */
+#define GRAPH_USER "/.local/share/containers/storage"   /* beneath a user's home: rootless podman's */
 #define METADATA "/io.containerd.metadata.v1.bolt/meta.db"   /* beneath its root */
-#define PODMAN_DB "/var/lib/containers/storage/libpod/bolt_state.db"
-#define PODMAN_SQLITE "/var/lib/containers/storage/db.sql"   /* podman 5's, in the graph root */
+#define STORAGE_LIST "/overlay-containers/containers.json"   /* beneath a graph root */
+#define PODMAN_DB "/libpod/bolt_state.db"                    /* podman 4's */
+#define PODMAN_SQLITE "/db.sql"                              /* podman 5's */
 #define PODMAN_API "/run/podman/podman.sock"     /* podman.socket's, root's */
 #define PODMAN_API_MS 250                        /* a pod's name is worth this much of the release, no more */
 #define API_ANSWER_MAX (64u << 10)
+
+/*
+ * Where a containers/storage's files are: root (a test's directory, "" on the host), the graph root beneath it, and
+ * whose they are: root's, or a user's rootless podman's (read as that user: runtime_user_write()).
+ */
+struct graph {
+	const char *root;
+	const char *dir;
+	uid_t owner;
+};
+
+/* The file of g's (its path beneath g->root) into buf: buf, or "" where it does not fit (then no file opens). */
+static const char *in_graph(const struct graph *g, const char *file, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s%s", g->dir, file) >= len)
+		buf[0] = '\0';
+	return buf;
+}
 
 /* The whole regular file root+path, at most max bytes, as one checked JSON document (json_object_put() it), or NULL. */
 static struct json_object *read_json(const char *root, const char *path, size_t max)
@@ -311,10 +331,11 @@ static bool bundle(struct container *c, const char *root, const char *path, cons
 }
 
 /* containers/storage's record of the container (podman, CRI-O): its name, and the image and pod its metadata name. */
-static bool storage(struct container *c, const char *root, const char *runtime)
+static bool storage(struct container *c, const struct graph *g, const char *runtime)
 {
-	struct json_object *e = NULL, *v, *meta, *doc = read_json(root, STORAGE_LIB "/containers.json", STORAGE_MAX);
-	char id[80], metadata[8192];
+	char path[PATH_MAX], id[80], metadata[8192];
+	struct json_object *e = NULL, *v, *meta;
+	struct json_object *doc = read_json(g->root, in_graph(g, STORAGE_LIST, path, sizeof(path)), STORAGE_MAX);
 	bool found = false;
 	size_t n;
 
@@ -345,12 +366,13 @@ static bool storage(struct container *c, const char *root, const char *runtime)
 }
 
 /* The pod's record in podman 4's database (BoltDB: pod/ID, config), c->pod's: its name and labels. Whether it had it. */
-static bool podman_bolt_pod(struct container *c, const char *root)
+static bool podman_bolt_pod(struct container *c, const struct graph *g)
 {
 	const char *pod[] = { "pod", c->pod };
 	struct json_object *doc = NULL;
+	char path[PATH_MAX];
 	size_t len;
-	char *text = bolt_value(root, PODMAN_DB, pod, 2, "config", &len);
+	char *text = bolt_value(g->root, in_graph(g, PODMAN_DB, path, sizeof(path)), pod, 2, "config", &len);
 
 	if (text && (doc = jdoc_parse(text, len))) {
 		take(doc, "name", NULL, c->pod_name, sizeof(c->pod_name));
@@ -367,14 +389,16 @@ static bool podman_bolt_pod(struct container *c, const char *root)
  * pod-id where the cgroup did not give the pod's: a pod without an infra container has no cgroup of its own, its
  * containers lie beside any other), then its pod's. Whether it holds the container.
  */
-static bool podman_bolt(struct container *c, const char *root)
+static bool podman_bolt(struct container *c, const struct graph *g)
 {
 	const char *ctr[] = { "ctr", c->id };
 	struct json_object *doc;
+	char path[PATH_MAX];
 	size_t len;
 	char *text;
 
-	if (!(text = bolt_value(root, PODMAN_DB, ctr, 2, "config", &len)))
+	(void) in_graph(g, PODMAN_DB, path, sizeof(path));
+	if (!(text = bolt_value(g->root, path, ctr, 2, "config", &len)))
 		return false;
 	doc = jdoc_parse(text, len);
 	free(text);
@@ -385,13 +409,13 @@ static bool podman_bolt(struct container *c, const char *root)
 	take_labels(doc, "labels", NULL, c->labels, sizeof(c->labels));
 	json_object_put(doc);
 	said(c, "podman", "bolt_state.db");
-	if (!c->pod[0] && (text = bolt_value(root, PODMAN_DB, ctr, 2, "pod-id", &len))) {
+	if (!c->pod[0] && (text = bolt_value(g->root, path, ctr, 2, "pod-id", &len))) {
 		if (cgroup_hex_id(text, len) && len < sizeof(c->pod))
 			memcpy(c->pod, text, len + 1);
 		free(text);
 	}
 	if (c->pod[0])
-		(void) podman_bolt_pod(c, root);
+		(void) podman_bolt_pod(c, g);
 	return true;
 }
 
@@ -442,16 +466,16 @@ static struct json_object *podman_api(struct container *c, const char *root, con
  * Whether it holds the container; where it could not say (locked past its bound, not root's file, not podman's, no
  * such container), why into *why.
  */
-static bool podman_sqlite(struct container *c, const char *root, const char **why)
+static bool podman_sqlite(struct container *c, const struct graph *g, const char **why)
 {
 	char path[PATH_MAX];
 	struct podman_rows rows;
 	struct json_object *doc;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s" PODMAN_SQLITE, root) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s%s" PODMAN_SQLITE, g->root, g->dir) >= sizeof(path))
 		return false;
 	memcpy(rows.pod, c->pod, sizeof(rows.pod));
-	if (podman_db_read(path, c->id, &rows, why) < 0)
+	if (podman_db_read(path, g->owner, c->id, &rows, why) < 0)
 		return false;
 	take_bytes(rows.name, strlen(rows.name), c->name, sizeof(c->name));
 	take_bytes(rows.image, strlen(rows.image), c->image, sizeof(c->image));
@@ -509,20 +533,26 @@ static void podman_pod_api(struct container *c, const char *root)
  * pod (CORESINK_POD_FROM says why the database did not answer, before what the API said); so is it where the
  * database holds the container but not its pod. Whether it is podman's.
  */
-static bool podman(struct container *c, const char *root)
+static bool podman(struct container *c, const struct graph *g)
 {
 	char both[2 * sizeof(c->pod_from) + 8];
 	const char *why = NULL;       /* why db.sql did not answer; NULL where there is none */
 	size_t n;
 
-	if (!podman_bolt(c, root) && !podman_sqlite(c, root, &why) && !storage(c, root, "podman"))
+	if (!podman_bolt(c, g) && !podman_sqlite(c, g, &why) && !storage(c, g, "podman"))
 		return false;
 	/* Named; or in no pod, as its record in the database says; or a pod's record where only the cgroup named it. */
 	if (c->kube || c->pod_name[0] || (!c->pod[0] && strcmp(c->state, "containers.json") != 0) ||
-	    (c->pod[0] && strcmp(c->state, "containers.json") == 0 && podman_bolt_pod(c, root)))
+	    (c->pod[0] && strcmp(c->state, "containers.json") == 0 && podman_bolt_pod(c, g)))
 		return true;
 	c->pod_from[0] = '\0';
-	podman_pod_api(c, root);
+	/* Root's API only: a user's (its socket under /run/user) is not asked. */
+	if (g->owner != 0) {
+		if (why)
+			(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql: %s", why);
+		return true;
+	}
+	podman_pod_api(c, g->root);
 	if (why) {
 		(void) snprintf(both, sizeof(both), "db.sql: %s; %s", why,
 				c->pod_from[0] ? c->pod_from : "podman's API: no pod");
@@ -554,6 +584,15 @@ void runtime_read(struct container *c, const char *root)
 
 	if (!c->id[0])
 		return;
+	/* A user's: named by their own runtime, read as them (runtime_user_write()), never by root's files. */
+	if (c->owner != 0 && c->ns[0]) {
+		c->id[0] = c->ns[0] = '\0';
+		return;
+	}
+	if (c->owner != 0) {
+		(void) snprintf(c->state, sizeof(c->state), "none: uid %u's own (rootless)", (unsigned)c->owner);
+		return;
+	}
 	/* /NAMESPACE/ID is containerd's layout alone. */
 	if (c->ns[0])
 		rt = "containerd";
@@ -573,12 +612,12 @@ void runtime_read(struct container *c, const char *root)
 		found = bundle(c, root, path, "cri-o", NULL);
 		/* Its storage record adds what the annotations lack; the bundle is what says it is CRI-O's. */
 		if (found) {
-			(void) storage(c, root, "cri-o");
+			(void) storage(c, &(struct graph) { root, GRAPH_ROOT, 0 }, "cri-o");
 			said(c, "cri-o", "config.json");
 		}
 	}
 	if (!found && (any || strcmp(rt, "podman") == 0))
-		found = podman(c, root);
+		found = podman(c, &(struct graph) { root, GRAPH_ROOT, 0 });
 	if (!found && (any || strcmp(rt, "docker") == 0))
 		found = docker(c, root);
 	if (found)
@@ -587,4 +626,91 @@ void runtime_read(struct container *c, const char *root)
 	/* A path /NS/ID that no containerd task has is no container at all. */
 	if (c->ns[0])
 		c->id[0] = c->ns[0] = c->state[0] = '\0';
+}
+
+/* What runtime_user_write() says, a line each: "KEY VALUE". */
+static const char *const user_keys[] = { "name", "image", "labels", "pod", "pod_name", "pod_labels", "from",
+					 "pod_from" };
+
+/*
+ * In a sandbox's child, running as c->owner: what that user's own podman (rootless; its graph root beneath home)
+ * says of c, written to out for runtime_user_take(). 0, -ENOENT where it does not know c, or -errno.
+ */
+int runtime_user_write(int out, const struct container *c, const char *home)
+{
+	struct container d = *c;
+	char dir[PATH_MAX], text[8192];
+	const char *v[ELEMENTSOF(user_keys)];
+	size_t n = 0;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s" GRAPH_USER, home) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	d.state[0] = d.pod_from[0] = '\0';
+	if (!podman(&d, &(struct graph) { "", dir, c->owner }))
+		return -ENOENT;
+	v[0] = d.name, v[1] = d.image, v[2] = d.labels, v[3] = d.pod, v[4] = d.pod_name, v[5] = d.pod_labels;
+	v[6] = d.state, v[7] = d.pod_from;
+	for (size_t i = 0; i < ELEMENTSOF(user_keys); i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s %s\n", user_keys[i], v[i]);
+	return n < sizeof(text) ? (int)io_write_full(out, text, n) : -E2BIG;
+}
+
+/* The words "KEY=VALUE ..." of w, those that are labels (labels_add), into out. */
+static void user_labels(char *w, char *out, size_t len)
+{
+	size_t used = 0;
+	char *save = NULL, *eq;
+
+	out[0] = '\0';
+	for (char *t = strtok_r(w, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if ((eq = strchr(t, '=')) && (*eq = '\0', !labels_add(out, len, &used, t, eq + 1)))
+			break;
+}
+
+/*
+ * What a user's runtime said of c (text, len bytes: the sandbox's output of runtime_user_write()) into c, each value
+ * checked as every name is, whatever the child (reading the user's files, which may be made to attack it) wrote:
+ * a name whole, valid UTF-8 and clean, or none; a pod's id hex; labels only in a label's alphabet. CORESINK_
+ * CONTAINER_FROM says it was the user's own runtime ("rootless db.sql").
+ */
+void runtime_user_take(struct container *c, const char *text, size_t len)
+{
+	char line[2048], from[64] = "";
+	size_t k;
+
+	for (const char *p = text, *end = text + len; p < end; p += k + 1) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *sp, *val;
+
+		k = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (k >= sizeof(line) || memchr(p, '\0', k))
+			continue;
+		memcpy(line, p, k), line[k] = '\0';
+		if (!(sp = strchr(line, ' ')))
+			continue;
+		*sp = '\0', val = sp + 1;
+		if (!escape_clean(val))
+			continue;
+		if (strcmp(line, "name") == 0)
+			take_bytes(val, strlen(val), c->name, sizeof(c->name));
+		else if (strcmp(line, "image") == 0)
+			take_bytes(val, strlen(val), c->image, sizeof(c->image));
+		else if (strcmp(line, "pod_name") == 0)
+			take_bytes(val, strlen(val), c->pod_name, sizeof(c->pod_name));
+		else if (strcmp(line, "pod") == 0 && cgroup_hex_id(val, strlen(val)) &&
+			 (!c->pod[0] || strcmp(c->pod, val) == 0))
+			take_bytes(val, strlen(val), c->pod, sizeof(c->pod));
+		else if (strcmp(line, "labels") == 0)
+			user_labels(val, c->labels, sizeof(c->labels));
+		else if (strcmp(line, "pod_labels") == 0)
+			user_labels(val, c->pod_labels, sizeof(c->pod_labels));
+		else if (strcmp(line, "from") == 0)
+			take_bytes(val, strlen(val), from, sizeof(from));
+		else if (strcmp(line, "pod_from") == 0 && val[0])
+			(void) snprintf(c->pod_from, sizeof(c->pod_from), "rootless %s", val);
+	}
+	if (!c->pod[0])
+		c->pod_name[0] = c->pod_labels[0] = '\0';
+	(void) snprintf(c->runtime, sizeof(c->runtime), "podman");
+	(void) snprintf(c->state, sizeof(c->state), "rootless %s", from[0] ? from : "podman");
 }
