@@ -103,8 +103,13 @@ static const struct {
 	 * levels, each is a candidate for plain containerd until its files are read. */
 	{ "/docker/0123abcd", "", "", "0123abcd", "", "docker", false },
 	{ "/docker/4F1C6E0B3A2D9E8F", "", "", "4F1C6E0B3A2D9E8F", "", "docker", false },
-	{ "/system.slice/docker-nothex0123456.scope", "", "", "docker-nothex0123456.scope", "", "system.slice", false },
-	{ "/system.slice/docker.service", "", "", "docker.service", "", "system.slice", false },
+	/* Beneath a systemd slice, no plain containerd's: a unit is not a task. */
+	{ "/system.slice/docker-nothex0123456.scope", "", "", "", "", "", false },
+	{ "/system.slice/docker.service", "", "", "", "", "", false },
+	{ "/user.slice/user-1000.slice/session-2.scope", "", "", "", "", "", false },
+	/* A rootless container: in its user's slice, their manager's scope (and pod slice). */
+	{ "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID64 ".scope", "", "podman", ID64, "", "",
+	  false },
 	{ "/docker/.hidden", "", "", "", "", "", false },
 	{ "/machine-.scope", "", "", "", "", "", false },
 	{ "/a/b/" ID64, "", "", "b", "", "a", false },
