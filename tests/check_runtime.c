@@ -923,7 +923,7 @@ static int user_round_trip(const struct container *c, const char *home, struct c
 START_TEST(test_rootless)
 {
 	static const char user[] = "/user.slice/user-4242.slice/user@4242.service/user.slice/libpod-" ID2 ".scope";
-	char root[256], home[PATH_MAX - 64], path[PATH_MAX];
+	char root[256], home[PATH_MAX - 64], path[PATH_MAX], link[PATH_MAX];
 	struct container c, d;
 	sqlite3 *w = NULL;
 
@@ -956,9 +956,24 @@ START_TEST(test_rootless)
 	       "PRAGMA wal_checkpoint(TRUNCATE);");
 	ck_assert_int_eq(sqlite3_close(w), SQLITE_OK);
 	read_path(root, user, &c);
-	/* Not the user's file (root's, in their home): not their podman's word. */
-	ck_assert_int_eq(user_round_trip(&c, home, &d), -ENOENT);
+	/*
+	 * Not the user's file (root's, in their home), a link, a FIFO: not their podman's word (checked before the
+	 * sandbox, runtime_user_files(), never opened).
+	 */
+	ck_assert_int_eq(runtime_user_files(&c, home), -EPERM);
 	ck_assert_int_eq(chown(path, 4242, 4242), 0);
+	ck_assert_int_eq(runtime_user_files(&c, home), 0);
+	(void) snprintf(link, sizeof(link), "%s/.local/share/containers/storage/libpod", home);
+	ck_assert_int_eq(mkdir(link, 0755), 0);
+	(void) snprintf(link, sizeof(link), "%s/.local/share/containers/storage/libpod/bolt_state.db", home);
+	ck_assert_int_eq(mkfifo(link, 0600), 0);
+	ck_assert_int_eq(lchown(link, 4242, 4242), 0);
+	ck_assert_int_eq(runtime_user_files(&c, home), -EPERM);
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(lchown(link, 4242, 4242), 0);
+	ck_assert_int_eq(runtime_user_files(&c, home), -EPERM);
+	ck_assert_int_eq(unlink(link), 0);
 	ck_assert_int_eq(user_round_trip(&c, home, &d), 0);
 	ck_assert_str_eq(d.name, "my-web");
 	ck_assert_str_eq(d.image, "localhost/mine:1");

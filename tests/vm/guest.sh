@@ -384,8 +384,12 @@ rootless_checks() {
 		{ echo "SKIP rootless: no podman or newuidmap in this image"; return 0; }
 	useradd -m "$user" > "$out" 2>&1 || { echo "FAIL rootless: useradd"; return 0; }
 	uid=$(id -u "$user")
+	# Their manager, as a login would start it (linger), waited for; its bus (dbus-user-session) is how podman asks
+	# it for the container's scope.
 	loginctl enable-linger "$user" >> "$out" 2>&1
+	systemctl start "user@$uid.service" >> "$out" 2>&1
 	for _ in $(seq 100); do [ -S "/run/user/$uid/bus" ] && break; sleep 0.2; done
+	[ -S "/run/user/$uid/bus" ] || { echo "SKIP rootless: no user manager's bus for $user: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
 	cp /src/build/vm/payload/pod.tar "/home/$user/pod.tar" && chown "$user" "/home/$user/pod.tar"
 	as_rl() { runuser -u "$user" -- env -C "/home/$user" XDG_RUNTIME_DIR="/run/user/$uid" \
 		DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$uid/bus" "$@"; }
@@ -395,6 +399,9 @@ rootless_checks() {
 			localhost/rl-dump:1 /pod-dump >> "$out" 2>&1 ||
 		{ echo "SKIP rootless: podman could not run the user's container: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
 	for _ in $(seq 50); do pid=$(as_rl podman inspect -f '{{.State.Pid}}' rl-worker); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
+	# Not in the user's slice (podman fell back to cgroupfs, and left it in ours): not the case this is about.
+	grep -q "/user@$uid.service/" "/proc/$pid/cgroup" ||
+		{ echo "SKIP rootless: podman did not give the container a scope of the user's: $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"; return 0; }
 	backend=db.sql
 	[ -e "/home/$user/.local/share/containers/storage/libpod/bolt_state.db" ] && backend=bolt_state.db
 	ok "rootless podman ($backend): rl-worker in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"

@@ -2,8 +2,9 @@
  * rootless.c: a container in a user's own slice (rootless podman) named by that user's podman. Its files are in the
  * user's home and are the user's to make: a link to a FIFO would hang root's handler, a database made to attack
  * SQLite would run in root's. So they are read in the sandbox, as that user (who may read them anyway), with a
- * deadline and bounded memory, and what comes back is checked as any name is (runtime_user_take()). libsqlite3 is
- * loaded here first: the sandbox's seccomp filter maps nothing executable.
+ * deadline and bounded memory, and what comes back is checked as any name is (runtime_user_take()). The databases
+ * must be regular files of the user's (runtime_user_files(), here: in the sandbox's user namespace every owner reads
+ * as the overflow id). libsqlite3 is loaded here first: the sandbox's seccomp filter maps nothing executable.
  */
 #include <pwd.h>
 #include <stdio.h>
@@ -43,6 +44,11 @@ void crash_rootless(struct container *c)
 		return;
 	if (getpwuid_r(c->owner, &pw, buf, sizeof(buf), &p) != 0 || !p || p->pw_dir[0] != '/') {
 		(void) snprintf(c->state, sizeof(c->state), "none: uid %u has no home", (unsigned)c->owner);
+		return;
+	}
+	if (runtime_user_files(c, p->pw_dir) < 0) {
+		(void) snprintf(c->state, sizeof(c->state), "none: uid %u's podman: not files of theirs",
+				(unsigned)c->owner);
 		return;
 	}
 	l.uid = p->pw_uid, l.gid = p->pw_gid;

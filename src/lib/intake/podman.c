@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 
@@ -179,7 +181,8 @@ static bool podman_sqlite(struct container *c, const struct graph *g, const char
 	if ((size_t)snprintf(path, sizeof(path), "%s%s" PODMAN_SQLITE, g->root, g->dir) >= sizeof(path))
 		return false;
 	memcpy(rows.pod, c->pod, sizeof(rows.pod));
-	if (podman_db_read(path, g->owner, c->id, &rows, why) < 0)
+	/* A user's: its owner checked before the sandbox (runtime_user_files()), where owners read as overflow ids. */
+	if (podman_db_read(path, g->owner ? PODMAN_ANY_OWNER : 0, c->id, &rows, why) < 0)
 		return false;
 	rt_take_bytes(rows.name, strlen(rows.name), c->name, sizeof(c->name));
 	rt_take_bytes(rows.image, strlen(rows.image), c->image, sizeof(c->image));
@@ -266,6 +269,31 @@ bool rt_podman(struct container *c, const struct graph *g)
 		c->pod_from[n] = '\0';
 	}
 	return true;
+}
+
+/*
+ * Before a user's podman is read as them: its databases beneath home, where there are any, are regular files of
+ * c->owner's (not followed where they are links, never opened: a FIFO costs nothing). 0, or -EPERM. The read
+ * itself is the user's, so a file swapped in after this is one they could read anyway.
+ */
+int runtime_user_files(const struct container *c, const char *home)
+{
+	static const char *const files[] = { PODMAN_DB, PODMAN_SQLITE };
+	char path[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s" GRAPH_USER "%s", home, files[i]) >= sizeof(path))
+			return -EPERM;
+		if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -EPERM;
+		}
+		if (!S_ISREG(st.st_mode) || st.st_uid != c->owner)
+			return -EPERM;
+	}
+	return 0;
 }
 
 /* What runtime_user_write() says, a line each: "KEY VALUE". */

@@ -154,7 +154,8 @@ static int owners_file(const char *path, uid_t owner)
 
 	if (fd == -ENOENT)
 		return -ENOENT;
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == owner ? 0 : -EPERM;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (owner == PODMAN_ANY_OWNER || st.st_uid == owner) ?
+	       0 : -EPERM;
 }
 
 /*

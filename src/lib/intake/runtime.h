@@ -7,6 +7,7 @@
 #include "cgroup.h"
 
 void runtime_read(struct container *c, const char *root);
+int runtime_user_files(const struct container *c, const char *home);
 int runtime_user_write(int out, const struct container *c, const char *home);
 void runtime_user_take(struct container *c, const char *text, size_t len);
 
