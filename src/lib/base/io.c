@@ -8,6 +8,7 @@
 #include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdint.h>
 #include <string.h>
@@ -368,6 +369,19 @@ int io_open_host(const char *root, const char *path)
 		return -ENAMETOOLONG;
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
 	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Whether another program's file path is a regular file of owner's (IO_ANY_OWNER: anyone's), looked at without
+ * opening it and not followed where it is a link (a FIFO costs nothing): 0, -ENOENT, or -EPERM.
+ */
+int io_file_of(const char *path, uid_t owner)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? -ENOENT : -EPERM;
+	return S_ISREG(st.st_mode) && (owner == IO_ANY_OWNER || st.st_uid == owner) ? 0 : -EPERM;
 }
 
 /* The text of the small file path, at most size - 1 bytes, NUL-terminated into buf. 0 or -errno. */

@@ -30,7 +30,10 @@ struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);
 
 int io_fdatasync(int fd);
+#define IO_ANY_OWNER ((uid_t)-1)
+
 int io_open_host(const char *root, const char *path);
+int io_file_of(const char *path, uid_t owner);
 int io_read_text(const char *path, char *buf, size_t size);
 int io_write_text(const char *path, const char *text, size_t len);
 struct sockaddr_un;

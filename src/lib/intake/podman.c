@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 
@@ -182,7 +180,7 @@ static bool podman_sqlite(struct container *c, const struct graph *g, const char
 		return false;
 	memcpy(rows.pod, c->pod, sizeof(rows.pod));
 	/* A user's: its owner checked before the sandbox (runtime_user_files()), where owners read as overflow ids. */
-	if (podman_db_read(path, g->owner ? PODMAN_ANY_OWNER : 0, c->id, &rows, why) < 0)
+	if (podman_db_read(path, g->owner ? IO_ANY_OWNER : 0, c->id, &rows, why) < 0)
 		return false;
 	rt_take_bytes(rows.name, strlen(rows.name), c->name, sizeof(c->name));
 	rt_take_bytes(rows.image, strlen(rows.image), c->image, sizeof(c->image));
@@ -280,20 +278,12 @@ int runtime_user_files(const struct container *c, const char *home)
 {
 	static const char *const files[] = { PODMAN_DB, PODMAN_SQLITE };
 	char path[PATH_MAX];
-	struct stat st;
+	int r = 0;
 
-	for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-		if ((size_t)snprintf(path, sizeof(path), "%s" GRAPH_USER "%s", home, files[i]) >= sizeof(path))
-			return -EPERM;
-		if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue;
-			return -EPERM;
-		}
-		if (!S_ISREG(st.st_mode) || st.st_uid != c->owner)
-			return -EPERM;
-	}
-	return 0;
+	for (size_t i = 0; (r == 0 || r == -ENOENT) && i < ELEMENTSOF(files); i++)
+		r = (size_t)snprintf(path, sizeof(path), "%s" GRAPH_USER "%s", home, files[i]) >= sizeof(path) ? -EPERM :
+		    io_file_of(path, c->owner);
+	return r == -ENOENT ? 0 : r;
 }
 
 /* What runtime_user_write() says, a line each: "KEY VALUE". */

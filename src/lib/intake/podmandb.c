@@ -143,22 +143,6 @@ static const char *why(int r)
 }
 
 /*
- * Whether path is a regular file of owner's (io_open_host: not a link, never a FIFO waited on): 0, -ENOENT, -EPERM.
- * SQLite opens it again by its name; the check is against a file swapped in between only where the directory is
- * root's (root's podman's), and a user's (rootless podman's) is read as that user, who may read it anyway.
- */
-static int owners_file(const char *path, uid_t owner)
-{
-	struct stat st;
-	_cleanup_close_ int fd = io_open_host("", path);
-
-	if (fd == -ENOENT)
-		return -ENOENT;
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (owner == PODMAN_ANY_OWNER || st.st_uid == owner) ?
-	       0 : -EPERM;
-}
-
-/*
  * The database named (a path, or a file: URI where uri), opened and asked of container id: its name, image and
  * labels, its pod's id where rows->pod is "" (none where it is in no pod), then that pod's name and labels (SQLite's
  * json_extract: the rest of a config, its OCI spec among it, is never copied out). SQLite's code.
@@ -210,8 +194,11 @@ static int immutable_uri(const char *path, char *uri, size_t len)
 
 /*
  * What podman's database at path says of container id (rows->pod: its pod's id where the cgroup gave it, else ""):
- * its name, image and labels, its pod's id, name and labels (rows, "" where none). 0, -ENOENT where there is no database at path, or
- * -EIO with why in *said (rows then all "" but the pod's id as given).
+ * its name, image and labels, its pod's id, name and labels (rows, "" where none). 0, -ENOENT where there is no
+ * database at path, or -EIO with why in *said (rows then all "" but the pod's id as given). The file must be a
+ * regular file of owner's (IO_ANY_OWNER: its owner checked by the caller); SQLite opens it again by its name, so
+ * the check holds against a file swapped in between only where the directory is root's (root's podman's), and a
+ * user's (rootless podman's) is read as that user, who may read it anyway.
  */
 int podman_db_read(const char *path, uid_t owner, const char *id, struct podman_rows *rows, const char **said)
 {
@@ -220,7 +207,7 @@ int podman_db_read(const char *path, uid_t owner, const char *id, struct podman_
 
 	memcpy(given, rows->pod, sizeof(given));
 	rows->name[0] = rows->image[0] = rows->pod_name[0] = rows->pod_labels[0] = rows->labels[0] = '\0';
-	r = owners_file(path, owner);
+	r = io_file_of(path, owner);
 	if (r == -ENOENT)
 		return r;
 	if (r < 0) {

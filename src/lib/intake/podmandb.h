@@ -15,8 +15,6 @@ struct podman_rows {
 	char labels[4096];         /* the container's own */
 };
 
-#define PODMAN_ANY_OWNER ((uid_t)-1)   /* its owner checked elsewhere */
-
 int podman_db_read(const char *path, uid_t owner, const char *id, struct podman_rows *rows, const char **said);
 int podman_db_load(void);
 
