@@ -69,6 +69,30 @@ void labels_json(struct json_object *obj, char *out, size_t len)
 	}
 }
 
+/* The labels of the JSON object in text ("" or not one: none) into out. */
+void labels_text(const char *text, char *out, size_t len)
+{
+	struct json_object *obj = jdoc_parse(text, strlen(text));
+
+	labels_json(obj, out, len);
+	json_object_put(obj);
+}
+
+/*
+ * The words "KEY=VALUE ..." of w (cut up where it is), those that are labels, into out: words another process
+ * wrote (the rootless read's child), taken as labels_add() takes any.
+ */
+void labels_words(char *w, char *out, size_t len)
+{
+	size_t used = 0;
+	char *save = NULL, *eq;
+
+	out[0] = '\0';
+	for (char *t = strtok_r(w, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if ((eq = strchr(t, '=')) && (*eq = '\0', !labels_add(out, len, &used, t, eq + 1)))
+			break;
+}
+
 /* One key of a label bucket, as bolt_each gives them (key NULL: start again), added where it is whole text. */
 void labels_word(const char *key, size_t klen, const char *value, size_t vlen, void *arg)
 {

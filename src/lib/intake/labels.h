@@ -16,6 +16,8 @@ struct label_words {
 
 bool labels_add(char *out, size_t len, size_t *used, const char *key, const char *value);
 void labels_json(struct json_object *obj, char *out, size_t len);
+void labels_text(const char *text, char *out, size_t len);
+void labels_words(char *w, char *out, size_t len);
 void labels_word(const char *key, size_t klen, const char *value, size_t vlen, void *arg);
 
 #endif

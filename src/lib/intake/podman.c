@@ -174,7 +174,6 @@ static bool podman_sqlite(struct container *c, const struct graph *g, const char
 {
 	char path[PATH_MAX];
 	struct podman_rows rows;
-	struct json_object *doc;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s%s" PODMAN_SQLITE, g->root, g->dir) >= sizeof(path))
 		return false;
@@ -184,17 +183,13 @@ static bool podman_sqlite(struct container *c, const struct graph *g, const char
 		return false;
 	rt_take_bytes(rows.name, strlen(rows.name), c->name, sizeof(c->name));
 	rt_take_bytes(rows.image, strlen(rows.image), c->image, sizeof(c->image));
-	doc = jdoc_parse(rows.labels, strlen(rows.labels));
-	labels_json(doc, c->labels, sizeof(c->labels));
-	json_object_put(doc);
+	labels_text(rows.labels, c->labels, sizeof(c->labels));
 	rt_said(c, "podman", "db.sql");
 	if (!rows.pod[0])
 		return true;
 	memcpy(c->pod, rows.pod, sizeof(c->pod));
 	(void) snprintf(c->pod_name, sizeof(c->pod_name), "%s", rows.pod_name);
-	doc = jdoc_parse(rows.pod_labels, strlen(rows.pod_labels));
-	labels_json(doc, c->pod_labels, sizeof(c->pod_labels));
-	json_object_put(doc);
+	labels_text(rows.pod_labels, c->pod_labels, sizeof(c->pod_labels));
 	(void) snprintf(c->pod_from, sizeof(c->pod_from), "db.sql");
 	return true;
 }
@@ -313,18 +308,6 @@ int runtime_user_write(int out, const struct container *c, const char *home)
 	return n < sizeof(text) ? (int)io_write_full(out, text, n) : -E2BIG;
 }
 
-/* The words "KEY=VALUE ..." of w, those that are labels (labels_add), into out. */
-static void user_labels(char *w, char *out, size_t len)
-{
-	size_t used = 0;
-	char *save = NULL, *eq;
-
-	out[0] = '\0';
-	for (char *t = strtok_r(w, " ", &save); t; t = strtok_r(NULL, " ", &save))
-		if ((eq = strchr(t, '=')) && (*eq = '\0', !labels_add(out, len, &used, t, eq + 1)))
-			break;
-}
-
 /*
  * What a user's runtime said of c (text, len bytes: the sandbox's output of runtime_user_write()) into c, each value
  * checked as every name is, whatever the child (reading the user's files, which may be made to attack it) wrote:
@@ -359,9 +342,9 @@ void runtime_user_take(struct container *c, const char *text, size_t len)
 			 (!c->pod[0] || strcmp(c->pod, val) == 0))
 			rt_take_bytes(val, strlen(val), c->pod, sizeof(c->pod));
 		else if (strcmp(line, "labels") == 0)
-			user_labels(val, c->labels, sizeof(c->labels));
+			labels_words(val, c->labels, sizeof(c->labels));
 		else if (strcmp(line, "pod_labels") == 0)
-			user_labels(val, c->pod_labels, sizeof(c->pod_labels));
+			labels_words(val, c->pod_labels, sizeof(c->pod_labels));
 		else if (strcmp(line, "from") == 0)
 			rt_take_bytes(val, strlen(val), from, sizeof(from));
 		else if (strcmp(line, "pod_from") == 0 && val[0])

@@ -142,10 +142,8 @@ static void crio_pod_labels(struct container *c, const char *root, struct json_o
 	rt_take(annotations, "io.kubernetes.cri-o.SandboxID", NULL, id, sizeof(id));
 	doc = sandbox_json(root, STORAGE_RUN, id, "userdata/config.json");
 	if (jdoc_member(doc, "annotations", &a) == 0 && jdoc_member(a, "io.kubernetes.cri-o.Labels", &l) == 0 &&
-	    jdoc_text(l, text, sizeof(text)) == 0 && (l = jdoc_parse(text, strlen(text)))) {
-		labels_json(l, c->pod_labels, sizeof(c->pod_labels));
-		json_object_put(l);
-	}
+	    jdoc_text(l, text, sizeof(text)) == 0)
+		labels_text(text, c->pod_labels, sizeof(c->pod_labels));
 	json_object_put(doc);
 }
 
