@@ -237,13 +237,16 @@ bool rt_podman(struct container *c, const struct graph *g)
 {
 	char both[2 * sizeof(c->pod_from) + 8];
 	const char *why = NULL;       /* why db.sql did not answer; NULL where there is none */
+	bool db = podman_bolt(c, g) || podman_sqlite(c, g, &why);
 	size_t n;
 
-	if (!podman_bolt(c, g) && !podman_sqlite(c, g, &why) && !rt_storage(c, g, "podman"))
+	if (!db && !rt_storage(c, g, "podman"))
 		return false;
-	/* Named; or in no pod, as its record in the database says; or a pod's record where only the cgroup named it. */
-	if (c->kube || c->pod_name[0] || (!c->pod[0] && strcmp(c->state, "containers.json") != 0) ||
-	    (c->pod[0] && strcmp(c->state, "containers.json") == 0 && podman_bolt_pod(c, g)))
+	/*
+	 * Named; or in no pod, as its record in the database says; or, named by containers.json alone, in a pod the
+	 * cgroup gave whose own record BoltDB holds.
+	 */
+	if (c->kube || c->pod_name[0] || (db && !c->pod[0]) || (!db && c->pod[0] && podman_bolt_pod(c, g)))
 		return true;
 	c->pod_from[0] = '\0';
 	/* Root's API only: a user's (its socket under /run/user) is not asked. */
