@@ -614,6 +614,18 @@ record_of() {
 	echo "$h $b"
 }
 
+# wait_caught PID SIG: until PID catches SIG (its SigCgt), 10 s at most: a program started in the background is
+# ready for the signal that crashes it, not killed by its default action. Whether it came to.
+wait_caught() {
+	local bit=$(( 1 << ($(kill -l "$2") - 1) )) mask
+	for _ in $(seq 1000); do
+		mask=$(sed -n 's/^SigCgt:\t//p' "/proc/$1/status" 2>/dev/null) || return 1
+		[ -n "$mask" ] && [ $(( 0x$mask & bit )) -ne 0 ] && return 0
+		sleep 0.01
+	done
+	return 1
+}
+
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
 # stops the dump), and the handler goes on. Sets CRASH_PID, E (the entry), CORE, and SEEN (coresinkctl list and

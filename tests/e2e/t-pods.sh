@@ -409,14 +409,17 @@ rootless_part() {
 		part_skip "rootless podman: $(tail -n 2 "$T/rl.log" | tr '\n' ' ')" || return 0
 	id=$(as_user podman inspect -f '{{.Id}}' "rl-$$")
 	RAN=$((RAN + 1))
+	local slice=$CGROOT/user.slice/user-$uid.slice/user@$uid.service/user.slice
+	# The user's slices this test made, child first (those a systemd host had are not empty, and stay).
+	at_exit "rmdir '$slice' '${slice%/*}' '${slice%/*/*}' '$CGROOT/user.slice' 2>/dev/null"
 	rootless_crash() {
-		cg=$CGROOT/user.slice/user-$uid.slice/user@$uid.service/user.slice/libpod-$1.scope
+		cg=$slice/libpod-$1.scope
 		mkdir -p "$cg" || fail "mkdir $cg"
-		at_exit "rmdir '$cg' 2>/dev/null; rmdir -p --ignore-fail-on-non-empty '$(dirname "$cg")' 2>/dev/null"
+		at_exit "rmdir '$cg' 2>/dev/null"
 		( echo "$BASHPID" > "$cg/cgroup.procs" && ulimit -c unlimited &&
 			exec setpriv --reuid="$uid" --regid="$gid" --clear-groups "$home/podcrash" ) &
 		pid=$!
-		sleep 0.3
+		wait_caught "$pid" USR1 || fail "podcrash ($pid) never took SIGUSR1"
 		t0=$(date +%s%N)
 		crash_pid "$pid"
 		t1=$(date +%s%N)
