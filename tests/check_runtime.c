@@ -161,6 +161,28 @@ static void read_path(const char *root, const char *path, struct container *c)
 	runtime_read(c, root);
 }
 
+/* What a lookup should have named: each field given is checked, NULL ones are not. */
+struct named {
+	const char *runtime, *id, *name, *image, *labels, *pod, *pod_name, *pod_namespace, *pod_labels, *state,
+		*pod_from;
+};
+
+/* c as w says, field by field, each named where it is not. */
+static void assert_named(const struct container *c, struct named w)
+{
+	const struct { const char *field, *want, *got; } f[] = {
+		{ "runtime", w.runtime, c->runtime }, { "id", w.id, c->id }, { "name", w.name, c->name },
+		{ "image", w.image, c->image }, { "labels", w.labels, c->labels }, { "pod", w.pod, c->pod },
+		{ "pod_name", w.pod_name, c->pod_name }, { "pod_namespace", w.pod_namespace, c->pod_namespace },
+		{ "pod_labels", w.pod_labels, c->pod_labels }, { "state", w.state, c->state },
+		{ "pod_from", w.pod_from, c->pod_from },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(f); i++)
+		ck_assert_msg(!f[i].want || strcmp(f[i].want, f[i].got) == 0, "%s: '%s', not '%s'", f[i].field, f[i].got,
+			      f[i].want);
+}
+
 START_TEST(test_runtimes)
 {
 	char root[256];
@@ -172,12 +194,9 @@ START_TEST(test_runtimes)
 	    "{\"ID\":\"" ID64 "\",\"Name\":\"/web\",\"Config\":{\"Image\":\"nginx:1.27\",\"Env\":[\"A=1\"],"
 	    "\"Labels\":{\"io.kubernetes.pod.name\":\"web-7\",\"io.kubernetes.pod.namespace\":\"shop\"}}}");
 	read_path(root, "/system.slice/docker-" ID64 ".scope", &c);
-	ck_assert_str_eq(c.runtime, "docker");
-	ck_assert_str_eq(c.name, "web");
-	ck_assert_str_eq(c.image, "nginx:1.27");
-	ck_assert_str_eq(c.pod_name, "web-7");
-	ck_assert_str_eq(c.pod_namespace, "shop");
-	ck_assert_str_eq(c.state, "config.v2.json");
+	assert_named(&c, (struct named) { .runtime = "docker", .name = "web", .image = "nginx:1.27",
+					  .pod_name = "web-7", .pod_namespace = "shop",
+					  .state = "config.v2.json" });
 	/* The kubelet's labels name the pod: they are not the container's own. */
 	ck_assert_str_eq(c.labels, "");
 	/* A plain container's own labels (docker run --label, compose's), those in a label's alphabet. */
@@ -194,12 +213,9 @@ START_TEST(test_runtimes)
 	    "\"io.kubernetes.cri.sandbox-name\":\"web-7\",\"io.kubernetes.cri.sandbox-namespace\":\"shop\","
 	    "\"io.kubernetes.cri.sandbox-uid\":\"3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b\"}}");
 	read_path(root, "/kubepods/besteffort/pod3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b/" ID2, &c);
-	ck_assert_str_eq(c.runtime, "containerd");
-	ck_assert_str_eq(c.name, "worker");
-	ck_assert_str_eq(c.image, "shop/worker:2");
-	ck_assert_str_eq(c.pod_name, "web-7");
-	ck_assert_str_eq(c.pod_namespace, "shop");
-	ck_assert_str_eq(c.pod, "3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b");
+	assert_named(&c, (struct named) { .runtime = "containerd", .name = "worker", .image = "shop/worker:2",
+					  .pod_name = "web-7", .pod_namespace = "shop",
+					  .pod = "3c1f5e9a-2b4d-4e6f-8a0b-1c2d3e4f5a6b" });
 
 	/* Plain containerd: /NAMESPACE/ID is one only where containerd has that task. */
 	put(root, "/run/containerd/io.containerd.runtime.v2.task/default/" ID3 "/config.json", "{\"ociVersion\":\"1\"}");
@@ -229,11 +245,8 @@ START_TEST(test_runtimes)
 	    "[{\"id\":\"" ID64 "\",\"names\":[\"other\"]},{\"id\":\"" ID2 "\",\"names\":[\"web-7-worker\"],"
 	    "\"metadata\":\"{\\\"image-name\\\":\\\"localhost/app:1\\\",\\\"name\\\":\\\"web-7-worker\\\"}\"}]");
 	read_path(root, "/libpod_parent/" ID64 "/libpod-" ID2, &c);
-	ck_assert_str_eq(c.runtime, "podman");
-	ck_assert_str_eq(c.name, "web-7-worker");
-	ck_assert_str_eq(c.image, "localhost/app:1");
-	ck_assert_str_eq(c.pod, ID64);
-	ck_assert_str_eq(c.state, "containers.json");
+	assert_named(&c, (struct named) { .runtime = "podman", .name = "web-7-worker", .image = "localhost/app:1",
+					  .pod = ID64, .state = "containers.json" });
 	unit_rmtree(root);
 }
 END_TEST
@@ -568,11 +581,8 @@ START_TEST(test_containerd_elsewhere)
 	/* k3s's: its bundle, and its own database for the image and name. */
 	put_process(root, 4242, "containerd", 0, k3s, sizeof(k3s) - 1);
 	read_path(root, "/default/" ID3, &c);
-	ck_assert_str_eq(c.runtime, "containerd");
-	ck_assert_str_eq(c.id, ID3);
-	ck_assert_str_eq(c.state, "config.json");
-	ck_assert_str_eq(c.image, "docker.io/rancher/app:2");
-	ck_assert_str_eq(c.name, "app");
+	assert_named(&c, (struct named) { .runtime = "containerd", .id = ID3, .state = "config.json",
+					  .image = "docker.io/rancher/app:2", .name = "app" });
 	/* Its own labels, nerdctl's (nerdctl/name) left out. */
 	ck_assert_str_eq(c.labels, "team=ops");
 	/* One whose config says where (the command line naming neither). */
@@ -756,14 +766,10 @@ START_TEST(test_podman_sqlite)
 	read_path(root, worker, &c);
 	ck_assert_str_eq(c.runtime, "podman");
 	/* Named by the database (its Name column), not by containers.json. */
-	ck_assert_str_eq(c.name, "web-9-db");
-	ck_assert_str_eq(c.image, "localhost/web:9");
-	ck_assert_str_eq(c.state, "db.sql");
-	ck_assert_str_eq(c.pod, ID64);
-	ck_assert_str_eq(c.pod_name, "web-9");
-	ck_assert_str_eq(c.pod_labels, "app=web tier=front");
-	ck_assert_str_eq(c.labels, "team=pay");
-	ck_assert_str_eq(c.pod_from, "db.sql");
+	assert_named(&c, (struct named) { .name = "web-9-db", .image = "localhost/web:9", .state = "db.sql",
+					  .pod = ID64, .pod_name = "web-9",
+					  .pod_labels = "app=web tier=front", .labels = "team=pay",
+					  .pod_from = "db.sql" });
 	sql(w, "ROLLBACK;");
 	/* All of it was in the WAL, never checkpointed into the main file. */
 	(void) snprintf(text, sizeof(text), "%s-wal", path);
@@ -975,14 +981,9 @@ START_TEST(test_rootless)
 	ck_assert_int_eq(runtime_user_files(&c, home), -EPERM);
 	ck_assert_int_eq(unlink(link), 0);
 	ck_assert_int_eq(user_round_trip(&c, home, &d), 0);
-	ck_assert_str_eq(d.name, "my-web");
-	ck_assert_str_eq(d.image, "localhost/mine:1");
-	ck_assert_str_eq(d.labels, "team=me");
-	ck_assert_str_eq(d.pod, ID64);
-	ck_assert_str_eq(d.pod_name, "my-pod");
-	ck_assert_str_eq(d.pod_labels, "app=mine");
-	ck_assert_str_eq(d.state, "rootless db.sql");
-	ck_assert_str_eq(d.pod_from, "rootless db.sql");
+	assert_named(&d, (struct named) { .name = "my-web", .image = "localhost/mine:1", .labels = "team=me",
+					  .pod = ID64, .pod_name = "my-pod", .pod_labels = "app=mine",
+					  .state = "rootless db.sql", .pod_from = "rootless db.sql" });
 
 	/* What a child made to lie (its SQLite attacked) could write: each value checked, none taken on its word. */
 	static const char lies[] = "name web\033[2J\npod ../../x\npod_name p\nlabels a=b bad!=c d=e=f g=h\n"
