@@ -306,7 +306,8 @@ int runtime_user_write(int out, const struct container *c, const char *home)
 		return -ENOENT;
 	v[0] = d.name, v[1] = d.image, v[2] = d.labels, v[3] = d.pod, v[4] = d.pod_name, v[5] = d.pod_labels;
 	v[6] = d.state, v[7] = d.pod_from;
-	for (size_t i = 0; i < ELEMENTSOF(user_keys); i++)
+	/* The fields are bounded (about 3 KiB together); past the buffer, nothing more is written, and -E2BIG. */
+	for (size_t i = 0; i < ELEMENTSOF(user_keys) && n < sizeof(text); i++)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s %s\n", user_keys[i], v[i]);
 	return n < sizeof(text) ? (int)io_write_full(out, text, n) : -E2BIG;
 }
