@@ -529,6 +529,7 @@ debian_root() {
 	tar=${CORESINK_ROOT_CACHE:-$T}/root-$CODENAME-$(printf '%s' "$pkgs" | cksum | cut -d' ' -f1).tar
 	if [ ! -s "$tar" ]; then
 		mmdebstrap --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
+			--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
 			--include="$pkgs" "$CODENAME" "$tar.part" > "$T/mmdebstrap.log" 2>&1 && mv "$tar.part" "$tar" ||
 			skip "mmdebstrap could not build a $CODENAME root (no Debian mirror?): $(tail -n 1 "$T/mmdebstrap.log")"
 	fi
@@ -628,16 +629,22 @@ wait_caught() {
 
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
-# stops the dump), and the handler goes on. Sets CRASH_PID, E (the entry), CORE, and SEEN (coresinkctl list and
-# status while it dumped, where the test set CTL).
+# stops the dump), and the handler goes on. Within 256 MiB of the mark the handler goes on in steps, stopped while
+# the ledger is read: a poll slowed by a loaded machine (CI) once let a dump end before a late mark was seen (the
+# rest of a 2 GiB core takes the handler a fraction of a second). Sets CRASH_PID, E (the entry), CORE, and SEEN
+# (coresinkctl list and status while it dumped, where the test set CTL).
 killed_at() {
-	local dir=$1 at=$(($2 * 1024 * 1024)) rec="" h b
+	local dir=$1 at=$(($2 * 1024 * 1024)) rec="" h="" b
 	shift 2
 	{ ( ulimit -c unlimited; exec "$@" ) > /dev/null & CRASH_PID=$!; } 2>/dev/null
-	for _ in $(seq 3000); do
+	for _ in $(seq 6000); do
+		[ -n "$h" ] && kill -STOP "$h" 2>/dev/null
 		rec=$(record_of "$dir" "$CRASH_PID")
 		[ -n "$rec" ] && [ "${rec#* }" -ge "$at" ] && break
+		[ -n "$h" ] && kill -CONT "$h" 2>/dev/null
 		kill -0 "$CRASH_PID" 2>/dev/null || break
+		h=""
+		[ -n "$rec" ] && [ "${rec#* }" -ge $((at - (256 << 20))) ] && h=${rec%% *}
 		sleep 0.005
 	done
 	read -r h b <<< "$rec"
