@@ -327,19 +327,25 @@ features_checks() {
 pod_field() {
 	journalctl -b -q -o cat --output-fields="$2" MESSAGE_ID=$MESSAGE_ID "COREDUMP_PID=$1" | tail -n 1
 }
-# pods_checks: a podman pod (without an infra container: no pause image to build) as the release's podman makes it
-# under systemd, its default cgroup driver, crashed, and named in the entry as podman names it: the container's own
-# id, name and image, the pod's id, name and labels from podman's database: podman 4's BoltDB, podman 5's SQLite
-# (db.sql, read through SQLite; podman's API is not started, so the name cannot have come from it). podman failing
-# to run a container (not coresink's doing) skips, said. What the entry named is a row of build/vm.md's table of
-# runtimes ("fact pods").
+# kube_yaml NAME IMAGE LABELS: a Kubernetes pod of one container (worker: IMAGE's /pod-dump), its labels LABELS (a
+# YAML flow mapping) and namespace shop, as `podman kube play` takes it.
+kube_yaml() {
+	printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: shop\n  labels: %s\nspec:\n  restartPolicy: Never\n  containers:\n  - name: worker\n    image: %s\n    command: ["/pod-dump"]\n' \
+		"$1" "$3" "$2"
+}
+# pods_checks: a pod from `podman kube play` (its infra container's pause image built by podman from catatonit: no
+# registry) as the release's podman makes it under systemd, its default cgroup driver, crashed, and named in the entry
+# as podman names it: the container's own id, name, image and labels (kube play gives it the pod's), the pod's id,
+# name and labels from podman's database: podman 4's BoltDB, podman 5's SQLite (db.sql, read through SQLite; podman's
+# API is not started, so the name cannot have come from it); no namespace (kube play keeps none). podman failing to
+# run a pod (not coresink's doing) skips, said. What the entry named is a row of build/vm.md's table of runtimes
+# ("fact pods"). The crashing program's core limit is the one podman was started with (kube play has no --ulimit).
 pods_checks() {
 	local ctr pod pid backend from ns out=$STATE/podman.log
 	command -v podman > /dev/null || { echo "SKIP pods: no podman in this image"; return 0; }
+	kube_yaml web-vm localhost/pod-dump:1 '{app: web, tier: front}' > "$STATE/pod.yaml"
 	podman import -q /src/build/vm/payload/pod.tar localhost/pod-dump:1 > "$out" 2>&1 &&
-		podman pod create --infra=false --name web-vm --label app=web --label tier=front >> "$out" 2>&1 &&
-		podman run -d --pod web-vm --name web-vm-worker --label team=pay --network none --ulimit core=-1 localhost/pod-dump:1 \
-			/pod-dump >> "$out" 2>&1 ||
+		(ulimit -c unlimited; podman kube play --network none "$STATE/pod.yaml") >> "$out" 2>&1 ||
 		{ echo "SKIP pods: podman could not run the pod: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
 	ctr=$(podman inspect -f '{{.Id}}' web-vm-worker) pod=$(podman pod inspect -f '{{.Id}}' web-vm)
 	for _ in $(seq 50); do pid=$(podman inspect -f '{{.State.Pid}}' web-vm-worker); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
@@ -355,9 +361,7 @@ pods_checks() {
 		test "$(pod_field "$pid" CORESINK_CONTAINER_ID)" = "$ctr" -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
 		-a "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = web-vm-worker \
 		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/pod-dump:1
-	# podman 4 gives a pod without an infra container no slice of its own (its container is machine.slice's
-	# libpod-ID.scope): its id is then podman's record of the container's; podman 5 gives it a slice.
-	check "pod: its id, from its slice or podman's record of the container: $(pod_field "$pid" CORESINK_POD_ID | cut -c1-12)" \
+	check "pod: its id, from its slice (machine-libpod_pod_ID.slice) or podman's record of the container: $(pod_field "$pid" CORESINK_POD_ID | cut -c1-12)" \
 		test "$(pod_field "$pid" CORESINK_POD_ID)" = "$pod"
 	from=$(pod_field "$pid" CORESINK_POD_FROM)
 	check "pod: its name and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), from $from" \
@@ -365,9 +369,10 @@ pods_checks() {
 		-a "$from" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
 	check "pod: the container named by podman's database, not containers.json: $(pod_field "$pid" CORESINK_CONTAINER_FROM)" \
 		test "$(pod_field "$pid" CORESINK_CONTAINER_FROM)" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
-	check "pod: the container's own labels, from podman's database: $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
-		matches "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" "(^| )team=pay( |$)"
+	check "pod: the container's own labels (kube play's: the pod's), from podman's database: $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
+		matches "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" "(^| )tier=front( |$)"
 	ns=$(pod_field "$pid" CORESINK_POD_NAMESPACE)
+	check "pod: no namespace made up (kube play keeps none of the YAML's): '$ns'" test -z "$ns"
 	fact pods "podman | $(podman version -f '{{.Client.Version}}') ($backend) | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | ${ns:--} | ${from:--}"
 	podman pod rm -f web-vm > /dev/null 2>&1
 	podman rmi -f localhost/pod-dump:1 > /dev/null 2>&1
@@ -375,7 +380,7 @@ pods_checks() {
 }
 
 # rootless_checks: a user's own podman (rootless, under their systemd user manager, which gives the container its
-# scope in their slice: user@UID.service/.../libpod-ID.scope) runs a container in a pod of theirs; it crashes, and
+# scope in their slice: user@UID.service/.../libpod-ID.scope) runs a pod of theirs (kube play); it crashes, and
 # the entry names it from the user's own database (podman 4's BoltDB, podman 5's db.sql in their home), read as
 # them in the handler's sandbox: "rootless ..." in CORESINK_CONTAINER_FROM. A row of the runtimes table.
 rootless_checks() {
@@ -393,18 +398,17 @@ rootless_checks() {
 	cp /src/build/vm/payload/pod.tar "/home/$user/pod.tar" && chown "$user" "/home/$user/pod.tar"
 	as_rl() { runuser -u "$user" -- env -C "/home/$user" XDG_RUNTIME_DIR="/run/user/$uid" \
 		DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$uid/bus" "$@"; }
+	kube_yaml rl-pod localhost/rl-dump:1 '{app: mine, team: rootless}' > "/home/$user/pod.yaml"
 	as_rl podman import -q pod.tar localhost/rl-dump:1 >> "$out" 2>&1 &&
-		as_rl podman pod create --infra=false --name rl-pod --label app=mine >> "$out" 2>&1 &&
-		as_rl podman run -d --pod rl-pod --name rl-worker --label team=rootless --network none --ulimit core=-1 \
-			localhost/rl-dump:1 /pod-dump >> "$out" 2>&1 ||
+		as_rl sh -c 'ulimit -c unlimited; exec podman kube play --network none pod.yaml' >> "$out" 2>&1 ||
 		{ echo "SKIP rootless: podman could not run the user's container: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
-	for _ in $(seq 50); do pid=$(as_rl podman inspect -f '{{.State.Pid}}' rl-worker); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
+	for _ in $(seq 50); do pid=$(as_rl podman inspect -f '{{.State.Pid}}' rl-pod-worker); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
 	# Not in the user's slice (podman fell back to cgroupfs, and left it in ours): not the case this is about.
 	grep -q "/user@$uid.service/" "/proc/$pid/cgroup" ||
 		{ echo "SKIP rootless: podman did not give the container a scope of the user's: $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"; return 0; }
 	backend=db.sql
 	[ -e "/home/$user/.local/share/containers/storage/libpod/bolt_state.db" ] && backend=bolt_state.db
-	ok "rootless podman ($backend): rl-worker in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
+	ok "rootless podman ($backend): rl-pod-worker in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
 	kill -USR1 "$pid"
 	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
 	from=$(pod_field "$pid" CORESINK_CONTAINER_FROM)
@@ -416,14 +420,73 @@ rootless_checks() {
 		return 0 ;;
 	esac
 	check "rootless: the user's container named by their own podman, read as them: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), from $from" \
-		test "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = rl-worker -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
+		test "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = rl-pod-worker -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
 		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/rl-dump:1 -a "$from" = "rootless $backend"
 	check "rootless: its pod and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
-		test "$(pod_field "$pid" CORESINK_POD_NAME)" = rl-pod -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = app=mine \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" = team=rootless
+		test "$(pod_field "$pid" CORESINK_POD_NAME)" = rl-pod -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=mine team=rootless" \
+		-a "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" = "app=mine team=rootless"
 	fact pods "podman (rootless) | $(podman version -f '{{.Client.Version}}') | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | - | $(pod_field "$pid" CORESINK_POD_FROM)"
 	as_rl podman pod rm -f rl-pod > /dev/null 2>&1
 	loginctl disable-linger "$user" > /dev/null 2>&1
+	return 0
+}
+
+# cri_checks: the release's containerd (1.6 on Debian 12, 1.7 on 13, 2.x on unstable), started by its own unit with
+# a node's settings (runc under the systemd cgroup driver, as kubeadm sets it; the sandbox image a local one, as an
+# air-gapped node's), and a pod made through its CRI plugin as the kubelet makes one (tests/helpers/cri-client.py:
+# RunPodSandbox, CreateContainer, StartContainer), its cgroups in kubepods.slice; then a plain container (ctr run).
+# Each crashed, and named in the entry from containerd's own records: the container's id, name and image, the pod's
+# name, namespace and labels. A row of the runtimes table each. The image is pods_checks' root file system, made an
+# image by podman and imported (no registry here); containerd that does not start or run it skips, said.
+cri_checks() {
+	local out=$STATE/cri.log py=$STATE/cri ver uid ids sandbox cid pid
+	command -v containerd > /dev/null && command -v podman > /dev/null && python3 -c 'import grpc_tools' 2> /dev/null ||
+		{ echo "SKIP cri: no containerd, podman or python3-grpc-tools in this image"; return 0; }
+	ver=$(containerd --version | awk '{ print $3 }')
+	mkdir -p /etc/containerd "$py"
+	cat > /etc/containerd/config.toml <<-EOF
+		version = 2
+		[plugins."io.containerd.grpc.v1.cri"]
+		  sandbox_image = "localhost/cri-dump:1"
+		  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+		    SystemdCgroup = true
+	EOF
+	systemctl restart containerd > "$out" 2>&1 || { echo "SKIP cri: containerd $ver did not start: $(journalctl -q -b -u containerd | tail -n 2 | tr '\n' ' ')"; return 0; }
+	for _ in $(seq 100); do ctr version > /dev/null 2>&1 && break; sleep 0.2; done
+	python3 -m grpc_tools.protoc -I/src/tests/helpers --python_out="$py" --grpc_python_out="$py" /src/tests/helpers/cri.proto >> "$out" 2>&1 &&
+		podman import -q --change 'CMD ["/pod-dump"]' /src/build/vm/payload/pod.tar localhost/cri-dump:1 >> "$out" 2>&1 &&
+		podman save -q -o "$STATE/cri.tar" localhost/cri-dump:1 >> "$out" 2>&1 &&
+		ctr -n k8s.io image import "$STATE/cri.tar" >> "$out" 2>&1 && ctr -n plain image import "$STATE/cri.tar" >> "$out" 2>&1 ||
+		{ echo "SKIP cri: the image: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
+	uid=$(cat /proc/sys/kernel/random/uuid)
+	ids=$(python3 /src/tests/helpers/cri-client.py "$py" /run/containerd/containerd.sock pod web-cri shop "$uid" \
+		"kubepods-besteffort-pod${uid//-/_}.slice" worker localhost/cri-dump:1 /pod-dump app=web tier=back 2>> "$out") ||
+		{ echo "SKIP cri: containerd $ver could not run the pod: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
+	sandbox=$(sed -n 1p <<< "$ids") cid=$(sed -n 2p <<< "$ids")
+	for _ in $(seq 50); do pid=$(ctr -n k8s.io task ls | awk -v c="$cid" '$1 == c { print $2 }'); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
+	ok "containerd $ver: CRI pod web-cri, its container in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
+	kill -USR1 "$pid"
+	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
+	check "cri: the container's own id, name and image: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), from $(pod_field "$pid" CORESINK_CONTAINER_FROM)" \
+		test "$(pod_field "$pid" CORESINK_CONTAINER_ID)" = "$cid" -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = containerd \
+		-a "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = worker -a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/cri-dump:1
+	check "cri: its pod, namespace, uid and labels: $(pod_field "$pid" CORESINK_POD_NAME) $(pod_field "$pid" CORESINK_POD_NAMESPACE), $(pod_field "$pid" CORESINK_POD_LABELS)" \
+		test "$(pod_field "$pid" CORESINK_POD_NAME)" = web-cri -a "$(pod_field "$pid" CORESINK_POD_NAMESPACE)" = shop \
+		-a "$(pod_field "$pid" CORESINK_POD_UID)" = "$uid" -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=web tier=back"
+	fact pods "containerd (CRI) | $ver | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | $(pod_field "$pid" CORESINK_POD_NAMESPACE) | $(pod_field "$pid" CORESINK_CONTAINER_FROM)"
+	python3 /src/tests/helpers/cri-client.py "$py" /run/containerd/containerd.sock remove "$sandbox" > /dev/null 2>&1
+	# A plain container, as ctr (or nerdctl, with its label nerdctl/name) makes one: its own namespace's.
+	ctr -n plain run -d --label team=pay localhost/cri-dump:1 task-vm /pod-dump >> "$out" 2>&1 ||
+		{ echo "SKIP cri: ctr run: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
+	for _ in $(seq 50); do pid=$(ctr -n plain task ls | awk '$1 == "task-vm" { print $2 }'); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
+	kill -USR1 "$pid"
+	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
+	check "ctr: /plain/task-vm, its image and labels from containerd's records: $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
+		test "$(pod_field "$pid" CORESINK_CONTAINER_ID)" = task-vm -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = containerd \
+		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/cri-dump:1 -a "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" = team=pay
+	fact pods "containerd (ctr) | $ver | $(pod_field "$pid" CORESINK_CONTAINER_ID) | - | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | - | - | $(pod_field "$pid" CORESINK_CONTAINER_FROM)"
+	ctr -n plain task rm -f task-vm > /dev/null 2>&1; ctr -n plain container rm task-vm > /dev/null 2>&1
+	systemctl stop containerd > /dev/null 2>&1
 	return 0
 }
 
@@ -491,6 +554,7 @@ stage1() {
 	collect_checks
 	pods_checks
 	rootless_checks
+	cri_checks
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
 		systemctl stop coresink.socket
