@@ -434,16 +434,17 @@ rootless_checks() {
 # cri_checks: the release's containerd (1.6 on Debian 12, 1.7 on 13, 2.x on unstable), started by its own unit with
 # a node's settings (runc under the systemd cgroup driver, as kubeadm sets it; the sandbox image a local one, as an
 # air-gapped node's), and a pod made through its CRI plugin as the kubelet makes one (tests/helpers/cri-client.py:
-# RunPodSandbox, CreateContainer, StartContainer), its cgroups in kubepods.slice; then a plain container (ctr run).
+# RunPodSandbox, CreateContainer, StartContainer; its gRPC code made on the host: run.sh's payload), its cgroups in
+# kubepods.slice; then a plain container (ctr run).
 # Each crashed, and named in the entry from containerd's own records: the container's id, name and image, the pod's
 # name, namespace and labels. A row of the runtimes table each. The image is pods_checks' root file system, made an
 # image by podman and imported (no registry here); containerd that does not start or run it skips, said.
 cri_checks() {
-	local out=$STATE/cri.log py=$STATE/cri ver uid ids sandbox cid pid
-	command -v containerd > /dev/null && command -v podman > /dev/null && python3 -c 'import grpc_tools' 2> /dev/null ||
-		{ echo "SKIP cri: no containerd, podman or python3-grpc-tools in this image"; return 0; }
+	local out=$STATE/cri.log py=/src/build/vm/payload/cri ver uid ids sandbox cid pid
+	command -v containerd > /dev/null && command -v podman > /dev/null && python3 -c 'import grpc, google.protobuf' 2> /dev/null ||
+		{ echo "SKIP cri: no containerd, podman or python3-grpcio in this image"; return 0; }
 	ver=$(containerd --version | awk '{ print $3 }')
-	mkdir -p /etc/containerd "$py"
+	mkdir -p /etc/containerd
 	cat > /etc/containerd/config.toml <<-EOF
 		version = 2
 		[plugins."io.containerd.grpc.v1.cri"]
@@ -453,8 +454,7 @@ cri_checks() {
 	EOF
 	systemctl restart containerd > "$out" 2>&1 || { echo "SKIP cri: containerd $ver did not start: $(journalctl -q -b -u containerd | tail -n 2 | tr '\n' ' ')"; return 0; }
 	for _ in $(seq 100); do ctr version > /dev/null 2>&1 && break; sleep 0.2; done
-	python3 -m grpc_tools.protoc -I/src/tests/helpers --python_out="$py" --grpc_python_out="$py" /src/tests/helpers/cri.proto >> "$out" 2>&1 &&
-		podman import -q --change 'CMD ["/pod-dump"]' /src/build/vm/payload/pod.tar localhost/cri-dump:1 >> "$out" 2>&1 &&
+	podman import -q --change 'CMD ["/pod-dump"]' /src/build/vm/payload/pod.tar localhost/cri-dump:1 >> "$out" 2>&1 &&
 		podman save -q -o "$STATE/cri.tar" localhost/cri-dump:1 >> "$out" 2>&1 &&
 		ctr -n k8s.io image import "$STATE/cri.tar" >> "$out" 2>&1 && ctr -n plain image import "$STATE/cri.tar" >> "$out" 2>&1 ||
 		{ echo "SKIP cri: the image: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }

@@ -33,7 +33,7 @@ VM=$B/vm
 mkdir -p "$VM/out"
 scratch
 TABLE=$B/vm.md
-PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman,catatonit,uidmap,dbus-user-session,containerd,python3-grpc-tools
+PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman,catatonit,uidmap,dbus-user-session,containerd,python3-grpcio,python3-protobuf
 # A boot's bound, against a guest that hangs: the first stage of unstable's (boot, then every check but the power
 # cuts, under TCG) took past 420 s once on this shared machine (2026-11-29: killed in its pods checks, after 92 s of
 # boot against 79 s the run before). A passing run takes no longer for it.
@@ -255,6 +255,11 @@ payload() {
 	printf '#include <signal.h>\n#include <unistd.h>\nstatic void crash(int sig) { (void)sig; *(volatile int *)0 = 1; }\nint main(void) { signal(SIGUSR1, crash); for (;;) pause(); }\n' > "$T/pod.c"
 	mkdir -p "$T/podroot" && cc -static -O1 -o "$T/podroot/pod-dump" "$T/pod.c" && tar -C "$T/podroot" -cf "$p/pod.tar" . ||
 		fail "building the pod's image (cc -static: libc6-dev's libc.a)"
+	# cri_checks' client: tests/helpers/cri.proto made Python here, as t-pods makes it. Not in the guests: their
+	# grpc_tools (1.14) needs pkg_resources, which none of them has; the code protoc 3.21 writes runs on every
+	# release's python3-protobuf (3.21 in all three).
+	mkdir -p "$p/cri" && /usr/bin/python3 -m grpc_tools.protoc -I"$TOP/tests/helpers" --python_out="$p/cri" \
+		--grpc_python_out="$p/cri" "$TOP/tests/helpers/cri.proto" || fail "cri.proto: no grpc_tools (python3-grpc-tools)"
 }
 # powercut (make check-powercut): one boot of unstable records each file system and mode through dm-log-writes
 # (guest.sh's stagepowercut); here each log is replayed onto an image (replaylog), and at every flush, FUA and mark
