@@ -32,8 +32,10 @@ crash() {
 }
 
 # marker_pages IMAGE MIB: how many of the first MIB MiB of pages of the crasher's pattern (4 KiB each) appear in
-# IMAGE, at any offset: each page's first 16 bytes are searched for.
+# IMAGE, at any offset: each page's first 16 bytes are searched for. Once no loop device backs IMAGE (60 s at most):
+# a mount still busy is unmounted lazily (release_mount), and written out only when its last user lets it go.
 marker_pages() {
+	for _ in $(seq 300); do [ -z "$(losetup -j "$1")" ] && break; sleep 0.2; done
 	python3 - "$1" "$2" <<'EOF'
 import sys
 M = (1 << 64) - 1
@@ -154,8 +156,9 @@ echo "     with Encrypt=: $hits of $of marker pages found in the image"
 check "with Encrypt=: none of the process's pages anywhere in the image" test "$hits" -eq 0
 mount -o loop "$m.img" "$m" || fail "mount again"
 conf "Compress=no"
-crash_z 16 0
-handlers_done "$T/c.conf"
+# Its entry waited for, and said: CI once found 24 of the 64 pages (under the VM lane's load), and said no more.
+crash "without Encrypt=" 16 0
+echo "     without Encrypt=: $(field "$e" CORESINK_RESULT), $(field "$e" CORESINK_SIZE) bytes in $core"
 sync
 release_mount "$m"
 read -r hits of < <(marker_pages "$m.img" 16)

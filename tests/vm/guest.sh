@@ -444,13 +444,17 @@ cri_checks() {
 	command -v containerd > /dev/null && command -v podman > /dev/null && python3 -c 'import grpc, google.protobuf' 2> /dev/null ||
 		{ echo "SKIP cri: no containerd, podman or python3-grpcio in this image"; return 0; }
 	ver=$(containerd --version | awk '{ print $3 }')
+	# Debian 12's containerd (1.6) is this host's too: t-pods crashes its CRI pods; the VM tier's time is the run's.
+	case $ver in 1.6.*) echo "SKIP cri: containerd $ver is the host's own, crashed in t-pods"; return 0 ;; esac
 	mkdir -p /etc/containerd
 	cat > /etc/containerd/config.toml <<-EOF
 		version = 2
 		[plugins."io.containerd.grpc.v1.cri"]
 		  sandbox_image = "localhost/cri-dump:1"
-		  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-		    SystemdCgroup = true
+		  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+		    runtime_type = "io.containerd.runc.v2"
+		    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+		      SystemdCgroup = true
 	EOF
 	systemctl restart containerd > "$out" 2>&1 || { echo "SKIP cri: containerd $ver did not start: $(journalctl -q -b -u containerd | tail -n 2 | tr '\n' ' ')"; return 0; }
 	for _ in $(seq 100); do ctr version > /dev/null 2>&1 && break; sleep 0.2; done
