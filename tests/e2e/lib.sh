@@ -529,7 +529,6 @@ debian_root() {
 	tar=${CORESINK_ROOT_CACHE:-$T}/root-$CODENAME-$(printf '%s' "$pkgs" | cksum | cut -d' ' -f1).tar
 	if [ ! -s "$tar" ]; then
 		mmdebstrap --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
-			--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
 			--include="$pkgs" "$CODENAME" "$tar.part" > "$T/mmdebstrap.log" 2>&1 && mv "$tar.part" "$tar" ||
 			skip "mmdebstrap could not build a $CODENAME root (no Debian mirror?): $(tail -n 1 "$T/mmdebstrap.log")"
 	fi

@@ -34,8 +34,7 @@ mirror=$(apt_mirror)
 piu() {
 	local rel=$1 base=${CORESINK_ROOT_CACHE:-$T}/piuparts-$1.tar.gz ignore="" t0
 	if [ ! -s "$base" ]; then
-		mmdebstrap --variant=minbase --include=systemd --aptopt='Acquire::Check-Valid-Until "false"' \
-			--hook-dir=/usr/share/mmdebstrap/hooks/eatmydata "$rel" "$base" \
+		mmdebstrap --variant=minbase --include=systemd --aptopt='Acquire::Check-Valid-Until "false"' "$rel" "$base" \
 			> "$T/mmdebstrap-$rel.log" 2>&1 ||
 			{ echo "mmdebstrap could not build a $rel root: $(tail -n 1 "$T/mmdebstrap-$rel.log")" > "$T/piu-$rel.log"
 			  echo 77 > "$T/piu-$rel.rc"; return; }
