@@ -323,9 +323,32 @@ features_checks() {
 	rm -f /etc/coresink.conf.d/50-vmtest-features.conf
 }
 
-# pod_field PID FIELD: FIELD of the coresink entry of the crash of PID in this boot.
-pod_field() {
-	journalctl -b -q -o cat --output-fields="$2" MESSAGE_ID=$MESSAGE_ID "COREDUMP_PID=$1" | tail -n 1
+# crash_entry PID: the coresink entry of the crash of PID in this boot, read whole in one go into E (FIELD ->
+# value), once it says its result (up to 60 s). One read of the entry, not one journalctl per field: CI's run of stop
+# 70 failed a pod's check on a field read empty under TCG right after its name and image read right, and each read
+# costs about a second there.
+declare -A E
+CRASH_FIELDS=CORESINK_RESULT,CORESINK_CONTAINER_ID,CORESINK_CONTAINER_RUNTIME,CORESINK_CONTAINER_NAME,CORESINK_CONTAINER_IMAGE,CORESINK_CONTAINER_FROM,CORESINK_CONTAINER_LABELS,CORESINK_POD_ID,CORESINK_POD_NAME,CORESINK_POD_NAMESPACE,CORESINK_POD_UID,CORESINK_POD_LABELS,CORESINK_POD_FROM
+crash_entry() {
+	local line new
+	for _ in $(seq 120); do
+		E=() new=1
+		# journalctl's export format: FIELD=value lines, a blank line after each entry; the last entry is kept.
+		while IFS= read -r line; do
+			[ -z "$line" ] && { new=1; continue; }
+			[ "$new" = 1 ] && { E=(); new=0; }
+			case $line in *=*) E[${line%%=*}]=${line#*=} ;; esac
+		done < <(journalctl -b -q -o export --output-fields="$CRASH_FIELDS" MESSAGE_ID=$MESSAGE_ID "COREDUMP_PID=$1")
+		[ -n "${E[CORESINK_RESULT]:-}" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+# shown FIELD...: what E says of each FIELD (without its CORESINK_ prefix), for a check's words.
+shown() {
+	local f out=
+	for f; do out="$out ${f#CORESINK_}=${E[$f]:-}"; done
+	echo "${out# }"
 }
 # kube_yaml NAME IMAGE LABELS: a Kubernetes pod of one container (worker: IMAGE's /pod-dump), its labels LABELS (a
 # YAML flow mapping) and namespace shop, as `podman kube play` takes it.
@@ -341,39 +364,41 @@ kube_yaml() {
 # run a pod (not coresink's doing) skips, said. What the entry named is a row of build/vm.md's table of runtimes
 # ("fact pods"). The crashing program's core limit is the one podman was started with (kube play has no --ulimit).
 pods_checks() {
-	local ctr pod pid backend from ns out=$STATE/podman.log
+	local ctr pod pid backend db from ns out=$STATE/podman.log
 	command -v podman > /dev/null || { echo "SKIP pods: no podman in this image"; return 0; }
 	kube_yaml web-vm localhost/pod-dump:1 '{app: web, tier: front}' > "$STATE/pod.yaml"
 	podman import -q /src/build/vm/payload/pod.tar localhost/pod-dump:1 > "$out" 2>&1 &&
 		(ulimit -c unlimited; podman kube play --network none "$STATE/pod.yaml") >> "$out" 2>&1 ||
 		{ echo "SKIP pods: podman could not run the pod: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
-	ctr=$(podman inspect -f '{{.Id}}' web-vm-worker) pod=$(podman pod inspect -f '{{.Id}}' web-vm)
-	for _ in $(seq 50); do pid=$(podman inspect -f '{{.State.Pid}}' web-vm-worker); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
-	backend=boltdb
-	[ -e /var/lib/containers/storage/libpod/bolt_state.db ] || backend=sqlite
+	pod=$(podman pod inspect -f '{{.Id}}' web-vm)
+	for _ in $(seq 50); do
+		read -r ctr pid < <(podman inspect -f '{{.Id}} {{.State.Pid}}' web-vm-worker)
+		[ "${pid:-0}" != 0 ] && break
+		sleep 0.2
+	done
+	backend=boltdb db=bolt_state.db
+	[ -e /var/lib/containers/storage/libpod/bolt_state.db ] || backend=sqlite db=db.sql
 	fact podman "$(podman version -f '{{.Client.Version}}') $backend"
 	[ "$backend" = boltdb ] || [ -f /var/lib/containers/storage/db.sql ] ||
 		{ echo "FAIL pods: podman's database is neither bolt_state.db nor /var/lib/containers/storage/db.sql"; return 0; }
-	ok "podman $(podman version -f '{{.Client.Version}}') ($backend): pod web-vm, its container in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
+	ok "podman $(podman version -f '{{.Client.Version}}') ($backend): pod web-vm ${pod:0:12}, its container ${ctr:0:12} in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
 	kill -USR1 "$pid"
-	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
-	check "pod: the container's own id, its runtime, name and image: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" \
-		test "$(pod_field "$pid" CORESINK_CONTAINER_ID)" = "$ctr" -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = web-vm-worker \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/pod-dump:1
-	check "pod: its id, from its slice (machine-libpod_pod_ID.slice) or podman's record of the container: $(pod_field "$pid" CORESINK_POD_ID | cut -c1-12)" \
-		test "$(pod_field "$pid" CORESINK_POD_ID)" = "$pod"
-	from=$(pod_field "$pid" CORESINK_POD_FROM)
-	check "pod: its name and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), from $from" \
-		test "$(pod_field "$pid" CORESINK_POD_NAME)" = web-vm -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=web tier=front" \
-		-a "$from" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
-	check "pod: the container named by podman's database, not containers.json: $(pod_field "$pid" CORESINK_CONTAINER_FROM)" \
-		test "$(pod_field "$pid" CORESINK_CONTAINER_FROM)" = "$( [ "$backend" = boltdb ] && echo bolt_state.db || echo db.sql)"
-	check "pod: the container's own labels (kube play's: the pod's), from podman's database: $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
-		matches "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" "(^| )tier=front( |$)"
-	ns=$(pod_field "$pid" CORESINK_POD_NAMESPACE)
+	crash_entry "$pid" || fail "pods: no coresink entry of the pod's crash (pid $pid)"
+	check "pod: the container's own id, its runtime, name and image: $(shown CORESINK_CONTAINER_RUNTIME CORESINK_CONTAINER_NAME CORESINK_CONTAINER_IMAGE) ${E[CORESINK_CONTAINER_ID]:0:12}" \
+		test "${E[CORESINK_CONTAINER_ID]:-}" = "$ctr" -a "${E[CORESINK_CONTAINER_RUNTIME]:-}" = podman \
+		-a "${E[CORESINK_CONTAINER_NAME]:-}" = web-vm-worker -a "${E[CORESINK_CONTAINER_IMAGE]:-}" = localhost/pod-dump:1
+	check "pod: its id, from its slice (machine-libpod_pod_ID.slice) or podman's record of the container: ${E[CORESINK_POD_ID]:0:12}" \
+		test "${E[CORESINK_POD_ID]:-}" = "$pod"
+	from=${E[CORESINK_POD_FROM]:-}
+	check "pod: its name and labels: $(shown CORESINK_POD_NAME CORESINK_POD_LABELS CORESINK_POD_FROM)" \
+		test "${E[CORESINK_POD_NAME]:-}" = web-vm -a "${E[CORESINK_POD_LABELS]:-}" = "app=web tier=front" -a "$from" = $db
+	check "pod: the container named by podman's database, not containers.json: $(shown CORESINK_CONTAINER_FROM)" \
+		test "${E[CORESINK_CONTAINER_FROM]:-}" = $db
+	check "pod: the container's own labels (kube play's: the pod's), from podman's database: $(shown CORESINK_CONTAINER_LABELS)" \
+		matches "${E[CORESINK_CONTAINER_LABELS]:-}" "(^| )tier=front( |$)"
+	ns=${E[CORESINK_POD_NAMESPACE]:-}
 	check "pod: no namespace made up (kube play keeps none of the YAML's): '$ns'" test -z "$ns"
-	fact pods "podman | $(podman version -f '{{.Client.Version}}') ($backend) | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | ${ns:--} | ${from:--}"
+	fact pods "podman | $(podman version -f '{{.Client.Version}}') ($backend) | ${E[CORESINK_CONTAINER_ID]:0:12} | ${E[CORESINK_CONTAINER_NAME]:-} | ${E[CORESINK_CONTAINER_IMAGE]:-} | ${E[CORESINK_POD_NAME]:-} | ${ns:--} | ${from:--}"
 	podman pod rm -f web-vm > /dev/null 2>&1
 	podman rmi -f localhost/pod-dump:1 > /dev/null 2>&1
 	return 0
@@ -410,8 +435,8 @@ rootless_checks() {
 	[ -e "/home/$user/.local/share/containers/storage/libpod/bolt_state.db" ] && backend=bolt_state.db
 	ok "rootless podman ($backend): rl-pod-worker in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
 	kill -USR1 "$pid"
-	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
-	from=$(pod_field "$pid" CORESINK_CONTAINER_FROM)
+	crash_entry "$pid" || fail "rootless: no coresink entry of the user's crash (pid $pid)"
+	from=${E[CORESINK_CONTAINER_FROM]:-}
 	# Emulated (TCG), the sandbox's start can pass the read's bound: said as such, not taken for a wrong name.
 	case $from in *"timed out"*)
 		echo "SKIP rootless: the read as the user passed its bound here: $from"
@@ -419,13 +444,13 @@ rootless_checks() {
 		as_rl podman pod rm -f rl-pod > /dev/null 2>&1
 		return 0 ;;
 	esac
-	check "rootless: the user's container named by their own podman, read as them: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), from $from" \
-		test "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = rl-pod-worker -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = podman \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/rl-dump:1 -a "$from" = "rootless $backend"
-	check "rootless: its pod and labels: $(pod_field "$pid" CORESINK_POD_NAME), $(pod_field "$pid" CORESINK_POD_LABELS), $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
-		test "$(pod_field "$pid" CORESINK_POD_NAME)" = rl-pod -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=mine team=rootless" \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" = "app=mine team=rootless"
-	fact pods "podman (rootless) | $(podman version -f '{{.Client.Version}}') | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | - | $(pod_field "$pid" CORESINK_POD_FROM)"
+	check "rootless: the user's container named by their own podman, read as them: $(shown CORESINK_CONTAINER_RUNTIME CORESINK_CONTAINER_NAME CORESINK_CONTAINER_IMAGE CORESINK_CONTAINER_FROM)" \
+		test "${E[CORESINK_CONTAINER_NAME]:-}" = rl-pod-worker -a "${E[CORESINK_CONTAINER_RUNTIME]:-}" = podman \
+		-a "${E[CORESINK_CONTAINER_IMAGE]:-}" = localhost/rl-dump:1 -a "$from" = "rootless $backend"
+	check "rootless: its pod and labels: $(shown CORESINK_POD_NAME CORESINK_POD_LABELS CORESINK_CONTAINER_LABELS)" \
+		test "${E[CORESINK_POD_NAME]:-}" = rl-pod -a "${E[CORESINK_POD_LABELS]:-}" = "app=mine team=rootless" \
+		-a "${E[CORESINK_CONTAINER_LABELS]:-}" = "app=mine team=rootless"
+	fact pods "podman (rootless) | $(podman version -f '{{.Client.Version}}') | ${E[CORESINK_CONTAINER_ID]:0:12} | ${E[CORESINK_CONTAINER_NAME]:-} | ${E[CORESINK_CONTAINER_IMAGE]:-} | ${E[CORESINK_POD_NAME]:-} | - | ${E[CORESINK_POD_FROM]:-}"
 	as_rl podman pod rm -f rl-pod > /dev/null 2>&1
 	loginctl disable-linger "$user" > /dev/null 2>&1
 	return 0
@@ -470,25 +495,25 @@ cri_checks() {
 	for _ in $(seq 50); do pid=$(ctr -n k8s.io task ls | awk -v c="$cid" '$1 == c { print $2 }'); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
 	ok "containerd $ver: CRI pod web-cri, its container in $(cut -d: -f3 "/proc/$pid/cgroup" | tail -n 1)"
 	kill -USR1 "$pid"
-	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
-	check "cri: the container's own id, name and image: $(pod_field "$pid" CORESINK_CONTAINER_NAME) $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), from $(pod_field "$pid" CORESINK_CONTAINER_FROM)" \
-		test "$(pod_field "$pid" CORESINK_CONTAINER_ID)" = "$cid" -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = containerd \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_NAME)" = worker -a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/cri-dump:1
-	check "cri: its pod, namespace, uid and labels: $(pod_field "$pid" CORESINK_POD_NAME) $(pod_field "$pid" CORESINK_POD_NAMESPACE), $(pod_field "$pid" CORESINK_POD_LABELS)" \
-		test "$(pod_field "$pid" CORESINK_POD_NAME)" = web-cri -a "$(pod_field "$pid" CORESINK_POD_NAMESPACE)" = shop \
-		-a "$(pod_field "$pid" CORESINK_POD_UID)" = "$uid" -a "$(pod_field "$pid" CORESINK_POD_LABELS)" = "app=web tier=back"
-	fact pods "containerd (CRI) | $ver | $(pod_field "$pid" CORESINK_CONTAINER_ID | cut -c1-12) | $(pod_field "$pid" CORESINK_CONTAINER_NAME) | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | $(pod_field "$pid" CORESINK_POD_NAME) | $(pod_field "$pid" CORESINK_POD_NAMESPACE) | $(pod_field "$pid" CORESINK_CONTAINER_FROM)"
+	crash_entry "$pid" || fail "cri: no coresink entry of the CRI pod's crash (pid $pid)"
+	check "cri: the container's own id, name and image: $(shown CORESINK_CONTAINER_RUNTIME CORESINK_CONTAINER_NAME CORESINK_CONTAINER_IMAGE CORESINK_CONTAINER_FROM) ${E[CORESINK_CONTAINER_ID]:0:12}" \
+		test "${E[CORESINK_CONTAINER_ID]:-}" = "$cid" -a "${E[CORESINK_CONTAINER_RUNTIME]:-}" = containerd \
+		-a "${E[CORESINK_CONTAINER_NAME]:-}" = worker -a "${E[CORESINK_CONTAINER_IMAGE]:-}" = localhost/cri-dump:1
+	check "cri: its pod, namespace, uid and labels: $(shown CORESINK_POD_NAME CORESINK_POD_NAMESPACE CORESINK_POD_UID CORESINK_POD_LABELS)" \
+		test "${E[CORESINK_POD_NAME]:-}" = web-cri -a "${E[CORESINK_POD_NAMESPACE]:-}" = shop \
+		-a "${E[CORESINK_POD_UID]:-}" = "$uid" -a "${E[CORESINK_POD_LABELS]:-}" = "app=web tier=back"
+	fact pods "containerd (CRI) | $ver | ${E[CORESINK_CONTAINER_ID]:0:12} | ${E[CORESINK_CONTAINER_NAME]:-} | ${E[CORESINK_CONTAINER_IMAGE]:-} | ${E[CORESINK_POD_NAME]:-} | ${E[CORESINK_POD_NAMESPACE]:-} | ${E[CORESINK_CONTAINER_FROM]:-}"
 	python3 /src/tests/helpers/cri-client.py "$py" /run/containerd/containerd.sock remove "$sandbox" > /dev/null 2>&1
 	# A plain container, as ctr (or nerdctl, with its label nerdctl/name) makes one: its own namespace's.
 	ctr -n plain run -d --label team=pay localhost/cri-dump:1 task-vm /pod-dump >> "$out" 2>&1 ||
 		{ echo "SKIP cri: ctr run: $(tail -n 2 "$out" | tr '\n' ' ')"; return 0; }
 	for _ in $(seq 50); do pid=$(ctr -n plain task ls | awk '$1 == "task-vm" { print $2 }'); [ "${pid:-0}" != 0 ] && break; sleep 0.2; done
 	kill -USR1 "$pid"
-	for _ in $(seq 120); do [ -n "$(pod_field "$pid" CORESINK_RESULT)" ] && break; sleep 0.5; done
-	check "ctr: /plain/task-vm, its image and labels from containerd's records: $(pod_field "$pid" CORESINK_CONTAINER_IMAGE), $(pod_field "$pid" CORESINK_CONTAINER_LABELS)" \
-		test "$(pod_field "$pid" CORESINK_CONTAINER_ID)" = task-vm -a "$(pod_field "$pid" CORESINK_CONTAINER_RUNTIME)" = containerd \
-		-a "$(pod_field "$pid" CORESINK_CONTAINER_IMAGE)" = localhost/cri-dump:1 -a "$(pod_field "$pid" CORESINK_CONTAINER_LABELS)" = team=pay
-	fact pods "containerd (ctr) | $ver | $(pod_field "$pid" CORESINK_CONTAINER_ID) | - | $(pod_field "$pid" CORESINK_CONTAINER_IMAGE) | - | - | $(pod_field "$pid" CORESINK_CONTAINER_FROM)"
+	crash_entry "$pid" || fail "cri: no coresink entry of ctr's container's crash (pid $pid)"
+	check "ctr: /plain/task-vm, its image and labels from containerd's records: $(shown CORESINK_CONTAINER_ID CORESINK_CONTAINER_RUNTIME CORESINK_CONTAINER_IMAGE CORESINK_CONTAINER_LABELS)" \
+		test "${E[CORESINK_CONTAINER_ID]:-}" = task-vm -a "${E[CORESINK_CONTAINER_RUNTIME]:-}" = containerd \
+		-a "${E[CORESINK_CONTAINER_IMAGE]:-}" = localhost/cri-dump:1 -a "${E[CORESINK_CONTAINER_LABELS]:-}" = team=pay
+	fact pods "containerd (ctr) | $ver | ${E[CORESINK_CONTAINER_ID]:-} | - | ${E[CORESINK_CONTAINER_IMAGE]:-} | - | - | ${E[CORESINK_CONTAINER_FROM]:-}"
 	ctr -n plain task rm -f task-vm > /dev/null 2>&1; ctr -n plain container rm task-vm > /dev/null 2>&1
 	systemctl stop containerd > /dev/null 2>&1
 	return 0
