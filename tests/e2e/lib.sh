@@ -516,23 +516,40 @@ apt_mirror() {
 # os_release KEY: KEY's value in /etc/os-release (sourced in a subshell: its NAME= is not this test's).
 os_release() { (. /etc/os-release && eval "echo \"\${$1:-}\""); }
 
+# The packages of debian_root's default root, and of t-releases' (each release's systemd, coredumpctl and gdb).
+ROOT_PKGS=systemd,systemd-coredump,dbus,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,gdb,make,acl,zstd,procps
+RELEASE_PKGS=systemd,systemd-coredump,systemd-sysv,dbus,gdb,acl,zstd,procps,jq,apt,util-linux
+
+# root_tar CODENAME PACKAGES: ROOT_TAR set to a tarball of a minimal root of Debian's CODENAME with PACKAGES
+# (comma-separated), built by mmdebstrap from Debian's packages unless the run has it: once per run of run.sh (in its
+# CORESINK_ROOT_CACHE, where make check-all's static lane builds the tiers' roots ahead: tests/e2e/roots.sh), otherwise
+# once per test. Built under a lock: a test that needs a root the static lane is building waits for it. Returns 1
+# where it cannot be built, its reason in ROOT_WHY. The archive's Valid-Until is not checked: a mirror frozen at a
+# date serves unstable's Release file past its week.
+root_tar() {
+	local cache=${CORESINK_ROOT_CACHE:-$T} log
+	ROOT_TAR=$cache/root-$1-$(printf '%s' "$2" | cksum | cut -d' ' -f1).tar ROOT_WHY=""
+	log=$ROOT_TAR.log
+	exec 8> "$ROOT_TAR.lock"
+	flock 8
+	if [ ! -s "$ROOT_TAR" ]; then
+		mmdebstrap --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
+			--include="$2" "$1" "$ROOT_TAR.part" > "$log" 2>&1 && mv "$ROOT_TAR.part" "$ROOT_TAR" ||
+			ROOT_WHY="mmdebstrap could not build a $1 root (no Debian mirror?): $(tail -n 1 "$log")"
+	fi
+	exec 8>&-
+	[ -z "$ROOT_WHY" ]
+}
+
 # debian_root DIR [CODENAME [PACKAGES]]: a minimal root of Debian's CODENAME (the host's release by default) in DIR,
-# built by mmdebstrap from Debian's packages: systemd (to boot), gdb (for coredumpctl debug), make, and what
-# coresink links, or PACKAGES (comma-separated) instead. Built once per run of run.sh (a tarball in its
-# CORESINK_ROOT_CACHE), otherwise once per test. The test is skipped where it cannot be built. The archive's
-# Valid-Until is not checked: a mirror frozen at a date serves unstable's Release file past its week.
+# from root_tar: systemd (to boot), gdb (for coredumpctl debug), make, and what coresink links (ROOT_PKGS), or
+# PACKAGES instead. The test is skipped where it cannot be built.
 debian_root() {
-	local tar pkgs=${3:-systemd,systemd-coredump,dbus,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,gdb,make,acl,zstd,procps}
 	command -v mmdebstrap > /dev/null || skip "no mmdebstrap"
 	[ "$(os_release ID)" = debian ] || skip "the container is built from Debian's packages of the host's release: not Debian"
 	CODENAME=${2:-$(os_release VERSION_CODENAME)}
-	tar=${CORESINK_ROOT_CACHE:-$T}/root-$CODENAME-$(printf '%s' "$pkgs" | cksum | cut -d' ' -f1).tar
-	if [ ! -s "$tar" ]; then
-		mmdebstrap --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
-			--include="$pkgs" "$CODENAME" "$tar.part" > "$T/mmdebstrap.log" 2>&1 && mv "$tar.part" "$tar" ||
-			skip "mmdebstrap could not build a $CODENAME root (no Debian mirror?): $(tail -n 1 "$T/mmdebstrap.log")"
-	fi
-	mkdir -p "$1" && tar -C "$1" -xpf "$tar" || fail "extracting $tar"
+	root_tar "$CODENAME" "${3:-$ROOT_PKGS}" || skip "$ROOT_WHY"
+	mkdir -p "$1" && tar -C "$1" -xpf "$ROOT_TAR" || fail "extracting $ROOT_TAR"
 }
 
 # boot_root ROOT [NSPAWN-ARGS...]: boots the systemd of ROOT as PID 1 in a container (systemd-nspawn -b), stopped at

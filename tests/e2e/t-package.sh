@@ -6,11 +6,10 @@
 # gives systemd-coredump's values back exactly on removal, and its purge leaves nothing. This machine runs no
 # systemd as PID 1, so the package chooses pipe mode here; socket mode under each Debian release's own systemd is
 # t-releases'. Every package change is undone at exit (purge, then systemd-coredump's package state as it was).
-# tier: fast (make check, and make check-all), but for piuparts: make check-all only
+# tier: fast (make check, and make check-all); piuparts: make check-all, in its static lane (tests/e2e/piuparts.sh)
 . "$(dirname "$0")/lib.sh"
 need_root "it installs and purges the package on this machine and sets kernel.core_pattern"
 [ "$(os_release ID)" = debian ] || skip "a Debian package: not Debian"
-[ "${CORESINK_TIER:-all}" = fast ] || command -v piuparts > /dev/null || skip "no piuparts"
 scratch
 package_debs
 ok "built: $(basename "$DEB") and $(basename "$DEB2")"
@@ -20,48 +19,8 @@ lint=$(lintian --fail-on error,warning --show-overrides "$DEB" 2>&1 | grep -v 'r
 check "lintian: no error, no warning; overridden: $(printf '%s\n' "$lint" | grep -c '^O:')" \
 	test -z "$(printf '%s\n' "$lint" | grep -E '^[EW]:')"
 
-# 2. piuparts: install, purge and nothing left, on Debian 12, 13 and unstable (CORESINK_RELEASES), each in a minimal
-# root with systemd (what the package is for; a root without it would count systemd's own leftovers, made when apt
-# pulls it in for systemd-sysusers). From Debian 13 on, this host's piuparts (1.1.7) finds the scratch directory of
-# debconf's dpkg-preconfigure left after any package installed from a file: Debian's own 'hello' leaves it the same
-# way (docs/package.md). It is no file of coresink's, and is ignored there.
-mirror=$(apt_mirror)
-# make check (CORESINK_TIER=fast) leaves piuparts and its three roots to make check-all.
-[ "${CORESINK_TIER:-all}" = fast ] && ok "piuparts: left to make check-all (the fast tier)"
-[ -n "$mirror" ] || [ "${CORESINK_TIER:-all}" = fast ] ||
-	fail "no Debian mirror in this machine's apt sources for piuparts"
-# piu REL: piuparts on REL, its root built first where the run has none; its log and exit status in $T/piu-REL.*.
-piu() {
-	local rel=$1 base=${CORESINK_ROOT_CACHE:-$T}/piuparts-$1.tar.gz ignore="" t0
-	if [ ! -s "$base" ]; then
-		mmdebstrap --variant=minbase --include=systemd --aptopt='Acquire::Check-Valid-Until "false"' "$rel" "$base" \
-			> "$T/mmdebstrap-$rel.log" 2>&1 ||
-			{ echo "mmdebstrap could not build a $rel root: $(tail -n 1 "$T/mmdebstrap-$rel.log")" > "$T/piu-$rel.log"
-			  echo 77 > "$T/piu-$rel.rc"; return; }
-	fi
-	[ "$rel" = bookworm ] || ignore=--ignore=/var/cache/debconf/tmp.ci/
-	t0=$(date +%s)
-	piuparts -d "$rel" -m "$mirror" -b "$base" $ignore "$DEB" > "$T/piu-$rel.log" 2>&1
-	echo $? > "$T/piu-$rel.rc"
-	echo $(( $(date +%s) - t0 )) > "$T/piu-$rel.secs"
-}
-# The releases side by side: each waits on its mirror and its dpkg more than on a CPU.
-RELS=$([ "${CORESINK_TIER:-all}" = fast ] || echo "${CORESINK_RELEASES:-bookworm trixie sid}")
-# The chroots share this host's /proc: their maintainer scripts must see a chroot and leave its values alone.
-host_values=$(cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_pipe_limit)
-for rel in $RELS; do piu "$rel" & done
-wait
-[ -z "$RELS" ] || check "piuparts' chroots left this host's kernel.core_pattern and core_pipe_limit alone ($(grep -h -c \
-	'coresink: in a chroot' "$T"/piu-*.log 2>/dev/null | tr '\n' ' ')said so)" \
-	test "$(cat /proc/sys/kernel/core_pattern /proc/sys/kernel/core_pipe_limit)" = "$host_values"
-for rel in $RELS; do
-	rc=$(cat "$T/piu-$rel.rc")
-	[ "$rc" = 77 ] && skip "$(cat "$T/piu-$rel.log")"
-	cp "$T/piu-$rel.log" "$B/deb/piuparts-$rel.log"
-	[ "$rc" -eq 0 ] || grep -E 'ERROR|FAIL' -A8 "$T/piu-$rel.log" | head -n 40
-	check "piuparts on $rel: $(grep -c 'PASS' "$T/piu-$rel.log") passed, in $(cat "$T/piu-$rel.secs") s ($B/deb/piuparts-$rel.log)" \
-		test "$rc" -eq 0
-done
+# 2. piuparts on Debian 12, 13 and unstable: tests/e2e/piuparts.sh, which make check-all runs in its static lane,
+# beside this tier (it sets nothing of this host's).
 
 # 3. Beside systemd-coredump, on this machine.
 dpkg -s systemd-coredump 2> /dev/null | grep -q '^Status: install ok installed' ||

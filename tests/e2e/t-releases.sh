@@ -17,7 +17,7 @@ need_socket_mode
 command -v systemd-nspawn > /dev/null || skip "no systemd-nspawn (Debian's systemd-container)"
 scratch
 package_debs
-PKGS=systemd,systemd-coredump,systemd-sysv,dbus,gdb,acl,zstd,procps,jq,apt,util-linux
+PKGS=$RELEASE_PKGS
 before=$(cat /proc/sys/kernel/core_pattern)
 at_exit "printf '%s\n' '$before' > /proc/sys/kernel/core_pattern"
 TABLE=$B/releases.md
