@@ -185,8 +185,8 @@ check: $(B)/.deps-test
 
 # Everything (CI runs it): the same suites, and under valgrind, a short run of each fuzzer, every end-to-end test
 # (the fault and kill sweeps' short lists, storms, file systems, containers, piuparts, the releases under nspawn),
-# the VM tier and the power cuts (make check-vm, whose unstable boot records them): in two lanes, the VMs beside the
-# rest (tests/check-all.sh says how).
+# the VM tier and the power cuts (make check-vm, whose unstable boot records them): in three lanes, the VMs and the
+# static checks beside the rest (tests/check-all.sh says how).
 check-all: $(B)/.deps-test $(B)/.deps-vm
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/check-all.sh $(B)
 
