@@ -69,9 +69,13 @@ cases() {
 	check "$mode: and every module read" lacks "$LAST_ENTRY" "CORESINK_TRACE_UNREAD="
 
 	# Replaced by renames, as dpkg does: the old files are deleted, their paths name another build.
-	( sleep 1; build_prog "$T/new" 2 && mv -f "$T/new/libmaplib.so" "$SECRET/" && mv -f "$T/new/mapprog" "$SECRET/" ) &
+	# Once it has mapped them (MAPPROG_READY), and it crashes once they are replaced (MAPPROG_GO, 60 s at most).
+	rm -f "$T/ready" "$T/go"
+	( for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done
+	  build_prog "$T/new" 2 && mv -f "$T/new/libmaplib.so" "$SECRET/" && mv -f "$T/new/mapprog" "$SECRET/"
+	  touch "$T/go" ) &
 	swap=$!
-	crash_run "$SECRET/mapprog" 2500 > /dev/null
+	MAPPROG_READY=$T/ready MAPPROG_GO=$T/go crash_run "$SECRET/mapprog" 60000 > /dev/null
 	wait "$swap"
 	cmp -s "$SECRET/mapprog" "$T/orig/mapprog" && fail "$mode: the program was not replaced before its crash"
 	# gdb is given the original files, where the core's notes name them (and the next mode starts from them).
@@ -112,10 +116,12 @@ cases "pipe mode"
 bound_crash() {
 	local how=$1 act
 	shift
-	rm -f "$T/ready"
-	( for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done; "$@" ) &
+	rm -f "$T/ready" "$T/go"
+	( for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done; "$@"; touch "$T/go" ) &
 	act=$!
-	MAPPROG_READY=$T/ready crash_run "$T/orig/mapprog" 1500 "$T/new"/lib*.so > /dev/null
+	# It crashes once ACTION is done (60 s at most): a loaded run (CI's lanes) once took past a fixed 1.5 s to replace
+	# the 600 files, and only 49 of the 90 were another build's by the crash.
+	MAPPROG_READY=$T/ready MAPPROG_GO=$T/go crash_run "$T/orig/mapprog" 60000 "$T/new"/lib*.so > /dev/null
 	wait "$act"
 	E=$(journal_entry "$CRASH_PID") || fail "600 libraries, $how: no entry"
 	check "600 libraries, $how: $(field "$E" CORESINK_TRACE_FILES)" matches "$E" \

@@ -1,7 +1,9 @@
 /*
  * mapprog: a program with a shared library of its own (maplib.c), for the stack trace made from the files a
  * process had mapped (t-mapped). usage: mapprog DELAY_MS [LIBRARY...]: loads each LIBRARY (a process with many
- * mapped files), creates the file $MAPPROG_READY names if it is set, sleeps DELAY_MS (its files may be replaced meanwhile), prints the time (CLOCK_REALTIME, ns), then
+ * mapped files), creates the file $MAPPROG_READY names if it is set, sleeps DELAY_MS (its files may be replaced
+ * meanwhile; where $MAPPROG_GO names a file, only until that file exists, DELAY_MS at most: the test's replacing is
+ * done, however long a loaded machine took for it), prints the time (CLOCK_REALTIME, ns), then
  * dies of SIGSEGV in crash_here, called back by its library: main, level1, lib_a, lib_b, crash_here. Built twice
  * with another VARIANT, it is another build (other build-ids, other offsets).
  */
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef VARIANT
 #define VARIANT 1
@@ -46,9 +49,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mapprog: %s\n", dlerror());
 			return 2;
 		}
+	const char *go = getenv("MAPPROG_GO");
+	struct timespec tick = { 0, 10000000L };
+
 	if (ready)
 		fclose(fopen(ready, "w"));
-	nanosleep(&d, NULL);
+	if (go)
+		for (long waited = 0; access(go, F_OK) != 0 && waited < ms; waited += 10)
+			nanosleep(&tick, NULL);
+	else
+		nanosleep(&d, NULL);
 	clock_gettime(CLOCK_REALTIME, &now);
 	printf("%lld\n", (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
 	fflush(stdout);
