@@ -77,8 +77,8 @@ if [ "$(id -u)" -eq 0 ]; then
 	bash ./seed.sh || { echo "FAIL: seed.sh could not make a journal that has lived"; exit 1; }
 fi
 
-# The tests that need a Debian root (debian_root) build it once, here; or in the cache make check-all made for both
-# its lanes (with the packages in it).
+# The tests that need a Debian root (debian_root) build it once, here; or find it in the cache make check-all made for
+# its lanes (with the packages in it), where its static lane builds the roots ahead (roots.sh).
 if [ -z "${CORESINK_ROOT_CACHE:-}" ]; then
 	CORESINK_ROOT_CACHE=$(mktemp -d /var/tmp/coresink-roots.XXXXXX) || exit 1
 	at_exit "rm -rf '$CORESINK_ROOT_CACHE'"
