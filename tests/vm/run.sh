@@ -40,9 +40,9 @@ PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fspr
 BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-600}
 
 # The guests' initramfs, set before the kernel's package makes it: the modules that mount a virtio disk's ext4 root
-# (the rest load from the root), not "most" of them, and gzip, not zstd -19. mkinitramfs in Debian 12's root, beside
-# a CI run: 169 s and 127 CPU-s, 30.8 MB, against 11 s and 10 CPU-s, 7.1 MB (13's 15 s, unstable's 11 s); each
-# guest mounted its root from it. The files are no package's (conf.d, modules.d).
+# (the rest load from the root), not "most" of them, and gzip, not zstd -19. mkinitramfs in Debian 12's root, median
+# of 3 on an idle machine: 67.0 s and 69.6 CPU-s for 30.8 MB, against 5.5 s and 6.0 CPU-s for 7.1 MB (beside a CI
+# run: 169 s against 11 s); each guest mounts its root from it. The files are no package's (conf.d, modules.d).
 INITRAMFS_HOOK='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d" &&
 	printf "MODULES=list\nCOMPRESS=gzip\n" > "$1/etc/initramfs-tools/conf.d/coresink-vm" &&
 	printf "virtio_pci\nvirtio_blk\next4\ncrc32c_generic\n" > "$1/usr/share/initramfs-tools/modules.d/coresink-vm"'
