@@ -16,6 +16,9 @@ SOCK=@@/run/coresink/kernel.socket
 DROPIN=/etc/sysctl.d/60-coresink.conf
 VERSION=$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
 fact() { echo "fact $*"; }
+# timed WHAT CMD...: runs CMD and says how long it took ("fact took WHAT SECONDS s"): under TCG, what each group of
+# checks and each power-cut recording costs the VM lane of make check-all.
+timed() { local what=$1 t=$SECONDS; shift; "$@"; fact took "$what $((SECONDS - t)) s"; }
 live() { cat /proc/sys/kernel/core_pattern; }
 # kernel_at_least MAJOR MINOR: whether the running kernel's release is MAJOR.MINOR or later.
 kernel_at_least() {
@@ -573,21 +576,12 @@ stage1() {
 	check "and the drop-in is pipe mode again" has_line "$(cat "$DROPIN")" "kernel.core_pattern=$PIPE"
 
 	# TEST-87's crashes and checks, in the mode the package chose.
-	coredumpctl_checks
+	timed coredumpctl_checks coredumpctl_checks
 	check "root's crashes were stored in $EXPECT mode" test "$(entry test-dump CORESINK_MODE)" = "$EXPECT"
-	user_checks
-	coresinkctl_checks
-	summary_checks
-	keep_checks
-	fetch_unconfined_checks
-	door_checks
-	features_checks
-	metrics_checks
-	notify_checks
-	collect_checks
-	pods_checks
-	rootless_checks
-	cri_checks
+	for c in user_checks coresinkctl_checks summary_checks keep_checks fetch_unconfined_checks door_checks \
+		features_checks metrics_checks notify_checks collect_checks pods_checks rootless_checks cri_checks; do
+		timed "$c" "$c"
+	done
 	# The other mode, where the kernel has both.
 	if [ "$EXPECT" = socket ]; then
 		systemctl stop coresink.socket
@@ -770,15 +764,16 @@ powercut_record() {
 				continue
 			fi
 			case $fs-$mode in
-			ext4-socket | btrfs-pipe) record "$fs" "$mode" /src/build/coresink "$fs-$mode-encrypt" "$enc" ;;
-			*) record "$fs" "$mode" /src/build/coresink "$fs-$mode" ;;
+			ext4-socket | btrfs-pipe) timed "recording $fs-$mode-encrypt" \
+				record "$fs" "$mode" /src/build/coresink "$fs-$mode-encrypt" "$enc" ;;
+			*) timed "recording $fs-$mode" record "$fs" "$mode" /src/build/coresink "$fs-$mode" ;;
 			esac
 		done
 	done
 	# The planted bug: a build that names the core before its data is synced, with no writeback of its own before;
 	# the replay must find it broken. On btrfs: xfs writes the data back when the file's size is set (its "null
 	# files" guard: the engine's trim does it), ext4's ordered mode before the name's commit, so both hide the bug.
-	record btrfs pipe /src/build/planted/coresink planted-btrfs-pipe
+	timed "recording planted-btrfs-pipe" record btrfs pipe /src/build/planted/coresink planted-btrfs-pipe
 }
 
 stagepowercut() {
