@@ -12,8 +12,9 @@
 # Why three: the end-to-end tier is the long pole, and it waited for the analyzers and fuzzers (about 1200 s on
 # 2026-11-29's machine) while the VM lane ended long before it, leaving a CPU idle (CI's stop 70: VM lane 1699 s,
 # end-to-end tests to 3174 s); piuparts and the roots' builds were about 500 s of the tier itself (run 48 here). The
-# packages the lanes use (make deb, and the later version t-package upgrades to) are built once, first. Each step's
-# time is said (== ... s) and the other lanes' output follows the host lane's. Exit 0 when every step passed.
+# packages the lanes use (make deb, and the later version t-package upgrades to, packed from it) are made once,
+# first. Each step's time is said (== ... s) and the other lanes' output follows the host lane's. Exit 0 when every
+# step passed.
 set -u
 B=${1:-build}
 cd "$(dirname "$0")/.." || exit 1
