@@ -28,8 +28,8 @@ FAILED=""
 
 step layout sh scripts/check-layout.sh || exit 1
 step build $MAKE -s -j2 all test-programs || exit 1
-step "the planted build" $MAKE -s -j2 B="$B/planted" PLANT=-DCORESINK_TEST_PLANT_LINK_BEFORE_SYNC "$B/planted/coresink" ||
-	exit 1
+step "the planted build" $MAKE -s -j2 B="$B/planted" PLANT=-DCORESINK_TEST_PLANT_LINK_BEFORE_SYNC \
+	"$B/planted/coresink" || exit 1
 CORESINK_ROOT_CACHE=$(mktemp -d /var/tmp/coresink-roots.XXXXXX) || exit 1
 export CORESINK_ROOT_CACHE
 trap 'rm -rf "$CORESINK_ROOT_CACHE"' EXIT

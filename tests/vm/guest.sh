@@ -17,8 +17,15 @@ DROPIN=/etc/sysctl.d/60-coresink.conf
 VERSION=$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
 fact() { echo "fact $*"; }
 # timed WHAT CMD...: runs CMD and says how long it took ("fact took WHAT SECONDS s"): under TCG, what each group of
-# checks and each power-cut recording costs the VM lane of make check-all.
-timed() { local what=$1 t=$SECONDS; shift; "$@"; fact took "$what $((SECONDS - t)) s"; }
+# checks and each power-cut recording costs the VM lane of make check-all. CMD's status is timed's.
+timed() {
+	local what=$1 t=$SECONDS rc
+	shift
+	"$@"
+	rc=$?
+	fact took "$what $((SECONDS - t)) s"
+	return $rc
+}
 live() { cat /proc/sys/kernel/core_pattern; }
 # kernel_at_least MAJOR MINOR: whether the running kernel's release is MAJOR.MINOR or later.
 kernel_at_least() {
