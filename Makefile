@@ -333,15 +333,15 @@ $(B)/.deps-vm:
 	@touch $@
 
 # The VM tier: Debian 12's, 13's and unstable's own kernels and systemd, booted under qemu with this tree's package
-# (tests/vm/run.sh), unstable's last boot recording the power cuts, replayed here; the tables go to $(B)/vm.md and
-# $(B)/powercut.md.
+# (tests/vm/run.sh), unstable's last boot recording a short list of the power cuts (each file system and mode once,
+# the encrypted path in each mode, the planted bug), replayed here; the tables go to $(B)/vm.md and $(B)/powercut.md.
 check-vm: $(B)/.deps-vm $(B)/.deps-test
 	$(MAKE) all $(HELPERS)
 	$(MAKE) B=$(B)/planted PLANT=-DCORESINK_TEST_PLANT_LINK_BEFORE_SYNC $(B)/planted/coresink
 	bash tests/vm/run.sh $(B)
 
 # Power cuts (tests/vm/run.sh --powercut): real crashes stored through a dm-log-writes target on ext4, xfs and btrfs
-# in both modes, in a VM of Debian unstable (this host's kernel has no device mapper), each log replayed here at
+# each in both modes (check-vm and check-all record a short list of them), in a VM of Debian unstable (this host's kernel has no device mapper), each log replayed here at
 # every flush, FUA and mark and checked; and a test build that names a core before its data is synced, which the
 # check must catch.
 check-powercut: $(B)/.deps-vm $(B)/.deps-test

@@ -1,7 +1,7 @@
 #!/bin/bash
 # check-all.sh BUILDDIR: make check-all (CI's .ci/run), in three lanes on the machine's two CPUs, nothing dropped:
 #   the VM lane, in the background: Debian 12's, 13's and unstable's images built side by side, each release booted
-#     (tests/vm/run.sh --record), unstable's last boot also recording the power cuts;
+#     (tests/vm/run.sh --record), unstable's last boot also recording a short list of the power cuts;
 #   the static lane, in the background: the Debian roots the end-to-end tests boot, built ahead (tests/e2e/roots.sh),
 #     piuparts on the three releases (tests/e2e/piuparts.sh), then, niced (they take what CPU the others leave),
 #     static analysis and each fuzzer for FUZZ_SECONDS. None of it sets anything of the machine's;

@@ -11,9 +11,10 @@
 #      gives systemd-coredump's pattern back;
 #   3. (systemd 262 on Linux 6.19 or later) a reboot after the removal: systemd-coredumpd serves "@@" again.
 # A VM that does not boot, a mirror that does not answer, a kernel that moved: the tier says which and fails.
-# The last boot of unstable also records the power cuts (tests/vm/guest.sh's powercut_record: each file system and
-# mode through dm-log-writes), replayed here at the end (replay_all, the check of make check-powercut): each release
-# is booted once for both. The images are built side by side before the first boot.
+# The last boot of unstable also records the power cuts (tests/vm/guest.sh's powercut_record: a short list of file
+# systems and modes through dm-log-writes; make check-powercut's own boot, every pair), replayed here at the end
+# (replay_all, the check of make check-powercut): each release is booted once for both. The images are built side
+# by side before the first boot.
 # One row per release goes to $B/vm.md. CORESINK_VM_RELEASES picks the releases (default: bookworm trixie sid).
 # With --record, the recordings are left for a later --replay (make check-all: the replay crashes processes under
 # this host's kernel.core_pattern, which the end-to-end tests must have to themselves); --replay replays them.
