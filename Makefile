@@ -341,9 +341,9 @@ check-vm: $(B)/.deps-vm $(B)/.deps-test
 	bash tests/vm/run.sh $(B)
 
 # Power cuts (tests/vm/run.sh --powercut): real crashes stored through a dm-log-writes target on ext4, xfs and btrfs
-# each in both modes (check-vm and check-all record a short list of them), in a VM of Debian unstable (this host's kernel has no device mapper), each log replayed here at
-# every flush, FUA and mark and checked; and a test build that names a core before its data is synced, which the
-# check must catch.
+# each in both modes (check-vm and check-all record a short list of them), in a VM of Debian unstable (this host's
+# kernel has no device mapper), each log replayed here at every flush, FUA and mark and checked; and a test build
+# that names a core before its data is synced, which the check must catch.
 check-powercut: $(B)/.deps-vm $(B)/.deps-test
 	$(MAKE) all $(HELPERS)
 	$(MAKE) B=$(B)/planted PLANT=-DCORESINK_TEST_PLANT_LINK_BEFORE_SYNC $(B)/planted/coresink

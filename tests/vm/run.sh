@@ -172,7 +172,8 @@ boot() {
 	# else on the first's thread. Bookworm's guest, stages 1 and 2 beside two busy loops (2026-11-30, one run each):
 	# qemu took 372 CPU-s with -smp 2, 291 with -smp 1, 324 with -smp 1 and init_on_alloc=0, in about the same time
 	# (475, 483, 430 s: one run's noise is larger than the zeroing's share); 256 MiB through a pipe in the guest, idle
-	# host: 1.0-1.3 s against 0.66-0.95 s without the zeroing. Nothing under test depends on either: the kernel zeroes what a process or a file can see regardless.
+	# host: 1.0-1.3 s against 0.66-0.95 s without the zeroing. Nothing under test depends on either: what a process
+	# or a file can see, the kernel zeroes regardless.
 	# The bench keeps two vCPUs: the crash and its handler each on one, as on the machines it speaks for.
 	local smp=2 tcg=""
 	[ "$ACCEL" = kvm ] && cpu=host || { cpu=Nehalem tcg=init_on_alloc=0; [ "$stage" = bench ] || smp=1; }
