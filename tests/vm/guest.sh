@@ -643,7 +643,7 @@ stage2() {
 	dump root test-dump SIGSEGV
 	check "a crash after the removal is systemd-coredump's" wait_coredumpctl_storage
 
-	powercut_here && powercut_record
+	powercut_here && powercut_record $PC_SHORT
 	echo "done 2"
 }
 
@@ -653,7 +653,7 @@ stage3() {
 		test "$(live)" = "@@/run/systemd/coredumpd/kernel"
 	dump root test-dump SIGSEGV
 	check "and a crash is stored by it" wait_coredumpctl_storage
-	powercut_here && powercut_record
+	powercut_here && powercut_record $PC_SHORT
 	echo "done 3"
 }
 
@@ -756,32 +756,33 @@ record() {
 # make check-all boots each release once for both tiers).
 powercut_here() { grep -qw 'vmtest.powercut=short' /proc/cmdline; }
 
-# powercut_record: each file system and mode recorded through dm-log-writes into /out/powercut, and the planted bug.
-# In the VM tier's boot (make check-all, make check-vm), a short list: each file system once, each mode, the
-# encrypted path in each mode, and the planted bug; xfs in pipe mode and btrfs in socket mode are make
-# check-powercut's alone (its own boot records every pair). Each recording is 40-85 s of the tier under TCG, and its
-# replay here as much again at the end of make check-all, which nothing else overlaps.
+# The file systems and modes recorded: every pair in make check-powercut's own boot; in the VM tier's (make
+# check-all, make check-vm) a short list, each file system once, each mode, the encrypted path in each mode (xfs in
+# pipe mode and btrfs in socket mode are check-powercut's alone). Each recording is 40-85 s of the tier under TCG,
+# and its replay as much again at the end of make check-all, which nothing else overlaps.
+PC_ALL="ext4-pipe ext4-socket xfs-pipe xfs-socket btrfs-pipe btrfs-socket"
 PC_SHORT="ext4-pipe ext4-socket xfs-socket btrfs-pipe"
+
+# powercut_record FS-MODE...: each file system and mode given recorded through dm-log-writes into /out/powercut,
+# then the planted bug.
 powercut_record() {
-	local fs mode enc
+	local pair fs mode enc
 	sh /src/scripts/add-user.sh /src/systemd/coresink.sysusers > /dev/null || fail "coresink's users"
 	modprobe dm-log-writes || fail "no dm-log-writes in $(uname -r)"
 	fact kernel "$(uname -r)"
 	T=$(mktemp -d) && rm -rf /out/powercut && mkdir -p /out/powercut || fail "the share"
 	enc="Encrypt=$(sed -n 's/^# public key: //p' /src/tests/e2e/age-test-key.txt)"
-	for fs in ext4 xfs btrfs; do
-		for mode in pipe socket; do
-			if [ "$mode" = socket ] && ! have_socket_mode; then
-				ok "$fs-$mode: no socket mode in $(uname -r)"
-				continue
-			fi
-			powercut_here && [ "${PC_SHORT/$fs-$mode/}" = "$PC_SHORT" ] && continue
-			case $fs-$mode in
-			ext4-socket | btrfs-pipe) timed "recording $fs-$mode-encrypt" \
-				record "$fs" "$mode" /src/build/coresink "$fs-$mode-encrypt" "$enc" ;;
-			*) timed "recording $fs-$mode" record "$fs" "$mode" /src/build/coresink "$fs-$mode" ;;
-			esac
-		done
+	for pair; do
+		fs=${pair%-*} mode=${pair#*-}
+		if [ "$mode" = socket ] && ! have_socket_mode; then
+			ok "$pair: no socket mode in $(uname -r)"
+			continue
+		fi
+		case $pair in
+		ext4-socket | btrfs-pipe) timed "recording $pair-encrypt" \
+			record "$fs" "$mode" /src/build/coresink "$pair-encrypt" "$enc" ;;
+		*) timed "recording $pair" record "$fs" "$mode" /src/build/coresink "$pair" ;;
+		esac
 	done
 	# The planted bug: a build that names the core before its data is synced, with no writeback of its own before;
 	# the replay must find it broken. On btrfs: xfs writes the data back when the file's size is set (its "null
@@ -790,7 +791,7 @@ powercut_record() {
 }
 
 stagepowercut() {
-	powercut_record
+	powercut_record $PC_ALL
 	echo "done powercut"
 }
 

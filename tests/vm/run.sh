@@ -176,7 +176,12 @@ boot() {
 	# or a file can see, the kernel zeroes regardless.
 	# The bench keeps two vCPUs: the crash and its handler each on one, as on the machines it speaks for.
 	local smp=2 tcg=""
-	[ "$ACCEL" = kvm ] && cpu=host || { cpu=Nehalem tcg=init_on_alloc=0; [ "$stage" = bench ] || smp=1; }
+	if [ "$ACCEL" = kvm ]; then
+		cpu=host
+	else
+		cpu=Nehalem tcg=init_on_alloc=0
+		[ "$stage" = bench ] || smp=1
+	fi
 	rm -f "$VM/out/$rel-$stage.log"
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -cpu "$cpu" -m "${VM_MEMORY:-2048}" -smp "$smp" -display none -no-reboot \
 		-serial "file:$VM/$rel/serial-$stage.log" -nic none -device virtio-rng-pci \
