@@ -420,17 +420,31 @@ file_size() { stat -c %s "$1"; }
 # first byte at MaxUse, its room held by captures in flight, counts as truncated); MISSING counts PIDs without an
 # entry, VACUUMED the old cores their captures removed, SUMMARY says it in words. A PID with two entries fails.
 tally() {
-	local p e r v
+	local p rows row e r v lim
 	declare -gA RESULTS=()
 	MISSING=0 VACUUMED=0
+	# One read of the journal for them all, its few fields a line an entry (PID, RESULT, VACUUMED and LIMIT, a tab
+	# between them, - where none): a storm's 120 entries read with one journalctl each took 20 s of t-socket-storm's
+	# 84 on an idle machine.
+	rows=$(jctl -o export --output-fields=COREDUMP_PID,CORESINK_RESULT,CORESINK_LIMIT,CORESINK_VACUUMED \
+		"MESSAGE_ID=$MESSAGE_ID" 2>/dev/null | tr -d '\0' | awk -v RS= -F '\n' '{
+			f["COREDUMP_PID"] = f["CORESINK_RESULT"] = f["CORESINK_LIMIT"] = f["CORESINK_VACUUMED"] = "-"
+			for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1); if (k in f) f[k] = substr($i, length(k) + 2) }
+			print f["COREDUMP_PID"] "\t" f["CORESINK_RESULT"] "\t" f["CORESINK_VACUUMED"] "\t" f["CORESINK_LIMIT"] }')
 	for p in "$@"; do
-		e=$(journal_entry "$p") || { MISSING=$((MISSING + 1)); continue; }
-		[ "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1 ] || fail "several entries for pid $p"
-		r=$(field "$e" CORESINK_RESULT)
-		[ "$r" = discarded ] && has_line "$e" CORESINK_LIMIT=MaxUse && r=truncated
+		row=$(printf '%s\n' "$rows" | grep "^$p	")
+		if [ -n "$row" ]; then
+			[ "$(printf '%s\n' "$row" | wc -l)" -eq 1 ] || fail "several entries for pid $p"
+			IFS=$'\t' read -r _ r v lim <<< "$row"
+		else
+			# Not written yet when the journal was read: waited for, as journal_entry does.
+			e=$(journal_entry "$p") || { MISSING=$((MISSING + 1)); continue; }
+			[ "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1 ] || fail "several entries for pid $p"
+			r=$(field "$e" CORESINK_RESULT) v=$(field "$e" CORESINK_VACUUMED) lim=$(field "$e" CORESINK_LIMIT)
+		fi
+		[ "$r" = discarded ] && [ "$lim" = MaxUse ] && r=truncated
 		RESULTS[$r]=$(( ${RESULTS[$r]:-0} + 1 ))
-		v=$(field "$e" CORESINK_VACUUMED)
-		VACUUMED=$((VACUUMED + ${v:-0}))
+		case $v in '' | -) ;; *) VACUUMED=$((VACUUMED + v)) ;; esac
 	done
 	SUMMARY=$(for r in "${!RESULTS[@]}"; do printf '%s %s, ' "${RESULTS[$r]}" "$r"; done)
 	SUMMARY=${SUMMARY%, }
