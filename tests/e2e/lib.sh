@@ -662,7 +662,7 @@ wait_caught() {
 
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
-# stops the dump), and the handler goes on. With KILLED_STEP=1 (t-truncated's late marks), within 256 MiB of the
+# stops the dump), and the handler goes on. With KILLED_STEP=1 (t-truncated's marks), within 256 MiB of the
 # mark the handler goes on in steps, stopped while the ledger is read: a poll slowed by a loaded machine (CI) let a
 # 2 GiB dump end before its late mark was seen (its rest takes the handler a fraction of a second). Sets CRASH_PID,
 # E (the entry), CORE, and SEEN (coresinkctl list and status while it dumped, where the test set CTL).
