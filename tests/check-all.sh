@@ -1,8 +1,7 @@
 #!/bin/bash
 # check-all.sh BUILDDIR: make check-all (CI's .ci/run), in three lanes on the machine's two CPUs, nothing dropped:
 #   the VM lane, in the background: Debian 12's, 13's and unstable's images built side by side, each release booted
-#     (tests/vm/run.sh --record: unstable's boots beside Debian 12's and 13's, which go one after the other),
-#     unstable's last boot also recording a short list of the power cuts;
+#     (tests/vm/run.sh --record), unstable's last boot also recording a short list of the power cuts;
 #   the static lane, in the background: the Debian roots the end-to-end tests boot, built ahead (tests/e2e/roots.sh),
 #     piuparts on the three releases (tests/e2e/piuparts.sh), then, niced (they take what CPU the others leave), the
 #     Check suites under valgrind but check_sockcap, static analysis and each fuzzer for FUZZ_SECONDS. None of it
