@@ -37,9 +37,8 @@ TABLE=$B/vm.md
 PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman,catatonit,uidmap,dbus-user-session,containerd,python3-grpcio,python3-protobuf
 # A boot's bound, against a guest that hangs: the first stage of unstable's (boot, then every check but the power
 # cuts, under TCG) took past 420 s once on this shared machine (2026-11-29: killed in its pods checks, after 92 s of
-# boot against 79 s the run before), 542 s in make check-all's run 53; two guests side by side (below) share the
-# host's CPUs with each other as well. A passing run takes no longer for it.
-BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-900}
+# boot against 79 s the run before). A passing run takes no longer for it.
+BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-600}
 
 # The guests' initramfs, set before the kernel's package makes it: the modules that mount a virtio disk's ext4 root
 # (the rest load from the root), not "most" of them, and gzip, not zstd -19. mkinitramfs in Debian 12's root, median
@@ -229,6 +228,8 @@ release() {
 	local rel=$1 t0 checks last=2 pc="" bt=$BOOT_TIMEOUT
 	t0=$(date +%s)
 	image "$rel"
+	[ -n "${ACCEL:-}" ] || { ACCEL=$(probe_accel "$VM/$rel/vmlinuz"); ok "accelerator: $ACCEL$( [ "$ACCEL" = tcg ] &&
+		echo " (KVM did not boot a stock kernel here: $(grep -m1 -iE 'error|internal' "$T/kvm-probe.out" 2>/dev/null || echo "no /dev/kvm or no output"))")"; }
 	cp --sparse=always "$VM/$rel/base.img" "$VM/$rel/disk.img" || fail "$rel: copying the image"
 	stage "$rel" 1
 	[ "$(fact "$rel" coredumpd)" = yes ] && last=3
@@ -247,36 +248,7 @@ release() {
 	rm -f "$VM/$rel/disk.img"
 	checks=$(cat "$VM/out/$rel"-*.log | grep -c '^ok ')
 	printf '| %s | %s | %s | %s | %s | %s | %s s | %s s |\n' "$rel" "$(fact "$rel" kernel)" "$(fact "$rel" systemd)" \
-		"$(fact "$rel" mode)" "$(fact "$rel" pidfd)" "$checks" "$(fact "$rel" boot)" "$(( $(date +%s) - t0 ))" \
-		> "$VM/row-$rel"
-}
-
-# chains REL...: every release booted (release), in two chains side by side: unstable's (three boots and the power
-# cuts' recordings) and the others' one after the other, about as long (run 53, make check-all: sid 1056 s of boots,
-# bookworm and trixie 1070). One chain was the VM lane's whole time after the images, a guest on one host CPU at a
-# time: in run 54 (the end-to-end tier begun 200 s sooner beside it) trixie's first stage ended at 2100 s, with about
-# 1300 s of boots to go, the tier some 800 s. The second chain's lines are passed on once it is done; either's
-# failure fails the tier.
-chains() {
-	local rel a="" b="" pid rc=0
-	for rel in "$@"; do
-		if [ "$rel" = sid ] && [ $# -gt 1 ]; then a=sid; else b="$b $rel"; fi
-	done
-	[ -n "${ACCEL:-}" ] || { ACCEL=$(probe_accel "$VM/${1}/vmlinuz"); ok "accelerator: $ACCEL$( [ "$ACCEL" = tcg ] &&
-		echo " (KVM did not boot a stock kernel here: $(grep -m1 -iE 'error|internal' "$T/kvm-probe.out" 2>/dev/null || echo "no /dev/kvm or no output"))")"; }
-	if [ -n "$a" ]; then
-		( release "$a" ) > "$VM/chain-$a.out" 2>&1 &
-		pid=$!
-	fi
-	for rel in $b; do
-		( release "$rel" ) || { rc=1; break; }
-	done
-	if [ -n "$a" ]; then
-		wait "$pid" || rc=1
-		cat "$VM/chain-$a.out"
-	fi
-	[ $rc = 0 ] || fail "a release's boots failed (above)"
-	for rel in "$@"; do cat "$VM/row-$rel" >> "$TABLE"; done
+		"$(fact "$rel" mode)" "$(fact "$rel" pidfd)" "$checks" "$(fact "$rel" boot)" "$(( $(date +%s) - t0 ))" >> "$TABLE"
 }
 
 # bench: the comparison with systemd-coredumpd, in one boot of a fresh unstable image.
@@ -413,8 +385,9 @@ images ${CORESINK_VM_RELEASES:-bookworm trixie sid}
 rm -f "$VM"/out/*.log
 printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"
 printf '| --- | --- | --- | --- | --- | --- | --- | --- |\n' >> "$TABLE"
-rm -f "$VM"/row-*
-chains ${CORESINK_VM_RELEASES:-bookworm trixie sid}
+for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
+	release "$rel"
+done
 echo "accelerator: $ACCEL" >> "$TABLE"
 # What each guest's entry named of a container's crash, runtime by runtime (guest.sh's pods_checks, rootless_checks and
 # cri_checks: "fact pods").
