@@ -3,19 +3,15 @@
 #   the VM lane, in the background: Debian 12's, 13's and unstable's images built side by side, each release booted
 #     (tests/vm/run.sh --record), unstable's last boot also recording a short list of the power cuts;
 #   the static lane, in the background: the Debian roots the end-to-end tests boot, built ahead (tests/e2e/roots.sh),
-#     piuparts on the three releases (tests/e2e/piuparts.sh), then, niced (they take what CPU the others leave), the
-#     Check suites under valgrind but check_sockcap, static analysis and each fuzzer for FUZZ_SECONDS. None of it
-#     sets anything of the machine's;
-#   the host lane: the Check suites plain, check_sockcap under valgrind and every suite under ASan+UBSan (as root,
-#     check_sockcap tries kernel.core_pattern where it can open a pidfd, which valgrind 3.19 cannot: so never beside an
-#     end-to-end test), then every end-to-end test; then, once all three are done, the power cuts replayed and
-#     checked here (tests/vm/run.sh --replay), which crash processes under this host's kernel.core_pattern and so
-#     wait for the end-to-end tests, the only others that set it.
+#     piuparts on the three releases (tests/e2e/piuparts.sh), then, niced (they take what CPU the others leave),
+#     static analysis and each fuzzer for FUZZ_SECONDS. None of it sets anything of the machine's;
+#   the host lane: the Check suites plain, under valgrind and under ASan+UBSan (one of them tries kernel.core_pattern,
+#     so never beside an end-to-end test), then every end-to-end test; then, once all three are done, the power cuts
+#     replayed and checked here (tests/vm/run.sh --replay), which crash processes under this host's
+#     kernel.core_pattern and so wait for the end-to-end tests, the only others that set it.
 # Why three: the end-to-end tier is the long pole, and it waited for the analyzers and fuzzers (about 1200 s on
 # 2026-11-29's machine) while the VM lane ended long before it, leaving a CPU idle (CI's stop 70: VM lane 1699 s,
 # end-to-end tests to 3174 s); piuparts and the roots' builds were about 500 s of the tier itself (run 48 here). The
-# suites under valgrind held the tier back 244 s in run 53 (while the images were built); the static lane, which
-# ended 600 s before the tier there, takes them. The
 # packages the lanes use (make deb, and the later version t-package upgrades to, packed from it) are made once,
 # first. Each step's time is said (== ... s) and the other lanes' output follows the host lane's. Exit 0 when every
 # step passed.
@@ -40,9 +36,6 @@ trap 'rm -rf "$CORESINK_ROOT_CACHE"' EXIT
 step "the packages" bash -c '. tests/e2e/lib.sh; scratch; package_debs; ok "$(basename "$DEB") $(basename "$DEB2")"' ||
 	exit 1
 
-UNITS=$(ls tests/check_*.c | sed 's#tests/check_##; s#\.c$##' | tr '\n' ' ')
-# Every suite but check_sockcap, which may try kernel.core_pattern: the host lane runs that one.
-VG_UNITS=$(echo "$UNITS" | sed 's/\bsockcap\b//')
 rm -f "$B/vm-lane.rc" "$B/static-lane.failed"
 lap "the VM lane starts"
 ( bash tests/vm/run.sh "$B" --record > "$B/vm-lane.log" 2>&1; echo $? > "$B/vm-lane.rc"
@@ -52,7 +45,6 @@ lap "the static lane starts"
 ( FAILED=""
   step "the tier's roots, ahead" bash tests/e2e/roots.sh
   step piuparts bash -c 'bash tests/e2e/piuparts.sh; rc=$?; [ "$rc" = 0 ] || [ "$rc" = 77 ]'
-  step "the suites under valgrind" nice -n 10 sh tests/run-units.sh -j 2 --valgrind "$B" $VG_UNITS
   step analyze nice -n 10 $MAKE -s analyze
   step "the fuzzers" nice -n 10 $MAKE -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
   lap "the static lane ended"
@@ -60,8 +52,9 @@ lap "the static lane starts"
 STATIC_LANE=$!
 trap 'kill $VM_LANE $STATIC_LANE 2>/dev/null; rm -rf "$CORESINK_ROOT_CACHE"' EXIT
 
+UNITS=$(ls tests/check_*.c | sed 's#tests/check_##; s#\.c$##' | tr '\n' ' ')
 step "the suites" sh tests/run-units.sh -j 2 "$B" $UNITS
-step "check_sockcap under valgrind" sh tests/run-units.sh --valgrind "$B" sockcap
+step "the suites under valgrind" sh tests/run-units.sh -j 2 --valgrind "$B" $UNITS
 step "the suites under ASan+UBSan" $MAKE -s -j2 B="$B/asan" CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	LDFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" asan-units
 step "the end-to-end tests" bash tests/e2e/run.sh "$B" all ||
