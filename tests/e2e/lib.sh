@@ -420,34 +420,42 @@ file_size() { stat -c %s "$1"; }
 # first byte at MaxUse, its room held by captures in flight, counts as truncated); MISSING counts PIDs without an
 # entry, VACUUMED the old cores their captures removed, SUMMARY says it in words. A PID with two entries fails.
 tally() {
-	local p rows row e r v lim
+	local p rows row r v lim
 	declare -gA RESULTS=()
 	MISSING=0 VACUUMED=0
-	# One read of the journal for them all, its few fields a line an entry (PID, RESULT, VACUUMED and LIMIT, a tab
-	# between them, - where none): a storm's 120 entries read with one journalctl each took 20 s of t-socket-storm's
-	# 84 on an idle machine.
-	rows=$(jctl -o export --output-fields=COREDUMP_PID,CORESINK_RESULT,CORESINK_LIMIT,CORESINK_VACUUMED \
-		"MESSAGE_ID=$MESSAGE_ID" 2>/dev/null | tr -d '\0' | awk -v RS= -F '\n' '{
-			f["COREDUMP_PID"] = f["CORESINK_RESULT"] = f["CORESINK_LIMIT"] = f["CORESINK_VACUUMED"] = "-"
-			for (i = 1; i <= NF; i++) { k = substr($i, 1, index($i, "=") - 1); if (k in f) f[k] = substr($i, length(k) + 2) }
-			print f["COREDUMP_PID"] "\t" f["CORESINK_RESULT"] "\t" f["CORESINK_VACUUMED"] "\t" f["CORESINK_LIMIT"] }')
+	rows=$(tally_rows)
 	for p in "$@"; do
 		row=$(printf '%s\n' "$rows" | grep "^$p	")
-		if [ -n "$row" ]; then
-			[ "$(printf '%s\n' "$row" | wc -l)" -eq 1 ] || fail "several entries for pid $p"
-			IFS=$'\t' read -r _ r v lim <<< "$row"
-		else
-			# Not written yet when the journal was read: waited for, as journal_entry does.
-			e=$(journal_entry "$p") || { MISSING=$((MISSING + 1)); continue; }
-			[ "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1 ] || fail "several entries for pid $p"
-			r=$(field "$e" CORESINK_RESULT) v=$(field "$e" CORESINK_VACUUMED) lim=$(field "$e" CORESINK_LIMIT)
+		# Not written yet when the journal was read: waited for (journal_entry), then read again.
+		if [ -z "$row" ]; then
+			journal_entry "$p" > /dev/null || { MISSING=$((MISSING + 1)); continue; }
+			rows=$(tally_rows)
+			row=$(printf '%s\n' "$rows" | grep "^$p	")
 		fi
+		[ "$(printf '%s\n' "$row" | wc -l)" -eq 1 ] || fail "several entries for pid $p"
+		IFS=$'\t' read -r _ r v lim <<< "$row"
 		[ "$r" = discarded ] && [ "$lim" = MaxUse ] && r=truncated
 		RESULTS[$r]=$(( ${RESULTS[$r]:-0} + 1 ))
-		case $v in '' | -) ;; *) VACUUMED=$((VACUUMED + v)) ;; esac
+		[ "$v" = - ] || VACUUMED=$((VACUUMED + v))
 	done
 	SUMMARY=$(for r in "${!RESULTS[@]}"; do printf '%s %s, ' "${RESULTS[$r]}" "$r"; done)
 	SUMMARY=${SUMMARY%, }
+}
+
+# tally_rows: the crash entries since the test began, a line each: COREDUMP_PID, CORESINK_RESULT, CORESINK_VACUUMED
+# and CORESINK_LIMIT, a tab between them, - where one is missing or empty. One journalctl for a whole storm: one per
+# pid took 20 s of t-socket-storm's 84 on an idle machine.
+tally_rows() {
+	jctl -o export --output-fields=COREDUMP_PID,CORESINK_RESULT,CORESINK_VACUUMED,CORESINK_LIMIT \
+		"MESSAGE_ID=$MESSAGE_ID" 2>/dev/null | awk -v RS= -F '\n' '{
+		f["COREDUMP_PID"] = f["CORESINK_RESULT"] = f["CORESINK_VACUUMED"] = f["CORESINK_LIMIT"] = "-"
+		for (i = 1; i <= NF; i++) {
+			k = substr($i, 1, index($i, "=") - 1)
+			if (k in f && length($i) > length(k) + 1)
+				f[k] = substr($i, length(k) + 2)
+		}
+		print f["COREDUMP_PID"] "\t" f["CORESINK_RESULT"] "\t" f["CORESINK_VACUUMED"] "\t" f["CORESINK_LIMIT"]
+	}'
 }
 
 # check_stored LABEL CORE MIB: CORE is the whole core of the crasher of MIB MiB that crash() ran last (CRASH_PID):
@@ -662,10 +670,11 @@ wait_caught() {
 
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
-# stops the dump), and the handler goes on. With KILLED_STEP=1 (t-truncated's marks), within 256 MiB of the
-# mark the handler goes on in steps, stopped while the ledger is read: a poll slowed by a loaded machine (CI) let a
-# 2 GiB dump end before its late mark was seen (its rest takes the handler a fraction of a second). Sets CRASH_PID,
-# E (the entry), CORE, and SEEN (coresinkctl list and status while it dumped, where the test set CTL).
+# stops the dump), and the handler goes on. Within 256 MiB of the mark the handler goes on in steps, stopped while
+# the ledger is read: a poll slowed by a loaded machine (CI) let a 2 GiB dump end before its late mark was seen (its
+# rest takes the handler a fraction of a second), and a free-running handler went 117 to 376 MiB past a mark between
+# two reads on an idle one. Sets CRASH_PID, E (the entry), CORE, and SEEN (coresinkctl list and status while it
+# dumped, where the test set CTL).
 killed_at() {
 	local dir=$1 at=$(($2 * 1024 * 1024)) rec="" h="" b
 	shift 2
@@ -677,7 +686,7 @@ killed_at() {
 		[ -n "$h" ] && kill -CONT "$h" 2>/dev/null
 		kill -0 "$CRASH_PID" 2>/dev/null || break
 		h=""
-		[ "${KILLED_STEP:-}" = 1 ] && [ -n "$rec" ] && [ "${rec#* }" -ge $((at - (256 << 20))) ] && h=${rec%% *}
+		[ -n "$rec" ] && [ "${rec#* }" -ge $((at - (256 << 20))) ] && h=${rec%% *}
 		sleep 0.005
 	done
 	read -r h b <<< "$rec"

@@ -81,11 +81,8 @@ rm -f "$CORE"
 # kernel sends a byte) leaves nothing to read its stacks by, and its entry says so. Late is 13/16 of the way, not
 # nearer its end: the ledger is polled, and on a loaded machine (CI once, at 1900 MiB of 2048) the last bytes were
 # read before the handler was stopped, and the core was whole; and again at 1664 (twice, CI and a run here beside
-# VM boots): near the mark, the handler goes on in steps (KILLED_STEP, lib.sh's killed_at), stopped while the
-# ledger is read. The process was 2 GiB until 2026-11-30 (eleven dumps of it were 232 CPU-s of make check-all's
-# run 53, a tenth of the end-to-end tier's): at 1 GiB a free-running handler went 117 to 376 MiB past a mark
-# between two reads of the ledger, which would leave little of half's room, so every mark is stepped to now.
-KILLED_STEP=1
+# VM boots): near a mark, the handler goes on in steps (lib.sh's killed_at). The process was 2 GiB until
+# 2026-11-30: eleven dumps of it were 232 CPU-s of make check-all's run 53, a tenth of the end-to-end tier's.
 for at in early:32 half:512 late:832; do
 	killed_at "$T/cores" "${at#*:}" "$WORKERS" 1024
 	cut_short "pipe, killed ${at%%:*}"

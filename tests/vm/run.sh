@@ -37,9 +37,9 @@ TABLE=$B/vm.md
 PKGS=systemd,systemd-sysv,systemd-coredump,udev,dbus,kmod,initramfs-tools,e2fsprogs,linux-image-amd64,gdb,acl,zstd,procps,jq,util-linux,apt,libdw1,libelf1,libdebuginfod1,libzstd1,libacl1,libseccomp2,libsqlite3-0,libjson-c5,debuginfod,rclone,iproute2,dmsetup,xfsprogs,btrfs-progs,podman,catatonit,uidmap,dbus-user-session,containerd,python3-grpcio,python3-protobuf
 # A boot's bound, against a guest that hangs: the first stage of unstable's (boot, then every check but the power
 # cuts, under TCG) took past 420 s once on this shared machine (2026-11-29: killed in its pods checks, after 92 s of
-# boot against 79 s the run before), 542 s in make check-all's run 53; in run 55, beside bookworm's guest (two
-# chains of boots, tried and undone: 2 CPUs do not run two guests and the other lanes faster), it passed 900 s. A
-# passing run takes no longer for it.
+# boot against 79 s the run before) and 542 s in make check-all's run 53. (In run 55 it ran beside bookworm's
+# guest, two chains of boots tried and undone, and was killed at 900 s: two CPUs run two guests and the other lanes
+# no faster.) A passing run takes no longer for it.
 BOOT_TIMEOUT=${CORESINK_VM_BOOT_TIMEOUT:-900}
 
 # The guests' initramfs, set before the kernel's package makes it: the modules that mount a virtio disk's ext4 root
