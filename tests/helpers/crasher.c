@@ -89,6 +89,13 @@ int main(int argc, char **argv)
 
 	if (p == MAP_FAILED)
 		return perror("mmap"), 1;
+	/*
+	 * Huge pages where every page is written anyway (not with -z, whose pages must stay untouched): the core is the
+	 * same bytes, and the fill takes a fault per 2 MiB, not per 4 KiB. On a virtualised host a fault is dear: a GiB
+	 * took 4.5-6.4 s of CPU here, most of it the faults (2026-11-30). Advice only: nothing changes where THP is off.
+	 */
+	if (zero == 0)
+		(void) madvise(p, mib << 20, MADV_HUGEPAGE);
 	for (size_t w = 0; w < words; w++)
 		if (!pattern_zero_page(w / 512, zero))
 			p[w] = pattern_word(w);
