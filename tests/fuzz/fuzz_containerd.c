@@ -5,6 +5,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static bool made;
 static char dir[] = "/tmp/fuzz-containerd-XXXXXX";
 static const char *const files[] = { "/proc/1/comm", "/proc/1/status", "/proc/1/cmdline",
 				     "/etc/containerd/config.toml" };
@@ -52,9 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, cmd = cut ? (size_t)(cut - data) : size;
 	char path[PATH_MAX];
 
-	if (dir[sizeof(dir) - 2] == 'X') {
+	/* Made once. (Not told by the template's last letter: mkdtemp's is an X one time in 62.) */
+	if (!made) {
 		if (!mkdtemp(dir) || atexit(tidy) != 0)
 			abort();
+		made = true;
 		(void) snprintf(path, sizeof(path), "%s/proc", dir), (void) mkdir(path, 0700);
 		(void) snprintf(path, sizeof(path), "%s/proc/1", dir), (void) mkdir(path, 0700);
 		(void) snprintf(path, sizeof(path), "%s/etc", dir), (void) mkdir(path, 0700);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ID2 "72cd1a14bf8249aa8e1e0a2c1f3b5d7e9f0a1b2c3d4e5f60718293a4b5c6d7e8"
 
+static bool made;
 static char dir[] = "/tmp/fuzz-podmandb-XXXXXX";
 
 /* The scratch directory gone when the fuzzer ends. */
@@ -40,8 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why = NULL;
 	int fd, r;
 
-	if (dir[sizeof(dir) - 2] == 'X' && (!mkdtemp(dir) || atexit(tidy) != 0))
+	/* Made once. (Not told by the template's last letter: mkdtemp's is an X one time in 62, run 57's finding.) */
+	if (!made && (!mkdtemp(dir) || atexit(tidy) != 0))
 		abort();
+	made = true;
 	(void) snprintf(path, sizeof(path), "%s/db.sql", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) < 0)
