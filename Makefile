@@ -132,13 +132,13 @@ $(B)/check_%: tests/check_%.c tests/unit.h $(B)/libcoresink.a $(B)/obj/bench/sha
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_WARN) $(CHECK_CFLAGS) $(LIB_INC) -Isrc/bench/shared -o $@ $< \
 		$(B)/obj/bench/shared/producer.o $(B)/libcoresink.a $(DEP_LIBS) $(CHECK_LIBS)
 
-$(B)/crasher: tests/helpers/crasher.c src/bench/shared/pattern.h
+$(B)/crasher: tests/helpers/crasher.c tests/helpers/idle.h src/bench/shared/pattern.h
 	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench/shared -pthread -o $@ tests/helpers/crasher.c
 
 $(B)/replaylog: tests/helpers/replaylog.c
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -o $@ tests/helpers/replaylog.c
 
-$(B)/workers: tests/helpers/workers.c src/bench/shared/pattern.h
+$(B)/workers: tests/helpers/workers.c tests/helpers/idle.h src/bench/shared/pattern.h
 	$(CC) $(CPPFLAGS) -O0 -g $(WARN) -Isrc/bench/shared -pthread -o $@ tests/helpers/workers.c
 
 $(B)/patcheck: tests/helpers/patcheck.c src/bench/shared/pattern.h

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "idle.h"
 #include "pattern.h"
 
 static volatile int *volatile nowhere;
@@ -49,6 +50,7 @@ __attribute__((noinline)) static void crash_here(uint64_t *keep)
 static void *idle(void *arg)
 {
 	(void) arg;
+	idle_passed();
 	for (;;)
 		pause();
 	return NULL;
@@ -99,6 +101,7 @@ int main(int argc, char **argv)
 	for (size_t w = 0; w < words; w++)
 		if (!pattern_zero_page(w / 512, zero))
 			p[w] = pattern_word(w);
+	idle_all_paused(threads);
 	if (uid != (uid_t)-1 && (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0))
 		return perror("setresuid"), 1;
 	if (drop && (setresgid(getgid(), getgid(), getgid()) < 0 || setresuid(getuid(), getuid(), getuid()) < 0 ||

@@ -4,7 +4,7 @@
  * so that its memory lies below their stacks and the kernel dumps it first, then the main thread dies of SIGSEGV
  * in crash_main(). A dump cut anywhere in that memory loses every stack unless they were had another way
  * (EarlyStacks=). With -s KIB, delta's frame holds KIB KiB of its own (a stack larger than MinimalStackSizeMax=).
- * Once every thread waits, it writes "ready" to stdout (and crashes only when stdin closes, with -w).
+ * Once every thread waits in pause(), it writes "ready" to stdout (and crashes only when stdin closes, with -w).
  * usage: workers [-n SPARE] [-s KIB] [-w] [MIB]
  */
 #include <pthread.h>
@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "idle.h"
 #include "pattern.h"
 
 static volatile int *volatile nowhere;
@@ -26,6 +27,7 @@ static size_t big_kib;
 	__attribute__((noinline)) static void name##_deep(volatile char *p) \
 	{                                                                  \
 		pthread_barrier_wait(&all_waiting);                        \
+		idle_passed();                                             \
 		for (;;)                                                   \
 			pause();                                           \
 		p[0]++;                                                    \
@@ -47,6 +49,7 @@ WAITER(spare)
 __attribute__((noinline)) static void delta_deep(volatile char *p)
 {
 	pthread_barrier_wait(&all_waiting);
+	idle_passed();
 	for (;;)
 		pause();
 	p[0]++;
@@ -120,6 +123,7 @@ int main(int argc, char **argv)
 	(void) madvise(mem, mib << 20, MADV_HUGEPAGE);
 	for (uint64_t w = 0; w < (mib << 20) / 8; w++)
 		mem[w] = pattern_word(w);
+	idle_all_paused(4 + n_spare);
 	printf("ready\n");
 	fflush(stdout);
 	if (wait_stdin)
