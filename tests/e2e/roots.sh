@@ -14,7 +14,7 @@ one() {
 	if root_tar "$1" "$2"; then ok "$1 root ($(du -m "$ROOT_TAR" | cut -f1) MiB) in $(( $(date +%s) - t0 )) s"
 	else echo "SKIP $NAME: $ROOT_WHY"; fi
 }
-# The host's first: t-container and t-systemd need it, t-releases the others (the tier runs the three last).
+# The host's first: t-container comes early in the tier.
 one "$(os_release VERSION_CODENAME)" "$ROOT_PKGS"
 for rel in ${CORESINK_RELEASES:-bookworm trixie sid}; do one "$rel" "$RELEASE_PKGS" & done
 wait

@@ -94,13 +94,7 @@ for t in t-*.sh; do
 	*) echo "FAIL $t: no '# tier: fast' or '# tier: all' line in its header"; failed=$((failed + 1)) ;;
 	esac
 done
-# Those that boot a Debian root last: make check-all's static lane builds the roots beside the tier, niced.
-late=$(grep -l 'debian_root\|root_tar' $tests 2>/dev/null | tr '\n' ' ')
 for t in $tests; do
-	case " $late " in *" $t "*) continue ;; esac
-	run "$t" ""
-done
-for t in $late; do
 	run "$t" ""
 done
 

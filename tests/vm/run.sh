@@ -15,8 +15,7 @@
 # systems and modes through dm-log-writes; make check-powercut's own boot, every pair), replayed here at the end
 # (replay_all, the check of make check-powercut): each release is booted once for both. The images are built side
 # by side before the first boot.
-# One row per release goes to $B/vm.md. CORESINK_VM_RELEASES picks the releases and their order (default: sid
-# bookworm trixie: unstable's last boot records the power cuts, which make check-all replays while the others boot).
+# One row per release goes to $B/vm.md. CORESINK_VM_RELEASES picks the releases (default: bookworm trixie sid).
 # With --record, the recordings are left for a later --replay (make check-all: the replay crashes processes under
 # this host's kernel.core_pattern, which the end-to-end tests must have to themselves); --replay replays them.
 # With --bench (make bench-vm), instead: one boot of a fresh unstable image with 4 GiB, where coresink-bench --crash
@@ -248,8 +247,6 @@ release() {
 	else
 		BOOT_TIMEOUT=$bt stage "$rel" 2 "vmtest.early=1${pc:+ $pc}"
 	fi
-	# The recordings are whole: make check-all may replay them now (the file it waits for).
-	[ -z "$pc" ] || touch "$VM/out/powercut/recorded"
 	rm -f "$VM/$rel/disk.img"
 	checks=$(cat "$VM/out/$rel"-*.log | grep -c '^ok ')
 	printf '| %s | %s | %s | %s | %s | %s | %s s | %s s |\n' "$rel" "$(fact "$rel" kernel)" "$(fact "$rel" systemd)" \
@@ -332,9 +329,9 @@ replay_all() {
 	# this shared machine's slow days the disk made the replay take 20 minutes. The file system under test is the
 	# image's own.
 	mount_tmpfs "$T/ram" 3G
-	# The next begun as soon as one ends, not in pairs that wait for their slower half (run 57's recordings, replayed
-	# here alone: 45-98 s each, 164 s in all at 1.8 CPUs; the files' sizes do not say which takes longer).
-	logs=("$VM"/out/powercut/*.log)
+	# Largest first, the next begun as soon as one ends, not in pairs that wait for their slower half: make
+	# check-all waits for the replay with nothing else left to run (run 56: 161 s for points of 35 to 65).
+	mapfile -t logs < <(ls -S "$VM"/out/powercut/*.log)
 	for log in "${logs[@]}"; do
 		if [ $running = 2 ]; then
 			wait -n || rc=1
@@ -344,6 +341,7 @@ replay_all() {
 		running=$((running + 1))
 	done
 	for ((; running > 0; running--)); do wait -n || rc=1; done
+	logs=("$VM"/out/powercut/*.log)
 	printf '| recording | crashes | points checked | broken | ledger as left counts more (a note) |\n' > "$B/powercut.md"
 	printf '| --- | --- | --- | --- | --- |\n' >> "$B/powercut.md"
 	for log in "${logs[@]}"; do
@@ -388,18 +386,17 @@ images() {
 [ "$BENCH" = --powercut ] && powercut
 [ "$BENCH" = --replay ] && { replay_all; exit 0; }
 # --images: only the images (make check-all builds them first, before the packages its boots need).
-RELEASES=${CORESINK_VM_RELEASES:-sid bookworm trixie}
-[ "$BENCH" = --images ] && { images $RELEASES; exit 0; }
+[ "$BENCH" = --images ] && { images ${CORESINK_VM_RELEASES:-bookworm trixie sid}; exit 0; }
 # The power cuts are recorded in unstable's last boot, unless CORESINK_VM_RELEASES leaves it out.
 RECORD=yes
 package_debs
 payload
-images $RELEASES
+images ${CORESINK_VM_RELEASES:-bookworm trixie sid}
 
 rm -f "$VM"/out/*.log
 printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"
 printf '| --- | --- | --- | --- | --- | --- | --- | --- |\n' >> "$TABLE"
-for rel in $RELEASES; do
+for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
 	release "$rel"
 done
 echo "accelerator: $ACCEL" >> "$TABLE"
@@ -407,12 +404,12 @@ echo "accelerator: $ACCEL" >> "$TABLE"
 # cri_checks: "fact pods").
 { printf '\n| runtime | version | guest | container id | container name | image | pod | namespace | from |\n'
   printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
-  for rel in $RELEASES; do
+  for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
 	sed -n "s/^fact pods //p" "$VM/out/$rel"-*.log 2>/dev/null | awk -v rel="$rel" -F ' [|] ' \
 		'{ printf "| %s | %s | %s", $1, $2, rel; for (i = 3; i <= NF; i++) printf " | %s", $i; print " |" }'
   done; } >> "$TABLE"
 sed 's/^/     /' "$TABLE"
 # With --record, the replay is left for later (make check-all runs it once the end-to-end tests are done).
-case " $RELEASES " in
+case " ${CORESINK_VM_RELEASES:-bookworm trixie sid} " in
 *" sid "*) [ "$BENCH" = --record ] || replay_all ;;
 esac
