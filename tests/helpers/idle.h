@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static unsigned idle_count;
@@ -39,28 +40,41 @@ static inline int idle_sleeping(const char *tid)
 	return end && end[1] == ' ' && end[2] == 'S';
 }
 
-/* Returns once threads have passed and every thread but this one sleeps: past idle_passed(), only in pause(). */
-static inline void idle_all_paused(unsigned threads)
+/* Whether every thread but this one sleeps; yes where there is no /proc to tell (a chroot without it). */
+static inline int idle_others_asleep(void)
 {
 	char self[32];
 	struct dirent *d;
-	DIR *dir;
-	int asleep;
+	DIR *dir = opendir("/proc/self/task");
+	int asleep = 1;
 
-	while (__atomic_load_n(&idle_count, __ATOMIC_SEQ_CST) < threads)
-		sched_yield();
 	(void) snprintf(self, sizeof(self), "%d", (int)getpid());
-	do {
-		asleep = 1;
-		dir = opendir("/proc/self/task");
-		while (dir && (d = readdir(dir)))
-			if (d->d_name[0] != '.' && strcmp(d->d_name, self) != 0 && !idle_sleeping(d->d_name))
-				asleep = 0;
-		if (dir)
-			closedir(dir);
-		if (!asleep)
-			sched_yield();
-	} while (!asleep);
+	while (asleep && (d = readdir(dir)))
+		if (d->d_name[0] != '.' && strcmp(d->d_name, self) != 0 && !idle_sleeping(d->d_name))
+			asleep = 0;
+	if (dir)
+		closedir(dir);
+	return asleep;
+}
+
+/*
+ * Returns once threads have passed and every thread but this one sleeps (past idle_passed(), only in pause()), or
+ * after IDLE_WAIT_S, said on stderr: a helper that waits for good would hang its test, where a crash with a thread
+ * out of place fails it with the frames that differ.
+ */
+#define IDLE_WAIT_S 10
+static inline void idle_all_paused(unsigned threads)
+{
+	time_t until = time(NULL) + IDLE_WAIT_S;
+
+	while (__atomic_load_n(&idle_count, __ATOMIC_SEQ_CST) < threads || !idle_others_asleep()) {
+		if (time(NULL) > until) {
+			fprintf(stderr, "idle: not every thread asleep in pause() after %d s; crashing anyway\n",
+				IDLE_WAIT_S);
+			return;
+		}
+		sched_yield();
+	}
 }
 
 #endif
