@@ -292,14 +292,14 @@ START_TEST(test_bad_rules)
 }
 END_TEST
 
-/* The speed keys: read-ahead in whole MiB up to 64M, zstd's threads up to 64; anything else keeps the default. */
+/* The speed keys: read-ahead auto or in whole MiB up to 64M, zstd's threads up to 64; anything else keeps the default. */
 START_TEST(test_speed_keys)
 {
 	struct config c, def;
 	struct diag d = { 0 };
 
 	config_defaults(&def);
-	ck_assert_uint_eq(def.read_ahead, 8 << 20);
+	ck_assert_uint_eq(def.read_ahead, READ_AHEAD_AUTO);
 	ck_assert_uint_le(def.compress_threads, 4);
 	write_conf("[Coresink]\nReadAhead=3M\nCompressThreads=0\n");
 	config_defaults(&c);
@@ -313,6 +313,11 @@ START_TEST(test_speed_keys)
 	ck_assert_int_eq(diag_count(&d), 4);
 	ck_assert_uint_eq(c.read_ahead, def.read_ahead);
 	ck_assert_uint_eq(c.compress_threads, def.compress_threads);
+	write_conf("[Coresink]\nReadAhead=0\nReadAhead=auto\nReadAhead=Auto\n");
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(&c, path, &d), 0);
+	ck_assert_int_eq(diag_count(&d), 5);
+	ck_assert_uint_eq(c.read_ahead, READ_AHEAD_AUTO);
 }
 END_TEST
 

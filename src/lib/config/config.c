@@ -191,11 +191,11 @@ static int parse_stack_max(const char *v, void *field)
 	return r;
 }
 
-/* ReadAhead=: 0, or whole MiB (the engine's buffers) up to 64 MiB. */
+/* ReadAhead=: auto, 0, or whole MiB (the engine's buffers) up to 64 MiB. */
 static int parse_read_ahead(const char *v, void *field)
 {
 	uint64_t n;
-	int r = parse_bytes_in(v, 0, 64 << 20, 1 << 20, &n);
+	int r = strcmp(v, "auto") == 0 ? (n = READ_AHEAD_AUTO, 0) : parse_bytes_in(v, 0, 64 << 20, 1 << 20, &n);
 
 	if (r == 0)
 		*(uint64_t *)field = n;
@@ -415,6 +415,14 @@ static void print_u64(FILE *f, const void *field)
 	fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)field);
 }
 
+static void print_read_ahead(FILE *f, const void *field)
+{
+	if (*(const uint64_t *)field == READ_AHEAD_AUTO)
+		fputs("auto", f);
+	else
+		print_u64(f, field);
+}
+
 static void print_user_burst(FILE *f, const void *field)
 {
 	if (*(const uint64_t *)field == RATE_USER_HALF)
@@ -454,7 +462,7 @@ static void print_mode(FILE *f, const void *field)
 static const struct key keys[] = {
 	KEY("Directory", parse_directory, print_string, directory, false),
 	KEY("ChunkSize", parse_chunk, print_size, chunk_size, false),
-	KEY("ReadAhead", parse_read_ahead, print_u64, read_ahead, true),
+	KEY("ReadAhead", parse_read_ahead, print_read_ahead, read_ahead, true),
 	KEY("KeepFree", parse_size_or_percent, print_size_spec, keep_free, false),
 	KEY("MaxUse", parse_size_or_percent, print_size_spec, max_use, false),
 	KEY("MaxUsePerUser", parse_size_or_percent, print_size_spec, max_use_per_user, false),
@@ -509,7 +517,7 @@ void config_defaults(struct config *c)
 	strcpy(c->directory, "/var/lib/coresink");
 	c->chunk_size = 16 << 20;
 	/* Socket mode: what the kernel would otherwise stop for while a chunk is flushed (docs/benchmark.md: read-ahead). */
-	c->read_ahead = 8 << 20;
+	c->read_ahead = READ_AHEAD_AUTO;
 	/* systemd-coredump's default: 15% of the file system, at most 4 GiB. */
 	c->keep_free = (struct size_spec) { .value = 15, .percent = true, .cap = 4ULL << 30 };
 	/* And its MaxUse=: 10%, at most 4 GiB. */

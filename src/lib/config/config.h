@@ -56,7 +56,8 @@ struct encrypt {
 struct config {
 	char directory[PATH_MAX];
 	size_t chunk_size;
-	uint64_t read_ahead;       /* socket mode: bytes a thread reads of the core ahead of the writes; 0 for none */
+	uint64_t read_ahead;       /* socket mode: bytes a thread reads of the core ahead of the writes; 0 for none,
+				      READ_AHEAD_AUTO: the copy's kind decides (keep.c) */
 	struct size_spec keep_free;
 	struct size_spec max_use;
 	struct size_spec max_use_per_user; /* of MaxUse (a percentage of it, or bytes): what one user's cores may take
@@ -138,6 +139,9 @@ int config_limits(const struct config *c, int fd, struct side_space *l);
 uint64_t config_side_room(const struct config *c, int fd, uint64_t used, uint64_t pending);
 /* RateLimitUserBurst='s default: half of RateLimitGlobalBurst. */
 #define RATE_USER_HALF UINT64_MAX
+/* ReadAhead=auto: READ_AHEAD_RAW for a core stored as it is, none for one compressed or encrypted as it comes. */
+#define READ_AHEAD_AUTO UINT64_MAX
+#define READ_AHEAD_RAW (8ULL << 20)
 uint32_t config_user_burst(const struct config *c);
 
 #endif

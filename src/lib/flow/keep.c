@@ -28,6 +28,20 @@
 /* zstd's level for stored cores (docs/benchmark.md: compression), and the read buffer that feeds it. */
 #define COMPRESS_LEVEL 1
 #define COMPRESS_BUFFER (256 * 1024)
+
+/*
+ * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits for
+ * the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (docs/benchmark.md: read-ahead).
+ * ReadAhead=auto reads ahead for a core stored as it is, where the disk is what the kernel waits for; not for one
+ * compressed or encrypted as it comes, where the thread took the CPU that zstd and the writes need: 0.08-0.19 s more
+ * for a 1 GiB crash on 2 CPUs, every workload (docs/benchmark.md, 2026-11-30). Bytes.
+ */
+static uint64_t read_ahead(const struct crash *cr, const struct engine_opts *o)
+{
+	if (cr->c.read_ahead != READ_AHEAD_AUTO)
+		return cr->c.read_ahead;
+	return o->compress || o->n_age > 0 ? 0 : READ_AHEAD_RAW;
+}
 #define COMPRESS_PROBE (64ULL << 20)
 #define COMPRESS_PROBE_PCT 90
 
@@ -64,15 +78,10 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 		o->compress = COMPRESS_LEVEL;
 		o->buffer = COMPRESS_BUFFER;
 	}
-	/*
-	 * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits
-	 * for the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (docs/benchmark.md: read-ahead).
-	 * ReadAhead= in buffers of whichever size the copy reads.
-	 */
-	o->read_ahead = cr->o.socket ? (unsigned)(cr->c.read_ahead / o->buffer) : 0;
 	/* Encrypt=: every byte to the recipients as it comes; no plaintext file, ever (Compress=no too). */
 	o->age_keys = (const unsigned char (*)[AGE_KEY_BYTES])cr->c.encrypt.keys;
 	o->n_age = cr->c.encrypt.n;
+	o->read_ahead = cr->o.socket ? (unsigned)(read_ahead(cr, o) / o->buffer) : 0;
 	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->held.have_session) {
 		session_hooks(&cr->held.q, h);
