@@ -3,6 +3,7 @@
  * real chunks, a splice the kernel really refuses (O_APPEND) switching to read/write mid-stream, the reserve.
  */
 #include <elf.h>
+#include <sys/socket.h>
 #include <zstd.h>
 
 #include "producer.h"
@@ -518,6 +519,52 @@ START_TEST(test_compress_cut_is_not_whole)
 }
 END_TEST
 
+/*
+ * Socket mode's dump that falls silent (SocketSilenceSec=): a peer sends part of a core on a stream socket, then
+ * keeps the connection open and says nothing. The copy ends at the silence with what came, whole, and says so;
+ * _i: raw or compressed as it comes, each read in the copy's thread (ReadAhead=auto's choice for the compressed)
+ * and by the read-ahead thread.
+ */
+START_TEST(test_silence_ends_the_copy)
+{
+	static char sent[3 * MIB + 4097], got[3 * MIB + 4097];
+	struct engine_opts o;
+	struct engine_stats st;
+	int out = out_file("core", 0), back = out_file("back", 0), sv[2];
+	pid_t pid;
+
+	for (size_t i = 0; i < sizeof(sent); i++)
+		sent[i] = (char)(i * 2654435761u >> 13);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(sv[0]);
+		if (write(sv[1], sent, sizeof(sent)) != (ssize_t)sizeof(sent))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(sv[1]);
+	engine_defaults(&o);
+	o.silence_ms = 300;
+	o.compress = _i >= 2;
+	o.read_ahead = _i % 2 ? 4 : 0;
+	ck_assert_int_eq(engine_copy(sv[0], out, &o, &st), 0);
+	kill(pid, SIGKILL);
+	(void) unit_reap(pid);
+	close(sv[0]);
+	ck_assert(st.silent);
+	ck_assert(st.cut_short);
+	ck_assert_uint_eq(st.input, sizeof(sent));
+	if (o.compress)
+		ck_assert_int_eq(unzstd(out, back), 0);
+	ck_assert_int_eq(pread(o.compress ? back : out, got, sizeof(got), 0), (ssize_t)sizeof(sent));
+	ck_assert_mem_eq(got, sent, sizeof(sent));
+	close(out), close(back);
+}
+END_TEST
+
 /* Writes the file in (from its start) into the pipe p in 64 KiB writes, in a child: its pid. */
 static pid_t feed_file(int in, int p[2])
 {
@@ -657,6 +704,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_compress_cut_is_not_whole);
 	tcase_add_loop_test(tc, test_compress_paces, 0, 2);
 	tcase_add_test(tc, test_probe_counts_data_not_holes);
+	tcase_add_loop_test(tc, test_silence_ends_the_copy, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;
 }
