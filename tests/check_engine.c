@@ -605,7 +605,8 @@ static bool same_bytes(int a, int b)
 /*
  * A core compressed as it comes (from a pipe) stores the chunks after one of random data that does not shrink (raw
  * blocks, zero pages as RLE blocks), and tries zstd again every fourth: the file is a zstd stream of frames that
- * gives the input back whole, no larger than its data. _i 0: with a zstd thread; _i 1: in the caller's.
+ * gives the input back whole, no larger than its data. The first chunk, a probe, is stored from its second MiB on:
+ * its first did not shrink. _i 0: with a zstd thread; _i 1: in the caller's.
  */
 START_TEST(test_compress_paces)
 {
@@ -638,6 +639,8 @@ START_TEST(test_compress_paces)
 	ck_assert_uint_eq(st.input, 25 * MIB);
 	ck_assert_int_eq(st.level, 1);
 	ck_assert_uint_ge(st.paced_raw, 1);
+	ck_assert_uint_ge(st.sampled_raw, 1);
+	ck_assert_uint_le(st.sampled_raw, st.paced_raw);
 	ck_assert_uint_ge(st.stored_chunks, 3);
 	ck_assert_uint_ge(st.stored_in, 12 * MIB);
 	/* 9 MiB that do not shrink, stored raw: about as many bytes, no more. */

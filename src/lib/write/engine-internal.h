@@ -44,6 +44,9 @@ struct copy {
 	bool store;               /* the chunk under way goes out stored, not through zstd (engine.c, pace()) */
 	unsigned stored_run;      /* chunks stored since zstd last fell behind */
 	unsigned probe_every;     /* stored chunks before the next goes through zstd again */
+	bool sampling;            /* the chunk under way is a probe, judged on its first PACE_SAMPLE (copy_sample) */
+	bool sampled_raw;         /* and that sample did not shrink: the rest of it went out stored */
+	uint64_t sample_in, sample_out;  /* the sample's input so far; zstd's output when the chunk began */
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
 	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */
@@ -62,5 +65,6 @@ int copy_emit(void *ctx, const char *buf, size_t n);
 ssize_t copy_read(struct copy *c, void *buf, size_t n);
 ssize_t copy_move(struct copy *c, size_t want);
 uint64_t copy_input_data(struct copy *c);
+int copy_sample(struct copy *c, size_t n);
 
 #endif

@@ -85,6 +85,7 @@ struct engine_stats {
 	int level;                /* compressed: zstd's level */
 	unsigned zstd_chunks, stored_chunks;  /* compressed: chunks through zstd, and stored (raw blocks: pace()) */
 	unsigned paced_behind, paced_raw;     /* times zstd fell behind the input, or did not shrink a chunk */
+	unsigned sampled_raw;                 /* of the latter, probes stored after their first MiB (copy_sample) */
 	uint64_t stored_in;       /* the input bytes of the stored chunks */
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
 	uint64_t expected;        /* the core's size as its headers say (its extent), 0 when not known */

@@ -268,6 +268,8 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 		/* What paces a compression as it comes (engine.c, pace()): the time zstd and its writes took. */
 		t0 = pacing ? clock_us() : 0;
 		r = copy_write(c, data, (size_t)got);
+		if (r == 0 && pacing && c->sampling)
+			r = copy_sample(c, (size_t)got);
 		if (pacing)
 			c->z_us += clock_us() - t0;
 		if (fd == c->in && c->ahead)
