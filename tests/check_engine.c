@@ -502,6 +502,7 @@ START_TEST(test_min_hole)
 END_TEST
 
 /* A compressed copy cut by a limit is no zstd frame that a reader could take for whole. */
+/* _i 0: cut in a frame of zstd's; 1: after chunks of random data that went out stored, frames all whole. */
 START_TEST(test_compress_cut_is_not_whole)
 {
 	struct engine_opts o;
@@ -510,11 +511,15 @@ START_TEST(test_compress_cut_is_not_whole)
 
 	engine_defaults(&o);
 	o.compress = 1;
-	o.max_core = 4 * MIB;
-	o.chunk = MIB;
+	o.max_core = _i ? 12 * MIB : 4 * MIB;
+	o.chunk = _i ? 4 * MIB : MIB;
 	st = run(&o, 16 * MIB, z);
 	ck_assert(st.truncated);
+	if (_i)
+		ck_assert_uint_ge(st.stored_chunks, 1);
 	ck_assert_int_ne(unzstd(z, back), 0);
+	/* What came before the cut is there, in order. */
+	ck_assert_uint_eq((uint64_t)producer_prefix(back), o.max_core);
 	close(z), close(back);
 }
 END_TEST
@@ -704,7 +709,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_compress);
 	tcase_add_test(tc, test_min_hole);
-	tcase_add_test(tc, test_compress_cut_is_not_whole);
+	tcase_add_loop_test(tc, test_compress_cut_is_not_whole, 0, 2);
 	tcase_add_loop_test(tc, test_compress_paces, 0, 2);
 	tcase_add_test(tc, test_probe_counts_data_not_holes);
 	tcase_add_loop_test(tc, test_silence_ends_the_copy, 0, 4);

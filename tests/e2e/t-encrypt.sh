@@ -117,7 +117,14 @@ check "cut: age -d reads the whole age file ($(cat "$T/age.err"))" test ! -s "$T
 check "cut: what zstd gives of it is the core's start ($(zstd -dcq "$T/cut.zst" 2> /dev/null | wc -c) bytes)" \
 	test "$(zstd -dcq "$T/cut.zst" 2> /dev/null | wc -c)" -gt $((4 * 1024 * 1024))
 check "cut: the stack trace all the same" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
-rm -f "$T/cut.zst"
+# Its zstd stream is left open (a cut core never reads as a whole one); coresinkctl, told by the entry that it was
+# cut, gives what came, as zstd does.
+rc=0
+ctl dump --identity "$T/key1.txt" -o "$T/dumped" "$CRASH_PID" 2> "$T/ctl.err" || rc=$?
+check "cut: coresinkctl dump gives the core's start, as zstd does (exit $rc $(cat "$T/ctl.err"))" \
+	bash -c "test $rc = 0 && zstd -dcq '$T/cut.zst' 2> /dev/null | cmp -s - '$T/dumped' && test -s '$T/dumped'"
+check "cut: zstd says the stream ends cut short" bash -c "! zstd -tq '$T/cut.zst' 2> /dev/null"
+rm -f "$T/cut.zst" "$T/dumped"
 
 # Killed mid-dump (SIGKILL once the capture holds 48 MiB of a 256 MiB process): truncated, an age file whole to
 # its last chunk, the core's start inside, and the trace of all five threads, made of the stacks read early.

@@ -205,8 +205,12 @@ static ssize_t source_read(struct source *s, char *buf, size_t cap)
 	return s->age ? age_read(&s->a, (unsigned char *)buf) : io_read_full(s->fd, buf, cap, NULL);
 }
 
-/* Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. */
-static int copy_out(struct source *in, int out, bool compressed)
+/*
+ * Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. cut: the entry says the
+ * core was cut (COREDUMP_TRUNCATED=1), whose stream the handler left open on purpose (engine.c): its end is then
+ * where the core stops, as a raw cut core's is.
+ */
+static int copy_out(struct source *in, int out, bool compressed, bool cut)
 {
 	size_t in_cap = ZSTD_DStreamInSize() > AGE_CHUNK ? ZSTD_DStreamInSize() : AGE_CHUNK;
 	size_t out_cap = ZSTD_DStreamOutSize(), left = 0;
@@ -231,8 +235,8 @@ static int copy_out(struct source *in, int out, bool compressed)
 	}
 	if (r == 0 && n < 0)
 		r = (int)n;
-	/* A frame cut short is a damaged file, not a core. */
-	if (r == 0 && compressed && left != 0)
+	/* A frame cut short is a damaged file, not a core, unless the core was cut. */
+	if (r == 0 && compressed && left != 0 && !cut)
 		r = -EBADMSG;
 	ZSTD_freeDCtx(d);
 	if (ib)
@@ -304,7 +308,7 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 		return fd;
 	r = source_open(&src, fd, corefile_encrypted(c), s->identities);
 	if (r == 0)
-		r = copy_out(&src, out, compressed);
+		r = copy_out(&src, out, compressed, c->truncated && strcmp(c->truncated, "1") == 0);
 	if (src.age)
 		age_reader_free(&src.a);
 	return r;

@@ -177,6 +177,27 @@ int compressor_store(struct compressor *z, const char *in, size_t n, emit_fn emi
 	return r;
 }
 
+/*
+ * Leaves the stream open, as a cut one must be, where its frames are all whole (stored ones): the header of one
+ * more frame with no block, which every reader takes for a stream cut short (zstd -d: "truncated input"). Without
+ * it a core cut while its chunks went out stored would read as a whole one. 0 or -errno.
+ */
+int compressor_leave_open(struct compressor *z, emit_fn emit, void *ctx)
+{
+	/* Magic, a Frame_Header_Descriptor of 0 (no size, no checksum: a Window_Descriptor follows), the least window. */
+	static const char open_frame[] = { 0x28, (char)0xb5, 0x2f, (char)0xfd, 0x00, 0x00 };
+	int r;
+
+	if (z->open)
+		return 0;
+	r = emit(ctx, open_frame, sizeof(open_frame));
+	if (r == 0) {
+		z->written += sizeof(open_frame);
+		z->open = true;
+	}
+	return r;
+}
+
 void compressor_free(struct compressor *z)
 {
 	ZSTD_freeCCtx(z->cctx);

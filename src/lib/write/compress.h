@@ -31,6 +31,7 @@ struct compressor {
 int compressor_init(struct compressor *z, int level, int workers, size_t store_max);
 int compressor_feed(struct compressor *z, const void *in, size_t n, enum feed how, emit_fn emit, void *ctx);
 int compressor_store(struct compressor *z, const char *in, size_t n, emit_fn emit, emitv_fn emitv, void *ctx);
+int compressor_leave_open(struct compressor *z, emit_fn emit, void *ctx);
 void compressor_free(struct compressor *z);
 
 #endif

@@ -533,6 +533,9 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	if (r == 0 && c.compress && !st->truncated && (c.z.open || c.z.written == 0)) {
 		r = compressor_feed(&c.z, NULL, 0, FEED_END, copy_write_packed, &c);
 		c.off = c.emitted;
+	} else if (r == 0 && c.compress && st->truncated) {
+		r = compressor_leave_open(&c.z, copy_write_packed, &c);
+		c.off = c.emitted;
 	}
 	/* Cut or not, an encrypted file gets its last chunk: else not a byte of it could be read back. */
 	if ((r == 0 || copy_out_of_space(r)) && c.encrypt) {
