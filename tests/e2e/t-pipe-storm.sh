@@ -27,10 +27,15 @@ over_limit() {
 	check "$2: every crash has its entry or is named in the report of drops: $RECORDED + $REPORTED = 8, none twice" \
 		test "$((RECORDED + REPORTED))" -eq 8 -a "$BOTH" -eq 0
 	e=$(journalctl --no-pager --since "$since" -o export "MESSAGE_ID=$DROPPED_ID" | tr -d '\0')
-	check "$2: one report of drops" test "$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')" -eq 1
-	check "$2: it counts them" has_line "$e" "CORESINK_KERNEL_DROPPED=$REPORTED"
-	check "$2: and names each by pid and comm" \
-		test "$(field "$e" CORESINK_KERNEL_DROPPED_PROCESSES | grep -o '[0-9]* (crasher)' | wc -l)" -eq "$REPORTED"
+	# Drops the kernel logs after a capture read its log are the next capture's to report: on a loaded machine the
+	# crashes of one storm reach the kernel's limit over some time, and a second report names those (run 60 in CI:
+	# 3 + 5, two reports). None is named twice (above); together they count and name every drop.
+	reports=$(printf '%s\n' "$e" | grep -c '^MESSAGE_ID=')
+	counted=$(printf '%s\n' "$e" | sed -n 's/^CORESINK_KERNEL_DROPPED=//p' | awk '{ n += $1 } END { print n + 0 }')
+	check "$2: the drops reported, in $reports report(s)" test "$reports" -ge 1
+	check "$2: they count them ($counted)" test "$counted" -eq "$REPORTED"
+	check "$2: and name each by pid and comm" test "$(printf '%s\n' "$e" | grep '^CORESINK_KERNEL_DROPPED_PROCESSES=' |
+		grep -o '[0-9]* (crasher)' | wc -l)" -eq "$REPORTED"
 	check "$2: with the limit in force" has_line "$e" "CORESINK_PIPE_LIMIT=2"
 	# The metrics (MetricsFile=, docs/metrics.md) count the same: every crash with an entry (the storm's, and the one
 	# storm_settle adds), every drop reported.
