@@ -533,8 +533,11 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 	if (r == 0 && c.compress && !st->truncated && (c.z.open || c.z.written == 0)) {
 		r = compressor_feed(&c.z, NULL, 0, FEED_END, copy_write_packed, &c);
 		c.off = c.emitted;
-	} else if (r == 0 && c.compress && st->truncated) {
-		r = compressor_leave_open(&c.z, copy_write_packed, &c);
+	} else if (c.compress && ((r == 0 && st->truncated) || copy_out_of_space(r))) {
+		/* Cut by a limit, or by the disk (best effort there: a file's last block has room for it). */
+		int e = compressor_leave_open(&c.z, copy_write_packed, &c);
+
+		r = r < 0 ? r : e;
 		c.off = c.emitted;
 	}
 	/* Cut or not, an encrypted file gets its last chunk: else not a byte of it could be read back. */
