@@ -49,7 +49,7 @@ static inline int idle_others_asleep(void)
 	int asleep = 1;
 
 	(void) snprintf(self, sizeof(self), "%d", (int)getpid());
-	while (asleep && (d = readdir(dir)))
+	while (dir && asleep && (d = readdir(dir)))
 		if (d->d_name[0] != '.' && strcmp(d->d_name, self) != 0 && !idle_sleeping(d->d_name))
 			asleep = 0;
 	if (dir)
