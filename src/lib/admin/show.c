@@ -37,25 +37,22 @@ static void when(uint64_t usec, char *buf, size_t len)
 		(void) snprintf(buf, len, "@%" PRIu64, usec / 1000000);
 }
 
-/* A size as coredumpctl writes it: 18.7K, 4.0M, 512B. */
 /*
- * A size as coredumpctl prints it (systemd's format_bytes(), IEC): its tenth digit truncated, not rounded, and taken
- * from the size in the next smaller unit, itself truncated: 4299748 bytes are 4.0M there, where "%.1f" says 4.1M.
+ * A size as coredumpctl writes it (18.7K, 4.0M, 512B: systemd's format_bytes(), IEC): the tenth digit truncated, not
+ * rounded, and taken from the size in the next smaller unit, itself truncated: 4299748 bytes are 4.0M there, where
+ * "%.1f" says 4.1M.
  */
 void show_size(uint64_t bytes, char *buf, size_t len)
 {
-	static const char units[] = "PTGMK";
-	int u = 0;
+	int u = 0;   /* the unit, in powers of 1024: 1 K ... 5 P */
 
-	while (u < 5 && bytes < (1ULL << (10 * (5 - u))))
+	while (u < 5 && bytes >> (10 * (u + 1)) > 0)
 		u++;
-	if (u == 5)
+	if (u == 0)
 		(void) snprintf(buf, len, "%" PRIu64 "B", bytes);
-	else if (u == 4)
-		(void) snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "K", bytes >> 10, (bytes * 10 >> 10) % 10);
 	else
-		(void) snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%c", bytes >> (10 * (5 - u)),
-				((bytes >> (10 * (4 - u))) * 10 >> 10) % 10, units[u]);
+		(void) snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "%c", bytes >> (10 * u),
+				((bytes >> (10 * (u - 1))) * 10 >> 10) % 10, "KMGTP"[u - 1]);
 }
 
 static const char *sig_name(int sig, char *buf, size_t len)
