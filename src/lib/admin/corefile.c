@@ -147,6 +147,12 @@ int corefile_find(int dirfd, const struct record *c, char *name, size_t len)
 	return fd < 0 ? fd : 0;
 }
 
+/* Whether the crash's entry says its core was cut (COREDUMP_TRUNCATED=1). */
+static bool cut(const struct record *c)
+{
+	return strcmp(c->truncated, "1") == 0;
+}
+
 /* What list and info say of the crash's core, and its size on disk where it is there. */
 enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size)
 {
@@ -170,7 +176,7 @@ enum core_state corefile_state(int dirfd, const struct record *c, uint64_t *size
 		return CORE_FORGED;
 	*size = (uint64_t)st.st_size;
 	if (fd >= 0)
-		return strcmp(c->truncated, "1") == 0 ? CORE_TRUNCATED : CORE_PRESENT;
+		return cut(c) ? CORE_TRUNCATED : CORE_PRESENT;
 	return fd == -EACCES || fd == -EPERM ? CORE_INACCESSIBLE : CORE_MISSING;
 }
 
@@ -206,11 +212,11 @@ static ssize_t source_read(struct source *s, char *buf, size_t cap)
 }
 
 /*
- * Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. cut: the entry says the
- * core was cut (COREDUMP_TRUNCATED=1), whose stream the handler left open on purpose (engine.c): its end is then
- * where the core stops, as a raw cut core's is.
+ * Copies in to out, decompressing a zstd stream. 0, -EBADMSG for a damaged stream, or -errno. was_cut: the entry
+ * says the core was cut (COREDUMP_TRUNCATED=1), whose stream the handler left open on purpose (engine.c): its end is
+ * then where the core stops, as a raw cut core's is.
  */
-static int copy_out(struct source *in, int out, bool compressed, bool cut)
+static int copy_out(struct source *in, int out, bool compressed, bool was_cut)
 {
 	size_t in_cap = ZSTD_DStreamInSize() > AGE_CHUNK ? ZSTD_DStreamInSize() : AGE_CHUNK;
 	size_t out_cap = ZSTD_DStreamOutSize(), left = 0;
@@ -236,7 +242,7 @@ static int copy_out(struct source *in, int out, bool compressed, bool cut)
 	if (r == 0 && n < 0)
 		r = (int)n;
 	/* A frame cut short is a damaged file, not a core, unless the core was cut. */
-	if (r == 0 && compressed && left != 0 && !cut)
+	if (r == 0 && compressed && left != 0 && !was_cut)
 		r = -EBADMSG;
 	ZSTD_freeDCtx(d);
 	if (ib)
@@ -308,7 +314,7 @@ int corefile_write(const struct selection *s, int dirfd, const struct record *c,
 		return fd;
 	r = source_open(&src, fd, corefile_encrypted(c), s->identities);
 	if (r == 0)
-		r = copy_out(&src, out, compressed, c->truncated && strcmp(c->truncated, "1") == 0);
+		r = copy_out(&src, out, compressed, cut(c));
 	if (src.age)
 		age_reader_free(&src.a);
 	return r;
