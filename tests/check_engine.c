@@ -501,8 +501,10 @@ START_TEST(test_min_hole)
 }
 END_TEST
 
-/* A compressed copy cut by a limit is no zstd frame that a reader could take for whole. */
-/* _i 0: cut in a frame of zstd's; 1: after chunks of random data that went out stored, frames all whole. */
+/*
+ * A compressed copy cut by a limit is no zstd stream that a reader could take for whole. _i 0: cut in a frame of
+ * zstd's; 1: after chunks of random data that went out stored, frames all whole.
+ */
 START_TEST(test_compress_cut_is_not_whole)
 {
 	struct engine_opts o;

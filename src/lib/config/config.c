@@ -194,8 +194,8 @@ static int parse_stack_max(const char *v, void *field)
 /* ReadAhead=: auto, 0, or whole MiB (the engine's buffers) up to 64 MiB. */
 static int parse_read_ahead(const char *v, void *field)
 {
-	uint64_t n;
-	int r = strcmp(v, "auto") == 0 ? (n = READ_AHEAD_AUTO, 0) : parse_bytes_in(v, 0, 64 << 20, 1 << 20, &n);
+	uint64_t n = READ_AHEAD_AUTO;
+	int r = strcmp(v, "auto") == 0 ? 0 : parse_bytes_in(v, 0, 64 << 20, 1 << 20, &n);
 
 	if (r == 0)
 		*(uint64_t *)field = n;

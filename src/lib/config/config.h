@@ -139,9 +139,9 @@ int config_limits(const struct config *c, int fd, struct side_space *l);
 uint64_t config_side_room(const struct config *c, int fd, uint64_t used, uint64_t pending);
 /* RateLimitUserBurst='s default: half of RateLimitGlobalBurst. */
 #define RATE_USER_HALF UINT64_MAX
+uint32_t config_user_burst(const struct config *c);
 /* ReadAhead=auto: READ_AHEAD_RAW for a core stored as it is, none for one compressed or encrypted as it comes. */
 #define READ_AHEAD_AUTO UINT64_MAX
 #define READ_AHEAD_RAW (8ULL << 20)
-uint32_t config_user_burst(const struct config *c);
 
 #endif

@@ -28,6 +28,8 @@
 /* zstd's level for stored cores (docs/benchmark.md: compression), and the read buffer that feeds it. */
 #define COMPRESS_LEVEL 1
 #define COMPRESS_BUFFER (256 * 1024)
+#define COMPRESS_PROBE (64ULL << 20)
+#define COMPRESS_PROBE_PCT 90
 
 /*
  * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits for
@@ -42,8 +44,6 @@ static uint64_t read_ahead(const struct crash *cr, const struct engine_opts *o)
 		return cr->c.read_ahead;
 	return o->compress || o->n_age > 0 ? 0 : READ_AHEAD_RAW;
 }
-#define COMPRESS_PROBE (64ULL << 20)
-#define COMPRESS_PROBE_PCT 90
 
 static void engine_options(struct crash *cr, struct engine_opts *o, struct engine_hooks *h)
 {
