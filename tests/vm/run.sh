@@ -384,16 +384,17 @@ images() {
 [ "$BENCH" = --bench ] && bench
 [ "$BENCH" = --powercut ] && powercut
 [ "$BENCH" = --replay ] && { replay_all; exit 0; }
+RELEASES=${CORESINK_VM_RELEASES:-bookworm trixie sid}
 # The power cuts are recorded in unstable's last boot, unless CORESINK_VM_RELEASES leaves it out.
 RECORD=yes
 package_debs
 payload
-images ${CORESINK_VM_RELEASES:-bookworm trixie sid}
+images $RELEASES
 
 rm -f "$VM"/out/*.log
 printf '| release | kernel | systemd | mode chosen by the package | pidfd to the pipe handler (%%F) | checks passed | boot to multi-user | release total |\n' > "$TABLE"
 printf '| --- | --- | --- | --- | --- | --- | --- | --- |\n' >> "$TABLE"
-for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
+for rel in $RELEASES; do
 	release "$rel"
 done
 echo "accelerator: $ACCEL" >> "$TABLE"
@@ -401,12 +402,12 @@ echo "accelerator: $ACCEL" >> "$TABLE"
 # cri_checks: "fact pods").
 { printf '\n| runtime | version | guest | container id | container name | image | pod | namespace | from |\n'
   printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
-  for rel in ${CORESINK_VM_RELEASES:-bookworm trixie sid}; do
+  for rel in $RELEASES; do
 	sed -n "s/^fact pods //p" "$VM/out/$rel"-*.log 2>/dev/null | awk -v rel="$rel" -F ' [|] ' \
 		'{ printf "| %s | %s | %s", $1, $2, rel; for (i = 3; i <= NF; i++) printf " | %s", $i; print " |" }'
   done; } >> "$TABLE"
 sed 's/^/     /' "$TABLE"
 # With --record, the replay is left for later (make check-all runs it once the end-to-end tests are done).
-case " ${CORESINK_VM_RELEASES:-bookworm trixie sid} " in
+case " $RELEASES " in
 *" sid "*) [ "$BENCH" = --record ] || replay_all ;;
 esac
