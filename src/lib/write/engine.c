@@ -515,6 +515,32 @@ static int copy_finish(struct copy *c)
 }
 
 /*
+ * A packed file's ends, after its last chunk (r: how the copy went). A complete input closes the zstd frame; a cut
+ * one (by a limit, or by the disk: best effort there, a file's last block has room for it) leaves the stream open,
+ * which no reader takes for whole. Cut or not, an encrypted file gets its last chunk: else not a byte of it could be
+ * read back. r, or the first error of these.
+ */
+static int end_streams(struct copy *c, int r)
+{
+	int e = 0;
+
+	if (r == 0 && c->compress && !c->st->truncated && (c->z.open || c->z.written == 0)) {
+		e = compressor_feed(&c->z, NULL, 0, FEED_END, copy_write_packed, c);
+		c->off = c->emitted;
+	} else if (c->compress && ((r == 0 && c->st->truncated) || copy_out_of_space(r))) {
+		e = compressor_leave_open(&c->z, copy_write_packed, c);
+		c->off = c->emitted;
+	}
+	r = r < 0 ? r : e;
+	if ((r == 0 || copy_out_of_space(r)) && c->encrypt) {
+		e = age_end(&c->age);
+		r = r < 0 ? r : e;
+		c->off = c->emitted;
+	}
+	return r;
+}
+
+/*
  * Copies the input into the output file (opened for writing at offset 0) until EOF, the reserve, or an error.
  * Returns 0 or -errno; either way st->bytes is what the file holds, and the file keeps it.
  */
@@ -529,24 +555,7 @@ int engine_copy(int in, int out, const struct engine_opts *o, struct engine_stat
 		r = copy_begin(&c);
 	while (r == 0 && (r = copy_step(&c)) > 0)
 		r = 0;
-	/* A complete input closes the frame; a cut one leaves it open, which no reader takes for whole. */
-	if (r == 0 && c.compress && !st->truncated && (c.z.open || c.z.written == 0)) {
-		r = compressor_feed(&c.z, NULL, 0, FEED_END, copy_write_packed, &c);
-		c.off = c.emitted;
-	} else if (c.compress && ((r == 0 && st->truncated) || copy_out_of_space(r))) {
-		/* Cut by a limit, or by the disk (best effort there: a file's last block has room for it). */
-		int e = compressor_leave_open(&c.z, copy_write_packed, &c);
-
-		r = r < 0 ? r : e;
-		c.off = c.emitted;
-	}
-	/* Cut or not, an encrypted file gets its last chunk: else not a byte of it could be read back. */
-	if ((r == 0 || copy_out_of_space(r)) && c.encrypt) {
-		int e = age_end(&c.age);
-
-		r = r < 0 ? r : e;
-		c.off = c.emitted;
-	}
+	r = end_streams(&c, r);
 	if (copy_out_of_space(r)) {
 		/* Another writer took the room between the check and the write: keep what was written. */
 		st->space_error = r;
