@@ -613,13 +613,15 @@ static bool same_bytes(int a, int b)
  * A core compressed as it comes (from a pipe) stores the chunks after one of random data that does not shrink (raw
  * blocks, zero pages as RLE blocks), and tries zstd again every fourth: the file is a zstd stream of frames that
  * gives the input back whole, no larger than its data. The first chunk, a probe, is stored from its second MiB on:
- * its first did not shrink. _i 0: with a zstd thread; _i 1: in the caller's.
+ * its first did not shrink; the blocks reserved for stored chunks do not outlive the copy. _i 0: with a zstd thread;
+ * _i 1: in the caller's.
  */
 START_TEST(test_compress_paces)
 {
 	static char buf[MIB];
 	struct engine_opts o;
 	struct engine_stats st;
+	struct stat s;
 	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd, p[2];
 	pid_t pid;
 
@@ -652,6 +654,9 @@ START_TEST(test_compress_paces)
 	ck_assert_uint_ge(st.stored_in, 12 * MIB);
 	/* 9 MiB that do not shrink, stored raw: about as many bytes, no more. */
 	ck_assert_uint_lt(st.bytes, 9 * MIB + 64 * 1024);
+	/* Stored chunks are reserved ahead, a chunk each (of zeros too, whose RLE blocks take bytes): none is left. */
+	ck_assert_int_eq(fstat(z, &s), 0);
+	ck_assert_int_le((long long)s.st_blocks * 512, (long long)st.bytes + 64 * 1024);
 	ck_assert_int_eq(unzstd(z, back), 0);
 	ck_assert(same_bytes(in, back));
 	close(in), close(z), close(back);

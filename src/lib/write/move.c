@@ -256,7 +256,8 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
 		const char *data;
-		bool pacing = c->compress && fd == c->in;
+		/* A stored chunk's reads are not timed: pace() judges only zstd's. */
+		bool pacing = c->compress && !c->store && fd == c->in;
 		uint64_t t0;
 		ssize_t got;
 
