@@ -177,11 +177,16 @@ static bool reserves_chunk(const struct copy *c)
 static int prealloc(struct copy *c, size_t len)
 {
 	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0, r;
+	/*
+	 * A stored chunk begins inside the page the chunk before ended in (its frames are not on the page grid): that
+	 * page's block is the last chunk's, dirty and allocated late; the reservation starts at the next.
+	 */
+	uint64_t at = (c->off + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
 
-	if (!reserves_chunk(c))
+	if (!reserves_chunk(c) || at - c->off >= len)
 		return 0;
 	if (c->o->prealloc != PREALLOC_FTRUNCATE) {
-		r = copy_reserve_blocks(c, mode, c->off, len, true);
+		r = copy_reserve_blocks(c, mode, at, len - (at - c->off), true);
 		if (r <= 0)
 			return r;
 	}
