@@ -47,6 +47,7 @@ struct copy {
 	bool sampling;            /* the chunk under way is a probe, judged on its first PACE_SAMPLE (copy_sample) */
 	bool sampled_raw;         /* and that sample did not shrink: the rest of it went out stored */
 	uint64_t sample_in, sample_out;  /* the sample's input so far; zstd's output when the chunk began */
+	uint64_t zero_in;         /* of the chunk's input through zstd so far (of the sample's, sampling): whole zero pages */
 	bool in_regular;          /* the input is a file (the raw core being compressed): dropped from the cache as read */
 	uint64_t in_off;          /* bytes read from the input */
 	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */

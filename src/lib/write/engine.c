@@ -23,8 +23,9 @@
 /*
  * pace(): a chunk under PACE_MIN (the last, say) says too little. Behind: at least PACE_READY_PCT % of its reads
  * found the input full and zstd took more than PACE_ZSTD_PCT % of its time. Raw: what came out is more than
- * PACE_RAW_PCT % of what went in. Stored, one chunk in PACE_PROBE goes through zstd again, one in twice as many
- * each time it finds the same (at most PACE_PROBE_MAX).
+ * PACE_RAW_PCT % of the data that went in, its whole zero pages aside (a stored chunk keeps them as RLE blocks, 4
+ * bytes for up to 128 KiB: zstd saves nothing on them). Stored, one chunk in PACE_PROBE goes through zstd again, one
+ * in twice as many each time it finds the same (at most PACE_PROBE_MAX).
  */
 #define PACE_MIN (4u << 20)
 #define PACE_READY_PCT 75
@@ -384,7 +385,7 @@ static int end_chunk(struct copy *c)
 static void pace(struct copy *c, uint64_t in, uint64_t out, uint64_t us)
 {
 	unsigned reads = c->ready + c->starved;
-	bool raw = c->sampled_raw || out * 100 > in * PACE_RAW_PCT;
+	bool raw = c->sampled_raw || out * 100 > (in - c->zero_in) * PACE_RAW_PCT;
 	bool behind = c->ready * 100 >= reads * PACE_READY_PCT && c->z_us * 100 > us * PACE_ZSTD_PCT;
 
 	if (!c->compress || c->in_regular || in < PACE_MIN)
@@ -425,7 +426,10 @@ static void plan_sample(struct copy *c, size_t want)
 	c->sample_out = c->z.written;
 }
 
-/* After n more bytes of a probe went to zstd (move.c): the judgement, once PACE_SAMPLE of them did. 0 or -errno. */
+/*
+ * After n more bytes of a probe went to zstd (move.c): the judgement, once PACE_SAMPLE of them did, on their data as
+ * pace() judges a chunk (zero_in is the sample's: it began with the chunk). 0 or -errno.
+ */
 int copy_sample(struct copy *c, size_t n)
 {
 	int r;
@@ -435,7 +439,7 @@ int copy_sample(struct copy *c, size_t n)
 		return 0;
 	c->sampling = false;
 	r = compressor_feed(&c->z, NULL, 0, FEED_FLUSH, copy_write_packed, c);
-	if (r == 0 && (c->z.written - c->sample_out) * 100 > c->sample_in * PACE_RAW_PCT) {
+	if (r == 0 && (c->z.written - c->sample_out) * 100 > (c->sample_in - c->zero_in) * PACE_RAW_PCT) {
 		c->store = c->sampled_raw = true;
 		c->st->sampled_raw++;
 	}
@@ -459,7 +463,7 @@ static int copy_step(struct copy *c)
 	 */
 	settle(c);
 	t0 = clock_us();
-	c->z_us = 0;
+	c->z_us = c->zero_in = 0;
 	c->ready = c->starved = 0;
 	r = reserve_chunk(c, &want, &which);
 	if (r < 0)

@@ -247,6 +247,17 @@ static void input_ready(struct copy *c, size_t n)
 		c->starved++;
 }
 
+/* The bytes of n at p in whole zero pages (of p's page grid: a core's, which the reads keep). */
+static uint64_t zero_bytes(const char *p, size_t n)
+{
+	uint64_t z = 0;
+
+	for (size_t at = 0; at + PAGE_BYTES <= n; at += PAGE_BYTES)
+		if (holes_zero(p + at, PAGE_BYTES))
+			z += PAGE_BYTES;
+	return z;
+}
+
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
 static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 {
@@ -266,7 +277,12 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 		got = take_input(c, fd, &data, n);
 		if (got <= 0)
 			return got < 0 ? got : (ssize_t)done;
-		/* What paces a compression as it comes (engine.c, pace()): the time zstd and its writes took. */
+		/*
+		 * What paces a compression as it comes (engine.c, pace()): the zero pages zstd is given, which stored
+		 * blocks would keep as small, and the time zstd and its writes took.
+		 */
+		if (pacing)
+			c->zero_in += zero_bytes(data, (size_t)got);
 		t0 = pacing ? clock_us() : 0;
 		r = copy_write(c, data, (size_t)got);
 		if (r == 0 && pacing && c->sampling)
