@@ -267,8 +267,8 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 	while (r == 0 && done < len && !c->eof) {
 		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
 		const char *data;
-		/* A stored chunk's reads are not timed: pace() judges only zstd's. */
-		bool pacing = c->compress && !c->store && fd == c->in;
+		/* pace() judges zstd's chunks as the core comes: not a stored chunk's reads, nor a file's. */
+		bool pacing = c->compress && !c->store && fd == c->in && !c->in_regular;
 		uint64_t t0;
 		ssize_t got;
 
