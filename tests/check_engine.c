@@ -610,6 +610,30 @@ static bool same_bytes(int a, int b)
 }
 
 /*
+ * The file in, fed through a pipe, compressed as it comes into z in chunks of 4 MiB (zstd's threads: workers):
+ * the copy's stats, the copy whole.
+ */
+static struct engine_stats compress_piped(int in, int z, int workers)
+{
+	struct engine_opts o;
+	struct engine_stats st;
+	int p[2];
+	pid_t pid;
+
+	engine_defaults(&o);
+	o.compress = 1;
+	o.compress_workers = workers;
+	o.chunk = 4 * MIB;
+	ck_assert_int_eq(pipe(p), 0);
+	pid = feed_file(in, p);
+	ck_assert_int_eq(engine_copy(p[0], z, &o, &st), 0);
+	close(p[0]);
+	ck_assert_int_eq(unit_reap(pid), 0);
+	ck_assert(st.compressed && !st.truncated);
+	return st;
+}
+
+/*
  * A core compressed as it comes (from a pipe) stores the chunks after one of random data that does not shrink (raw
  * blocks, zero pages as RLE blocks), and tries zstd again every fourth: the file is a zstd stream of frames that
  * gives the input back whole, no larger than its data. The first chunk, a probe, is stored from its second MiB on:
@@ -619,11 +643,9 @@ static bool same_bytes(int a, int b)
 START_TEST(test_compress_paces)
 {
 	static char buf[MIB];
-	struct engine_opts o;
 	struct engine_stats st;
 	struct stat s;
-	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd, p[2];
-	pid_t pid;
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd;
 
 	rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(rnd, 0);
@@ -635,16 +657,7 @@ START_TEST(test_compress_paces)
 	/* Then 16 MiB of zeros and one random MiB at the end: the stream must hold them all. */
 	ck_assert_int_eq(pwrite(in, buf, MIB, 24 * MIB), MIB);
 	ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
-	engine_defaults(&o);
-	o.compress = 1;
-	o.compress_workers = _i == 0 ? 1 : 0;
-	o.chunk = 4 * MIB;
-	ck_assert_int_eq(pipe(p), 0);
-	pid = feed_file(in, p);
-	ck_assert_int_eq(engine_copy(p[0], z, &o, &st), 0);
-	close(p[0]);
-	ck_assert_int_eq(unit_reap(pid), 0);
-	ck_assert(st.compressed && !st.truncated);
+	st = compress_piped(in, z, _i == 0 ? 1 : 0);
 	ck_assert_uint_eq(st.input, 25 * MIB);
 	ck_assert_int_eq(st.level, 1);
 	ck_assert_uint_ge(st.paced_raw, 1);
@@ -672,11 +685,9 @@ END_TEST
 START_TEST(test_compress_judges_data_not_zeros)
 {
 	static char page[4096];
-	struct engine_opts o;
 	struct engine_stats st;
-	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd, p[2];
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd;
 	uint64_t size = 24 * MIB, data = 0;
-	pid_t pid;
 
 	rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	ck_assert_int_ge(rnd, 0);
@@ -689,16 +700,7 @@ START_TEST(test_compress_judges_data_not_zeros)
 	}
 	close(rnd);
 	ck_assert_int_eq(ftruncate(in, (off_t)size), 0);
-	engine_defaults(&o);
-	o.compress = 1;
-	o.compress_workers = _i == 0 ? 1 : 0;
-	o.chunk = 4 * MIB;
-	ck_assert_int_eq(pipe(p), 0);
-	pid = feed_file(in, p);
-	ck_assert_int_eq(engine_copy(p[0], z, &o, &st), 0);
-	close(p[0]);
-	ck_assert_int_eq(unit_reap(pid), 0);
-	ck_assert(st.compressed && !st.truncated);
+	st = compress_piped(in, z, _i == 0 ? 1 : 0);
 	ck_assert_uint_eq(st.input, size);
 	ck_assert_uint_ge(st.sampled_raw, 1);
 	ck_assert_uint_ge(st.stored_chunks, 3);
