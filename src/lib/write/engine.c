@@ -263,7 +263,7 @@ static int copy_setup(struct copy *c)
 	c->packed = c->compress || c->encrypt;
 	c->sparse = c->o->sparse && c->regular && c->strategy == STRATEGY_READWRITE && !c->packed &&
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
-	room_init(&c->room, c->out, c->o, c->st, c->sparse || c->packed);
+	room_init(&c->room, c->out, c->o, c->st);
 	plan_reserve(c);
 	/* The header (a stanza per recipient) and the payload's nonce: the file's first bytes. */
 	if (c->encrypt) {
@@ -332,7 +332,10 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 	if (r < 0)
 		return r;
 	c->room.held = held(c);
-	/* A stored chunk is reserved ahead, in statfs as a raw one; zstd's or age's, the others learn of from the ledger. */
+	/*
+	 * A chunk reserved ahead is in statfs; a sparse one, or one through zstd or age, the others learn of from the
+	 * ledger (one with nothing to reserve, prealloc=none or a file system without fallocate, is counted as reserved).
+	 */
 	c->room.unreserved = c->sparse || (c->packed && !reserves_chunk(c));
 	r = room_plan(&c->room, want, which);
 	if (r == 0 && *want > 0) {

@@ -16,13 +16,12 @@
 /* statfs showing this much more than the capture can account for: the file system reports its bytes late. */
 #define LATE_SLACK (1024 * 1024)
 
-/* A planner for a capture into out; unreserved: it preallocates nothing ahead (a sparse or compressed copy). */
-void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st, bool unreserved)
+/* A planner for a capture into out. Its chunks are preallocated unless the caller says otherwise (unreserved). */
+void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st)
 {
 	struct statfs sfs;
 
-	*c = (struct room) { .out = out, .o = o, .st = st, .hooks = o->hooks, .locker = o->hooks,
-			     .unreserved = unreserved };
+	*c = (struct room) { .out = out, .o = o, .st = st, .hooks = o->hooks, .locker = o->hooks };
 	if (fstatfs(out, &sfs) < 0)
 		sfs.f_type = 0;
 	c->ext4 = (unsigned long)sfs.f_type == EXT4_SUPER_MAGIC;
@@ -268,7 +267,7 @@ int room_for_core(int out, const struct engine_opts *o, struct engine_stats *st)
 	int r;
 
 	*st = (struct engine_stats) { .min_avail = UINT64_MAX };
-	room_init(&c, out, o, st, false);
+	room_init(&c, out, o, st);
 	r = room_lock(&c);
 	if (r < 0)
 		return r;

@@ -24,7 +24,7 @@ struct room {
 	struct engine_stats *st;
 	const struct engine_hooks *hooks;  /* o->hooks until one of them fails */
 	const struct engine_hooks *locker; /* o->hooks, whose lock is taken even after a failure */
-	bool unreserved;          /* the capture preallocates nothing ahead: its chunk is pending for the others */
+	bool unreserved;          /* the next chunk is not preallocated: pending for the others (set as held is) */
 	bool ext4;                /* the output is on ext4 (or ext2/3): it may take ROOM_EXT4_SLACK past what is written */
 	bool btrfs;               /* the output is on btrfs: copy on write, statfs late */
 	bool have_baseline;       /* baseline holds the free space when the capture began (+ what it holds) */
@@ -34,7 +34,7 @@ struct room {
 	uint64_t held;            /* what the capture holds on disk now: set by the caller before room_plan() */
 };
 
-void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st, bool unreserved);
+void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st);
 int room_plan(struct room *c, size_t *want, enum limit *which);
 int room_fits(struct room *c, uint64_t size, enum limit *which);
 int room_cure(struct room *c, uint64_t need);
