@@ -21,6 +21,17 @@ bool holes_zero(const char *p, size_t n)
 	return w == 0 && memcmp(p, p + sizeof(w), n - sizeof(w)) == 0;
 }
 
+/* The bytes of the n at p that lie in whole zero pages of p's page grid (a core's, which the engine's reads keep). */
+uint64_t holes_zero_bytes(const char *p, size_t n)
+{
+	uint64_t z = 0;
+
+	for (size_t at = 0; at + PAGE_BYTES <= n; at += PAGE_BYTES)
+		if (holes_zero(p + at, PAGE_BYTES))
+			z += PAGE_BYTES;
+	return z;
+}
+
 /* Leaves a hole of n bytes at the file position: the position moves on, nothing is written or allocated. */
 static int skip_hole(int out, size_t n, uint64_t *holes)
 {

@@ -11,6 +11,7 @@
 typedef int (*holes_writer)(void *ctx, off_t pos, const char *buf, size_t n);
 
 bool holes_zero(const char *p, size_t n);
+uint64_t holes_zero_bytes(const char *p, size_t n);
 int holes_write(int out, const char *buf, size_t n, size_t min_hole, holes_writer write_data, void *ctx,
 		uint64_t *holes);
 

@@ -247,15 +247,23 @@ static void input_ready(struct copy *c, size_t n)
 		c->starved++;
 }
 
-/* The bytes of n at p in whole zero pages (of p's page grid: a core's, which the reads keep). */
-static uint64_t zero_bytes(const char *p, size_t n)
+/*
+ * Writes n bytes of data as copy_write() does, in a chunk through zstd as the core comes, measuring what pace()
+ * (engine.c) judges it on: the zero pages zstd is given, which stored blocks would keep as small, and the time zstd
+ * and its writes took; a probe is judged once its sample is in (copy_sample). 0 or -errno.
+ */
+static int write_paced(struct copy *c, const char *data, size_t n)
 {
-	uint64_t z = 0;
+	uint64_t t0;
+	int r;
 
-	for (size_t at = 0; at + PAGE_BYTES <= n; at += PAGE_BYTES)
-		if (holes_zero(p + at, PAGE_BYTES))
-			z += PAGE_BYTES;
-	return z;
+	c->zero_in += holes_zero_bytes(data, n);
+	t0 = clock_us();
+	r = copy_write(c, data, n);
+	if (r == 0 && c->sampling)
+		r = copy_sample(c, n);
+	c->z_us += clock_us() - t0;
+	return r;
 }
 
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
@@ -269,7 +277,6 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 		const char *data;
 		/* pace() judges zstd's chunks as the core comes: not a stored chunk's reads, nor a file's. */
 		bool pacing = c->compress && !c->store && fd == c->in && !c->in_regular;
-		uint64_t t0;
 		ssize_t got;
 
 		if (pacing)
@@ -277,18 +284,7 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 		got = take_input(c, fd, &data, n);
 		if (got <= 0)
 			return got < 0 ? got : (ssize_t)done;
-		/*
-		 * What paces a compression as it comes (engine.c, pace()): the zero pages zstd is given, which stored
-		 * blocks would keep as small, and the time zstd and its writes took.
-		 */
-		if (pacing)
-			c->zero_in += zero_bytes(data, (size_t)got);
-		t0 = pacing ? clock_us() : 0;
-		r = copy_write(c, data, (size_t)got);
-		if (r == 0 && pacing && c->sampling)
-			r = copy_sample(c, (size_t)got);
-		if (pacing)
-			c->z_us += clock_us() - t0;
+		r = pacing ? write_paced(c, data, (size_t)got) : copy_write(c, data, (size_t)got);
 		if (fd == c->in && c->ahead)
 			prefetch_release(&c->pf, (size_t)got);
 		if (r == 0)
