@@ -3,6 +3,7 @@
  * real chunks, a splice the kernel really refuses (O_APPEND) switching to read/write mid-stream, the reserve.
  */
 #include <elf.h>
+#include <sodium.h>
 #include <linux/magic.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
@@ -615,29 +616,53 @@ static bool same_bytes(int a, int b)
 	return true;
 }
 
-/*
- * The file in, fed through a pipe, compressed as it comes into z in chunks of 4 MiB (zstd's threads: workers;
- * the ledger's hooks: h, or NULL): the copy's stats, the copy whole.
- */
-static struct engine_stats compress_piped(int in, int z, int workers, const struct engine_hooks *h)
+/* The file in, fed through a pipe, copied into out with o: the copy's stats, the copy whole. */
+static struct engine_stats piped(int in, int out, const struct engine_opts *o)
 {
-	struct engine_opts o;
 	struct engine_stats st;
 	int p[2];
 	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = feed_file(in, p);
+	ck_assert_int_eq(engine_copy(p[0], out, o, &st), 0);
+	close(p[0]);
+	ck_assert_int_eq(unit_reap(pid), 0);
+	ck_assert(!st.truncated);
+	return st;
+}
+
+/*
+ * The file in, fed through a pipe, compressed as it comes into z in chunks of 4 MiB (zstd's threads: workers):
+ * the copy's stats, the copy whole.
+ */
+static struct engine_stats compress_piped(int in, int z, int workers)
+{
+	struct engine_opts o;
+	struct engine_stats st;
 
 	engine_defaults(&o);
 	o.compress = 1;
 	o.compress_workers = workers;
 	o.chunk = 4 * MIB;
-	o.hooks = h;
-	ck_assert_int_eq(pipe(p), 0);
-	pid = feed_file(in, p);
-	ck_assert_int_eq(engine_copy(p[0], z, &o, &st), 0);
-	close(p[0]);
-	ck_assert_int_eq(unit_reap(pid), 0);
-	ck_assert(st.compressed && !st.truncated);
+	st = piped(in, z, &o);
+	ck_assert(st.compressed);
 	return st;
+}
+
+/* Decrypts the age file in (from offset 0) into out with identity. 0, or -1 when it is not one whole, valid file. */
+static int unage(int in, int out, const unsigned char identity[AGE_KEY_BYTES])
+{
+	static unsigned char buf[AGE_CHUNK];
+	struct age_reader a;
+	ssize_t n;
+
+	if (lseek(in, 0, SEEK_SET) < 0 || age_open(&a, in, identity) < 0)
+		return -1;
+	while ((n = age_read(&a, buf)) > 0)
+		ck_assert_int_eq(write(out, buf, (size_t)n), n);
+	age_reader_free(&a);
+	return n == 0 ? 0 : -1;
 }
 
 /*
@@ -664,7 +689,7 @@ START_TEST(test_compress_paces)
 	/* Then 16 MiB of zeros and one random MiB at the end: the stream must hold them all. */
 	ck_assert_int_eq(pwrite(in, buf, MIB, 24 * MIB), MIB);
 	ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
-	st = compress_piped(in, z, _i == 0 ? 1 : 0, NULL);
+	st = compress_piped(in, z, _i == 0 ? 1 : 0);
 	ck_assert_uint_eq(st.input, 25 * MIB);
 	ck_assert_int_eq(st.level, 1);
 	ck_assert_uint_ge(st.paced_raw, 1);
@@ -707,7 +732,7 @@ START_TEST(test_compress_judges_data_not_zeros)
 	}
 	close(rnd);
 	ck_assert_int_eq(ftruncate(in, (off_t)size), 0);
-	st = compress_piped(in, z, _i == 0 ? 1 : 0, NULL);
+	st = compress_piped(in, z, _i == 0 ? 1 : 0);
 	ck_assert_uint_eq(st.input, size);
 	ck_assert_uint_ge(st.sampled_raw, 1);
 	ck_assert_uint_ge(st.stored_chunks, 3);
@@ -720,20 +745,25 @@ START_TEST(test_compress_judges_data_not_zeros)
 END_TEST
 
 /*
- * What the other captures learn of a core compressed as it comes, chunk by chunk: a chunk through zstd, whose size
- * is not known before it is written, is pending in the ledger (statfs shows it only as it is written); a stored
- * chunk, reserved ahead, is in statfs already and pending nowhere, not counted twice. 40 MiB of random data in
- * chunks of 4: a probe through zstd, eight chunks stored, a probe again (and the step that finds the end, either).
- * Not reserved on btrfs (engine.c, reserves_chunk()): pending there too.
+ * What the other captures learn of a core compressed or encrypted as it comes, chunk by chunk: a chunk through zstd,
+ * whose size is not known before it is written, is pending in the ledger (statfs shows it only as it is written); a
+ * chunk stored or encrypted as it is, reserved ahead, is in statfs already and pending nowhere, not counted twice;
+ * no reserved block outlives the copy. 40 MiB of random data in chunks of 4. _i 0, compressed: a probe through zstd,
+ * eight chunks stored, a probe again (and the step that finds the end, either); _i 1, compressed and encrypted, the
+ * same; _i 2, encrypted alone: every chunk reserved. Not reserved on btrfs (engine.c, reserves_chunk()): pending
+ * there too.
  */
-START_TEST(test_compress_tells_the_ledger)
+START_TEST(test_packed_tells_the_ledger)
 {
 	static char buf[MIB];
 	struct fake_room f = { .used = 0 };
 	struct engine_hooks h = { .used = fake_used, .make_room = fake_make_room, .reserve = fake_reserve, .ctx = &f };
+	unsigned char sec[AGE_KEY_BYTES], pub[1][AGE_KEY_BYTES];
+	struct engine_opts o;
 	struct engine_stats st;
 	struct statfs sfs;
-	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd;
+	struct stat s;
+	int in = out_file("in", 0), out = out_file("out", 0), z = out_file("z", 0), back = out_file("back", 0), rnd;
 	int zstd, stored;
 
 	rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
@@ -743,13 +773,26 @@ START_TEST(test_compress_tells_the_ledger)
 		ck_assert_int_eq(pwrite(in, buf, MIB, at), MIB);
 	}
 	close(rnd);
-	st = compress_piped(in, z, 0, &h);
+	ck_assert_int_ge(sodium_init(), 0);
+	randombytes_buf(sec, sizeof(sec));
+	ck_assert_int_eq(crypto_scalarmult_base(pub[0], sec), 0);
+	engine_defaults(&o);
+	o.compress = _i < 2 ? 1 : 0;
+	o.chunk = 4 * MIB;
+	o.hooks = &h;
+	if (_i > 0) {
+		o.age_keys = (const unsigned char (*)[AGE_KEY_BYTES])pub;
+		o.n_age = 1;
+	}
+	st = piped(in, out, &o);
 	zstd = (int)st.zstd_chunks;
-	stored = (int)st.stored_chunks;
+	/* Encrypted alone, every chunk of data is reserved as a raw one is. */
+	stored = _i < 2 ? (int)st.stored_chunks : 10;
 	ck_assert_uint_eq(st.input, 40 * MIB);
-	ck_assert_int_eq(zstd, 2);
-	ck_assert_int_eq(stored, 8);
-	ck_assert_int_eq(fstatfs(z, &sfs), 0);
+	ck_assert_int_eq(zstd, _i < 2 ? 2 : 0);
+	ck_assert_int_eq(stored, _i < 2 ? 8 : 10);
+	ck_assert_uint_ge(st.chunks, 10);
+	ck_assert_int_eq(fstatfs(out, &sfs), 0);
 	if ((unsigned long)sfs.f_type == BTRFS_SUPER_MAGIC) {
 		ck_assert_int_eq(f.shown, 0);
 		ck_assert_int_ge(f.pending, zstd + stored);
@@ -759,9 +802,14 @@ START_TEST(test_compress_tells_the_ledger)
 		ck_assert_int_ge(f.shown, stored);
 		ck_assert_int_le(f.shown, stored + 1);
 	}
-	ck_assert_int_eq(unzstd(z, back), 0);
+	ck_assert_int_eq(fstat(out, &s), 0);
+	ck_assert_int_le((long long)s.st_blocks * 512, (long long)st.bytes + 64 * 1024);
+	if (_i > 0)
+		ck_assert_int_eq(unage(out, _i < 2 ? z : back, sec), 0);
+	if (_i < 2)
+		ck_assert_int_eq(unzstd(_i == 0 ? out : z, back), 0);
 	ck_assert(same_bytes(in, back));
-	close(in), close(z), close(back);
+	close(in), close(out), close(z), close(back);
 }
 END_TEST
 
@@ -821,7 +869,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_compress_cut_is_not_whole, 0, 2);
 	tcase_add_loop_test(tc, test_compress_paces, 0, 2);
 	tcase_add_loop_test(tc, test_compress_judges_data_not_zeros, 0, 2);
-	tcase_add_test(tc, test_compress_tells_the_ledger);
+	tcase_add_loop_test(tc, test_packed_tells_the_ledger, 0, 3);
 	tcase_add_test(tc, test_probe_counts_data_not_holes);
 	tcase_add_loop_test(tc, test_silence_ends_the_copy, 0, 4);
 	suite_add_tcase(s, tc);

@@ -155,13 +155,14 @@ static uint64_t held(const struct copy *c)
 
 /*
  * Whether the next chunk's blocks are reserved before it is written (prealloc()): a dense chunk whose size is its
- * input's, raw or stored (a stored chunk adds a few headers, written as any, 1 KiB or so a 16 MiB chunk). Not a
- * sparse copy's: blocks reserved for pages that turn out to be zeros would have to be punched out again one by one,
- * which costs ext4 more than the copy (12 s for a GiB with a zero page in three); its chunk is counted in the ledger
- * instead (room_plan), and ENOSPC keeps what was written. Not a chunk through zstd or age either, whose size is not
- * known before it is written. A stored chunk's reservation spares the file system its block-by-block delayed
- * allocation: 1 GiB of random data through the stored path, 0.41 against 0.52 s of CPU (docs/benchmark.md). Not on
- * btrfs: with them, three 900 MiB crashes on a 1 GiB btrfs took it to 57 MiB free under a KeepFree of 256M
+ * input's, raw or stored, encrypted or not (a stored chunk adds a few headers, 1 KiB or so a 16 MiB chunk; age 16
+ * bytes in 64 KiB, 4 KiB a chunk: written as any). Not a sparse copy's: blocks reserved for pages that turn out to be
+ * zeros would have to be punched out again one by one, which costs ext4 more than the copy (12 s for a GiB with a
+ * zero page in three); its chunk is counted in the ledger instead (room_plan), and ENOSPC keeps what was written. Not
+ * a chunk through zstd either, whose size is not known before it is written. A packed chunk's reservation spares
+ * the file system its block-by-block delayed allocation: 1 GiB of random data through the stored path, 0.41 against
+ * 0.52 s of CPU; a 1 GiB dense crash encrypted, released in 1.40 against 1.55 s (docs/benchmark.md). Not on btrfs:
+ * with them, three 900 MiB crashes on a 1 GiB btrfs took it to 57 MiB free under a KeepFree of 256M
  * (t-compress-reserve), where without them it stays above; why is not known (plan_reserve()'s copy on write is a
  * guess), and a raw chunk's reservation there does not do it (t-reserve).
  */
@@ -169,7 +170,7 @@ static bool reserves_chunk(const struct copy *c)
 {
 	if (c->o->prealloc == PREALLOC_NONE || c->sparse)
 		return false;
-	return !c->packed || (c->compress && c->store && !c->encrypt && !c->room.btrfs);
+	return !c->packed || ((!c->compress || c->store) && !c->room.btrfs);
 }
 
 /*
@@ -181,21 +182,24 @@ static bool reserves_chunk(const struct copy *c)
 static int prealloc(struct copy *c, size_t len)
 {
 	int mode = c->o->prealloc == PREALLOC_KEEP_SIZE ? FALLOC_FL_KEEP_SIZE : 0, r;
+	/* The file's end: a packed file's first chunk comes after age's header, emitted at the start. */
+	uint64_t end = c->packed ? c->emitted : c->off;
 	/*
-	 * A stored chunk begins inside the page the chunk before ended in (its frames are not on the page grid): that
-	 * page's block is the last chunk's, dirty and allocated late; the reservation starts at the next.
+	 * A packed chunk begins inside the page the chunk before ended in (zstd's frames and age's chunks are not on
+	 * the page grid): that page's block is the last chunk's, dirty and allocated late; the reservation starts at
+	 * the next.
 	 */
-	uint64_t at = (c->off + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
+	uint64_t at = (end + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
 
-	if (!reserves_chunk(c) || at - c->off >= len)
+	if (!reserves_chunk(c) || at - end >= len)
 		return 0;
 	if (c->o->prealloc != PREALLOC_FTRUNCATE) {
-		r = copy_reserve_blocks(c, mode, at, len - (at - c->off), true);
+		r = copy_reserve_blocks(c, mode, at, len - (at - end), true);
 		if (r <= 0)
 			return r;
 	}
 	/* Writes go to the file position, so a size set ahead of them changes nothing; copy_finish trims it. */
-	return ftruncate(c->out, (off_t)(c->off + len)) < 0 && copy_out_of_space(-errno) ? -errno : 0;
+	return ftruncate(c->out, (off_t)(end + len)) < 0 && copy_out_of_space(-errno) ? -errno : 0;
 }
 
 /* Waits for the chunk under writeback and drops it from the page cache. */
@@ -333,8 +337,9 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 		return r;
 	c->room.held = held(c);
 	/*
-	 * A chunk reserved ahead is in statfs; a sparse one, or one through zstd or age, the others learn of from the
-	 * ledger (one with nothing to reserve, prealloc=none or a file system without fallocate, is counted as reserved).
+	 * A chunk reserved ahead is in statfs; a sparse one, or one through zstd (a packed one on btrfs), the others
+	 * learn of from the ledger (one with nothing to reserve, prealloc=none or a file system without fallocate, is
+	 * counted as reserved).
 	 */
 	c->room.unreserved = c->sparse || (c->packed && !reserves_chunk(c));
 	r = room_plan(&c->room, want, which);
