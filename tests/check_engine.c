@@ -599,6 +599,20 @@ static pid_t feed_file(int in, int p[2])
 	return pid;
 }
 
+/* Random bytes into fd from offset from to offset to, a MiB at a time (from /dev/urandom). */
+static void fill_random(int fd, off_t from, off_t to)
+{
+	static char buf[MIB];
+	int rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(rnd, 0);
+	for (off_t at = from; at < to; at += MIB) {
+		ck_assert_int_eq(read(rnd, buf, MIB), MIB);
+		ck_assert_int_eq(pwrite(fd, buf, MIB, at), MIB);
+	}
+	close(rnd);
+}
+
 /* Whether the files a and b hold the same bytes. */
 static bool same_bytes(int a, int b)
 {
@@ -674,20 +688,13 @@ static int unage(int in, int out, const unsigned char identity[AGE_KEY_BYTES])
  */
 START_TEST(test_compress_paces)
 {
-	static char buf[MIB];
 	struct engine_stats st;
 	struct stat s;
-	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0), rnd;
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0);
 
-	rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(rnd, 0);
-	for (off_t at = 0; at < 8 * MIB; at += MIB) {
-		ck_assert_int_eq(read(rnd, buf, MIB), MIB);
-		ck_assert_int_eq(pwrite(in, buf, MIB, at), MIB);
-	}
-	close(rnd);
+	fill_random(in, 0, 8 * MIB);
 	/* Then 16 MiB of zeros and one random MiB at the end: the stream must hold them all. */
-	ck_assert_int_eq(pwrite(in, buf, MIB, 24 * MIB), MIB);
+	fill_random(in, 24 * MIB, 25 * MIB);
 	ck_assert_int_eq(lseek(in, 0, SEEK_SET), 0);
 	st = compress_piped(in, z, _i == 0 ? 1 : 0);
 	ck_assert_uint_eq(st.input, 25 * MIB);
@@ -755,7 +762,6 @@ END_TEST
  */
 START_TEST(test_packed_tells_the_ledger)
 {
-	static char buf[MIB];
 	struct fake_room f = { .used = 0 };
 	struct engine_hooks h = { .used = fake_used, .make_room = fake_make_room, .reserve = fake_reserve, .ctx = &f };
 	unsigned char sec[AGE_KEY_BYTES], pub[1][AGE_KEY_BYTES];
@@ -763,16 +769,10 @@ START_TEST(test_packed_tells_the_ledger)
 	struct engine_stats st;
 	struct statfs sfs;
 	struct stat s;
-	int in = out_file("in", 0), out = out_file("out", 0), z = out_file("z", 0), back = out_file("back", 0), rnd;
+	int in = out_file("in", 0), out = out_file("out", 0), z = out_file("z", 0), back = out_file("back", 0);
 	int zstd, stored;
 
-	rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(rnd, 0);
-	for (off_t at = 0; at < 40 * MIB; at += MIB) {
-		ck_assert_int_eq(read(rnd, buf, MIB), MIB);
-		ck_assert_int_eq(pwrite(in, buf, MIB, at), MIB);
-	}
-	close(rnd);
+	fill_random(in, 0, 40 * MIB);
 	ck_assert_int_ge(sodium_init(), 0);
 	randombytes_buf(sec, sizeof(sec));
 	ck_assert_int_eq(crypto_scalarmult_base(pub[0], sec), 0);
@@ -819,17 +819,11 @@ END_TEST
  */
 START_TEST(test_probe_counts_data_not_holes)
 {
-	static char buf[MIB];
 	struct engine_opts o;
 	struct engine_stats st;
-	int raw = out_file("raw", 0), z = out_file("raw.zst", 0), rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	int raw = out_file("raw", 0), z = out_file("raw.zst", 0);
 
-	ck_assert_int_ge(rnd, 0);
-	for (off_t at = 64 * MIB; at < 112 * MIB; at += MIB) {
-		ck_assert_int_eq(read(rnd, buf, MIB), MIB);
-		ck_assert_int_eq(pwrite(raw, buf, MIB, at), MIB);
-	}
-	close(rnd);
+	fill_random(raw, 64 * MIB, 112 * MIB);
 	engine_defaults(&o);
 	o.compress = 1;
 	o.probe = 16 * MIB;
