@@ -161,10 +161,13 @@ static uint64_t held(const struct copy *c)
  * zero page in three); its chunk is counted in the ledger instead (room_plan), and ENOSPC keeps what was written. Not
  * a chunk through zstd either, whose size is not known before it is written. A packed chunk's reservation spares
  * the file system its block-by-block delayed allocation: 1 GiB of random data through the stored path, 0.41 against
- * 0.52 s of CPU; a 1 GiB dense crash encrypted, released in 1.40 against 1.55 s (docs/benchmark.md). Not on btrfs:
- * with them, three 900 MiB crashes on a 1 GiB btrfs took it to 57 MiB free under a KeepFree of 256M
- * (t-compress-reserve), where without them it stays above; why is not known (plan_reserve()'s copy on write is a
- * guess), and a raw chunk's reservation there does not do it (t-reserve).
+ * 0.52 s of CPU; a 1 GiB dense crash encrypted, released in 1.40 against 1.55 s (docs/benchmark.md). Not on btrfs,
+ * whose statfs lags behind such a capture: after a 648 MiB core stored so on a 1 GiB btrfs, it showed 216 MiB less
+ * in use than the file held (`btrfs filesystem df`: 432 MiB; 56 without the reservations), and the next capture took
+ * that for room, its baseline, and wrote into it: in t-compress-reserve, from the third crash on, 13 to 127 MB
+ * free under a KeepFree of 256M, measured. Not blocks written twice: a replay of these writes on btrfs leaves the
+ * data in the reserved extents (filefrag). A raw chunk's reservation there (Sparse=no) leaves statfs right: within
+ * 8 MiB after each of five 900 MiB crashes cut at the reserve.
  */
 static bool reserves_chunk(const struct copy *c)
 {
