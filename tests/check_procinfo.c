@@ -1,5 +1,6 @@
 /* check_procinfo.c: /proc metadata of a real process, and the identity checks against pid reuse. */
 #include <linux/capability.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -151,6 +152,30 @@ START_TEST(test_not_dumping_refused)
 	ck_assert_ptr_nonnull(strstr(pi.why, "not dumping core"));
 	ck_assert_int_eq(read_as(getpid(), -1, 0, (uint64_t)time(NULL), false, &pi), -ESRCH);
 	ck_assert_ptr_nonnull(strstr(pi.why, "%I"));
+}
+END_TEST
+
+/* The CPU a thread last ran on (apart.c holds a dumping thread there): this one, held on each of its CPUs in turn. */
+START_TEST(test_task_cpu)
+{
+	cpu_set_t mine, one;
+	int dirfd = proc_open(0), seen = 0;
+
+	ck_assert_int_ge(dirfd, 0);
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &mine))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+		ck_assert_int_eq(proc_task_cpu(dirfd, gettid()), cpu);
+		seen++;
+	}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(mine), &mine), 0);
+	ck_assert_int_eq(seen, CPU_COUNT(&mine));
+	ck_assert_int_lt(proc_task_cpu(dirfd, 0), 0);
+	close(dirfd);
 }
 END_TEST
 
@@ -306,6 +331,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_pidfd_of_another_process_refused);
 	tcase_add_test(tc, test_started_after_the_crash_refused);
 	tcase_add_test(tc, test_not_dumping_refused);
+	tcase_add_test(tc, test_task_cpu);
 	tcase_add_test(tc, test_brief_only);
 	tcase_add_test(tc, test_mapped_self);
 	tcase_add_test(tc, test_mapped_unknown_device_skipped);

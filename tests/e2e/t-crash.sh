@@ -17,3 +17,28 @@ for strategy in splice readwrite; do
 	check_stored "$strategy" "$core" 64
 	check "$strategy: no ext4 warning from the capture" lacks "$(kmsg_since)" "ext4_convert_unwritten"
 done
+
+# While the handler copies, the dumping thread is held on the CPU it ran on and the handler takes the others
+# (flow/apart.c): watched from here as the core is dumped. Where this shell has one CPU, there is nothing to see.
+cpus() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+state() { awk '/^State/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# held_while_dumping MIB: crashes a process of MIB and prints the one CPU its thread was held on, if it was.
+held_while_dumping() {
+	local pid held=
+	( ulimit -c unlimited; exec "$CRASHER" "$1" ) &
+	pid=$!
+	while [ -e "/proc/$pid" ] && [ "$(state "$pid")" != Z ]; do
+		case $(cpus "$pid") in *[-,]* | "") ;; *) held=$(cpus "$pid") ;; esac
+		sleep 0.002
+	done
+	wait "$pid"
+	echo "$pid $held"
+}
+case $(cpus $$) in
+*[-,]*)
+	kmsg_mark
+	read -r pid held < <(held_while_dumping 512 2> /dev/null)
+	crash_log "$pid" > /dev/null
+	check "the dumping thread held on one CPU during the copy (${held:+CPU }${held:-never})" test -n "$held" ;;
+*) echo "     one CPU here ($(cpus $$)): the dumping thread's CPU is not checked" ;;
+esac

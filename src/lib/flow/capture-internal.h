@@ -5,6 +5,7 @@
 #ifndef CORESINK_CAPTURE_INTERNAL_H
 #define CORESINK_CAPTURE_INTERNAL_H
 
+#include <sched.h>
 #include <stdbool.h>
 
 #include "capture.h"
@@ -31,5 +32,7 @@ int crash_stacks_core(struct crash *cr);
 void crash_stacks_free(struct crash *cr);
 void crash_collect_start(struct crash *cr);
 void crash_collect_end(struct crash *cr);
+int crash_apart(const struct crash *cr, cpu_set_t *mine);
+void crash_together(const cpu_set_t *mine);
 
 #endif

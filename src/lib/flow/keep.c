@@ -290,6 +290,8 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	const struct statfs before = cr->o.st.last;
 	struct engine_opts eo;
 	struct engine_hooks h;
+	cpu_set_t mine;
+	bool apart;
 	int r;
 
 	engine_options(cr, &eo, &h);
@@ -306,7 +308,10 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	if (eo.n_age > 0)
 		(void) mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT);
 	cr->o.strategy = eo.minicore ? STRATEGY_READWRITE : eo.strategy;
+	apart = crash_apart(cr, &mine) == 0;
 	r = engine_copy(cr->given.in, f->fd, &eo, &cr->o.st);
+	if (apart)
+		crash_together(&mine);
 	if (cr->o.st.compressed) {
 		/* As after a compression of the raw core: st counts the core's bytes, zst the file's. */
 		cr->o.zst = cr->o.st;

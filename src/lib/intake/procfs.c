@@ -72,6 +72,15 @@ static int stat_field(int dirfd, const char *name, int n, uint64_t *value)
 	return r;
 }
 
+/* Field n of thread tid's stat (task/TID/stat) below dirfd, as stat_field(). */
+static int task_stat_field(int dirfd, pid_t tid, int n, uint64_t *value)
+{
+	char name[48];
+
+	(void) snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	return stat_field(dirfd, name, n, value);
+}
+
 /* The start time in clock ticks since boot (field 22 of stat). 0 or -EIO. */
 int proc_start_ticks(int dirfd, uint64_t *ticks)
 {
@@ -85,13 +94,19 @@ int proc_start_ticks(int dirfd, uint64_t *ticks)
  */
 int proc_dumping(int dirfd, pid_t tid)
 {
-	char name[48];
 	uint64_t flags;
-	int r;
+	int r = task_stat_field(dirfd, tid, 9, &flags);
 
-	(void) snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
-	r = stat_field(dirfd, name, 9, &flags);
 	return r < 0 ? r : (flags & PF_DUMPCORE) != 0;
+}
+
+/* The CPU thread tid of the process at dirfd last ran on (field 39 of task/TID/stat), or -errno. */
+int proc_task_cpu(int dirfd, pid_t tid)
+{
+	uint64_t cpu;
+	int r = task_stat_field(dirfd, tid, 39, &cpu);
+
+	return r < 0 ? r : cpu > INT32_MAX ? -EIO : (int)cpu;
 }
 
 /* The start time of pid in clock ticks since boot. 0 or -errno. */

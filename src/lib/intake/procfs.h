@@ -14,5 +14,6 @@ char *proc_read(int dirfd, const char *name, size_t *len);
 int proc_start_ticks(int dirfd, uint64_t *ticks);
 int proc_start_time(pid_t pid, uint64_t *ticks);
 int proc_dumping(int dirfd, pid_t tid);
+int proc_task_cpu(int dirfd, pid_t tid);
 
 #endif
