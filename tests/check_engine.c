@@ -757,8 +757,8 @@ END_TEST
  * chunk stored or encrypted as it is, reserved ahead, is in statfs already and pending nowhere, not counted twice;
  * no reserved block outlives the copy. 40 MiB of random data in chunks of 4. _i 0, compressed: a probe through zstd,
  * eight chunks stored, a probe again (and the step that finds the end, either); _i 1, compressed and encrypted, the
- * same; _i 2, encrypted alone: every chunk reserved. Not reserved on btrfs (engine.c, reserves_chunk()): pending
- * there too.
+ * same; _i 2, encrypted alone: every chunk reserved. Reserved on ext4 only (engine.c, reserves_chunk()): pending
+ * elsewhere.
  */
 START_TEST(test_packed_tells_the_ledger)
 {
@@ -793,7 +793,7 @@ START_TEST(test_packed_tells_the_ledger)
 	ck_assert_int_eq(stored, _i < 2 ? 8 : 10);
 	ck_assert_uint_ge(st.chunks, 10);
 	ck_assert_int_eq(fstatfs(out, &sfs), 0);
-	if ((unsigned long)sfs.f_type == BTRFS_SUPER_MAGIC) {
+	if ((unsigned long)sfs.f_type != EXT4_SUPER_MAGIC) {
 		ck_assert_int_eq(f.shown, 0);
 		ck_assert_int_ge(f.pending, zstd + stored);
 	} else {
