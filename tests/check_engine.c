@@ -320,6 +320,7 @@ struct fake_room {
 	uint64_t used, can_free, asked, reserved;
 	int calls, used_calls, fail_after;
 	int shown, pending;       /* reserve() calls whose chunk statfs shows (reserved ahead), or not */
+	int late;                 /* and calls once statfs was seen late (everything held pending then) */
 };
 
 static int fake_used(void *ctx, uint64_t *bytes, uint64_t *pending)
@@ -351,8 +352,7 @@ static int fake_reserve(void *ctx, uint64_t bytes, uint64_t pending, bool late)
 	struct fake_room *f = ctx;
 
 	f->reserved = bytes;
-	*(pending > 0 ? &f->pending : &f->shown) += 1;
-	(void) late;
+	*(late ? &f->late : pending > 0 ? &f->pending : &f->shown) += 1;
 	return 0;
 }
 
@@ -793,13 +793,17 @@ START_TEST(test_packed_tells_the_ledger)
 	ck_assert_int_eq(stored, _i < 2 ? 8 : 10);
 	ck_assert_uint_ge(st.chunks, 10);
 	ck_assert_int_eq(fstatfs(out, &sfs), 0);
+	/*
+	 * Another writer freeing space meanwhile (the suites run side by side) makes statfs look late: from then on the
+	 * copy says all it holds is pending (room.c), and those calls tell nothing here.
+	 */
 	if ((unsigned long)sfs.f_type != EXT4_SUPER_MAGIC) {
 		ck_assert_int_eq(f.shown, 0);
-		ck_assert_int_ge(f.pending, zstd + stored);
+		ck_assert_int_ge(f.pending + f.late, zstd + stored);
 	} else {
-		ck_assert_int_ge(f.pending, zstd);
+		ck_assert_int_ge(f.pending + f.late, zstd);
 		ck_assert_int_le(f.pending, zstd + 1);
-		ck_assert_int_ge(f.shown, stored);
+		ck_assert_int_ge(f.shown + f.late, stored);
 		ck_assert_int_le(f.shown, stored + 1);
 	}
 	ck_assert_int_eq(fstat(out, &s), 0);
