@@ -83,12 +83,14 @@ static int read_head(struct copy *c)
 }
 
 /*
- * Whether runs of data get their blocks reserved as they are written (write_run): a copy whose chunks are not
- * preallocated, sparse or compressed. Not on btrfs: it may write a run into new blocks rather than the ones reserved
- * for it (copy on write), and statfs then counts both until its transaction commits: 36 MB under KeepFree for a
- * moment on a 1 GiB btrfs, measured, where writing without a reservation stayed above it (its late statfs is
- * handled by the baseline). Compressed, not on ext4 either, whose mballoc slack room.c counts instead: a reservation
- * there would sit next to the chunk under writeback at every chunk's start (reserve_run).
+ * How this copy's blocks are reserved, by file system, in one place. Runs of data as they are written (write_run),
+ * for a copy whose chunks are not all preallocated, sparse or packed: not on btrfs, which may write a run into new
+ * blocks rather than the reserved ones (copy on write) and count both in statfs until its transaction commits (36 MB
+ * under KeepFree on a 1 GiB btrfs, measured); packed, not on ext4 either, whose mballoc slack room.c counts instead
+ * (a reservation there would sit next to the chunk under writeback, reserve_run). A packed chunk whose size is known
+ * (stored, or encrypted as it is) a chunk ahead, as a raw one (reserves_chunk): on ext4 only, where it spares the
+ * delayed allocation a fifth of the copy's CPU; on btrfs it left statfs 216 MiB behind the file, which the next
+ * capture took for room, and on xfs the file system dipped 20 KiB under KeepFree for a moment (docs/design.md).
  */
 static void plan_reserve(struct copy *c)
 {
@@ -96,6 +98,7 @@ static void plan_reserve(struct copy *c)
 
 	c->reserve_runs = kind && c->regular && !c->room.btrfs &&
 			  (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
+	c->packed_ahead = c->packed && c->room.ext4;
 }
 
 /* Once, before the first chunk: the head read. 0 or -errno. */
@@ -155,28 +158,17 @@ static uint64_t held(const struct copy *c)
 
 /*
  * Whether the next chunk's blocks are reserved before it is written (prealloc()): a dense chunk whose size is its
- * input's, raw or stored, encrypted or not (a stored chunk adds a few headers, 1 KiB or so a 16 MiB chunk; age 16
- * bytes in 64 KiB, 4 KiB a chunk: written as any). Not a sparse copy's: blocks reserved for pages that turn out to be
- * zeros would have to be punched out again one by one, which costs ext4 more than the copy (12 s for a GiB with a
- * zero page in three); its chunk is counted in the ledger instead (room_plan), and ENOSPC keeps what was written. Not
- * a chunk through zstd either, whose size is not known before it is written. A packed chunk's reservation spares
- * the file system its block-by-block delayed allocation: 1 GiB of random data through the stored path, 0.41 against
- * 0.52 s of CPU; a 1 GiB dense crash encrypted, released in 1.40 against 1.55 s (docs/benchmark.md). On ext4 only,
- * where that was measured. Not on btrfs, whose statfs lags behind such a capture: after a 648 MiB core stored so on
- * a 1 GiB btrfs, it showed 216 MiB less in use than the file held (`btrfs filesystem df`: 432 MiB; 56 without the
- * reservations), and the next capture took that for room, its baseline, and wrote into it: in t-compress-reserve,
- * from the third crash on, 13 to 127 MB free under a KeepFree of 256M. (Not blocks written twice: a replay of these
- * writes on btrfs leaves the data in the reserved extents, filefrag.) Not on xfs, where t-compress-reserve's first
- * crash took the file system 20 KiB under the same KeepFree for a moment, every time a watcher looked closely
- * enough (4 runs of 4), and 52 KiB above it without them: xfs takes more than the chunk while it reserves it. A raw
- * chunk's reservation on btrfs (Sparse=no) leaves statfs right: within 8 MiB after each of five 900 MiB crashes cut
- * at the reserve.
+ * input's, raw, or packed where plan_reserve() says (stored frames add a few headers, 1 KiB or so a 16 MiB chunk; age
+ * 16 bytes in 64 KiB: written as any). Not a sparse copy's: blocks reserved for pages that turn out to be zeros
+ * would have to be punched out again one by one, which costs ext4 more than the copy (12 s for a GiB with a zero
+ * page in three); its chunk is counted in the ledger instead (room_plan), and ENOSPC keeps what was written. Not a
+ * chunk through zstd, whose size is not known before it is written.
  */
 static bool reserves_chunk(const struct copy *c)
 {
 	if (c->o->prealloc == PREALLOC_NONE || c->sparse)
 		return false;
-	return !c->packed || ((!c->compress || c->store) && c->room.ext4);
+	return !c->packed || (c->packed_ahead && (!c->compress || c->store));
 }
 
 /*
@@ -343,9 +335,9 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 		return r;
 	c->room.held = held(c);
 	/*
-	 * A chunk reserved ahead is in statfs; a sparse one, or one through zstd (a packed one but on ext4), the others
-	 * learn of from the ledger (one with nothing to reserve, prealloc=none or a file system without fallocate, is
-	 * counted as reserved).
+	 * A chunk reserved ahead is in statfs; a sparse one, or a packed one not reserved (through zstd, or not on
+	 * ext4), the others learn of from the ledger (one with nothing to reserve, prealloc=none or a file system
+	 * without fallocate, is counted as reserved).
 	 */
 	c->room.unreserved = c->sparse || (c->packed && !reserves_chunk(c));
 	r = room_plan(&c->room, want, which);
