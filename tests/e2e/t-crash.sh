@@ -24,11 +24,12 @@ cpus() { awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status" 2>/dev/null; 
 state() { awk '/^State/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 # held_while_dumping MIB: crashes a process of MIB and prints the one CPU its thread was held on, if it was.
 held_while_dumping() {
-	local pid held=
+	local pid held= c
 	( ulimit -c unlimited; exec "$CRASHER" "$1" ) &
 	pid=$!
 	while [ -e "/proc/$pid" ] && [ "$(state "$pid")" != Z ]; do
-		case $(cpus "$pid") in *[-,]* | "") ;; *) held=$(cpus "$pid") ;; esac
+		c=$(cpus "$pid")
+		case $c in *[-,]* | "") ;; *) held=$c ;; esac
 		sleep 0.002
 	done
 	wait "$pid"
