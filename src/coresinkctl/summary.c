@@ -131,11 +131,19 @@ static void add_host(struct group *g, const char *host)
 		g->n_hosts++;
 }
 
-/* Counts a crash in a pod of namespace ns for g. */
+/*
+ * Counts a crash in a pod of namespace ns for g. A name that is not clean text (no Kubernetes namespace is: they are
+ * DNS labels) counts among the others, in every view: a JSON key is a string, and escape_json() writes bytes that are
+ * not UTF-8 as an array (fuzz_entry's finding, kept in its corpus).
+ */
 static void add_space(struct group *g, const char *ns, uint64_t n)
 {
 	unsigned i;
 
+	if (!escape_clean(ns)) {
+		g->other_spaces += n;
+		return;
+	}
 	for (i = 0; i < SPACES_MAX && g->spaces[i]; i++)
 		if (strcmp(g->spaces[i], ns) == 0)
 			break;
@@ -379,7 +387,6 @@ static void print_json(const struct table *t, FILE *f)
 	fputs("{\"signatures\":[", f);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct group *g = &t->g[i];
-		uint64_t others;
 
 		fprintf(f, "%s\n{\"signature\":\"%s\",\"crashes\":%" PRIu64 ",\"first_usec\":%" PRIu64
 			",\"last_usec\":%" PRIu64 ",\"weaker\":%s,\"hosts\":[", i ? "," : "", g->sig, g->count, g->first,
@@ -395,21 +402,12 @@ static void print_json(const struct table *t, FILE *f)
 		fputs(",\"newest_core\":", f);
 		escape_json(f, g->core, strlen(g->core));
 		fputs(",\"namespaces\":{", f);
-		others = g->other_spaces;
-		for (unsigned n = 0, keys = 0; n < SPACES_MAX && g->spaces[n]; n++) {
-			/*
-			 * A key is a JSON string, and escape_json() writes bytes that are not UTF-8 as an array: such a
-			 * name (no Kubernetes namespace is one) counts among the others.
-			 */
-			if (!escape_clean(g->spaces[n])) {
-				others += g->space_count[n];
-				continue;
-			}
-			fputs(keys++ ? "," : "", f);
+		for (unsigned n = 0; n < SPACES_MAX && g->spaces[n]; n++) {
+			fputs(n ? "," : "", f);
 			escape_json(f, g->spaces[n], strlen(g->spaces[n]));
 			fprintf(f, ":%" PRIu64, g->space_count[n]);
 		}
-		fprintf(f, "},\"other_namespaces\":%" PRIu64, others);
+		fprintf(f, "},\"other_namespaces\":%" PRIu64, g->other_spaces);
 		fputs(",\"joined\":[", f);
 		for (unsigned a = 0; a < g->n_also; a++)
 			fprintf(f, "%s\"%s\"", a ? "," : "", g->also[a]);
