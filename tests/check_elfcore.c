@@ -16,18 +16,13 @@ static unsigned char core[8192];
 /* A 64-bit core: PT_NOTE second of PHNUM headers; NT_PRSTATUS, NT_PRPSINFO, then NT_SIGINFO (si_code 1). */
 static size_t make_core(void)
 {
-	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
-			 .e_phnum = PHNUM, .e_ehsize = sizeof(Elf64_Ehdr) };
 	Elf64_Phdr ph[PHNUM] = { { .p_type = PT_LOAD }, { .p_type = PT_NOTE }, { .p_type = PT_LOAD } };
 	unsigned char filler[336] = { 0 }, psinfo[136] = { 0 };
 	int32_t thread = 4243, process = 4242;
 	int si[32] = { SIGSEGV, 0, 1 };
-	size_t off = sizeof(e) + sizeof(ph), n = 0;
+	size_t off = sizeof(Elf64_Ehdr) + sizeof(ph), n = 0;
 
 	memset(core, 0, sizeof(core));
-	memcpy(e.e_ident, ELFMAG, SELFMAG);
-	e.e_ident[EI_CLASS] = ELFCLASS64;
-	e.e_ident[EI_DATA] = ELFDATA2LSB;
 	/* The dumping thread's pr_pid (struct elf_prstatus, at 32), the process's (struct elf_prpsinfo, at 24). */
 	memcpy(filler + 32, &thread, sizeof(thread));
 	memcpy(psinfo + 24, &process, sizeof(process));
@@ -36,8 +31,8 @@ static size_t make_core(void)
 	n += unit_core_note(core + off + n, 0x53494749, si, sizeof(si));
 	ph[1].p_offset = off;
 	ph[1].p_filesz = n;
-	memcpy(core, &e, sizeof(e));
-	memcpy(core + sizeof(e), ph, sizeof(ph));
+	unit_core_ehdr(core, PHNUM);
+	memcpy(core + sizeof(Elf64_Ehdr), ph, sizeof(ph));
 	return off + n;
 }
 

@@ -447,28 +447,14 @@ static int unzstd(int in, int out)
 	return left == 0 ? 0 : -1;
 }
 
-/*
- * Compressed: from the kernel's pipe, and from a stored raw file (as the handler compresses after letting the
- * process go): a zstd frame whose bytes are the input's, the stats counting input and output apart.
- */
 /* A core's first bytes as the kernel lays them out: ELF header, two program headers, notes of notes_len bytes. */
 static void core_prefix(unsigned char *in, size_t notes_len)
 {
-	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
-			 .e_phnum = 2, .e_ehsize = sizeof(Elf64_Ehdr) };
-	Elf64_Phdr ph[2] = { { .p_type = PT_NOTE, .p_offset = sizeof(e) + sizeof(ph), .p_filesz = notes_len },
-			     { .p_type = PT_LOAD, .p_offset = sizeof(e) + sizeof(ph) + notes_len } };
+	Elf64_Phdr ph[2] = { { .p_type = PT_NOTE, .p_offset = sizeof(Elf64_Ehdr) + sizeof(ph), .p_filesz = notes_len },
+			     { .p_type = PT_LOAD, .p_offset = sizeof(Elf64_Ehdr) + sizeof(ph) + notes_len } };
 
-	memcpy(e.e_ident, ELFMAG, SELFMAG);
-	e.e_ident[EI_CLASS] = ELFCLASS64;
-	e.e_ident[EI_DATA] = ELFDATA2LSB;
-#if defined(__x86_64__)
-	e.e_machine = EM_X86_64;
-#elif defined(__aarch64__)
-	e.e_machine = EM_AARCH64;
-#endif
-	memcpy(in, &e, sizeof(e));
-	memcpy(in + sizeof(e), ph, sizeof(ph));
+	unit_core_ehdr(in, 2);
+	memcpy(in + sizeof(Elf64_Ehdr), ph, sizeof(ph));
 }
 
 /*
@@ -480,7 +466,7 @@ START_TEST(test_head_ends_with_the_notes)
 {
 	/* Static: the writer is a fork that leaves by _exit, and valgrind would count heap buffers lost there. */
 	static unsigned char head[MIB], in[3 * MIB + 5], back[sizeof(in) + 1];
-	size_t size = sizeof(in), notes = _i == 2 ? 2 * MIB : 10000, done = 0;
+	size_t size = sizeof(in), notes = _i == 2 ? 2 * MIB : 10000;
 	struct engine_opts o;
 	struct engine_stats st;
 	int out = out_file("core", 0), unz = out_file("back", 0), p[2];
@@ -493,8 +479,8 @@ START_TEST(test_head_ends_with_the_notes)
 	if (pid == 0) {
 		close(p[0]);
 		/* In 4 KiB writes, as the kernel writes. */
-		for (size_t n; done < size; done += n)
-			if ((n = (size_t)write(p[1], in + done, size - done < 4096 ? size - done : 4096)) > size)
+		for (size_t done = 0; done < size; done += 4096)
+			if (io_write_full(p[1], in + done, size - done < 4096 ? size - done : 4096) < 0)
 				_exit(1);
 		_exit(0);
 	}
@@ -518,6 +504,10 @@ START_TEST(test_head_ends_with_the_notes)
 }
 END_TEST
 
+/*
+ * Compressed: from the kernel's pipe, and from a stored raw file (as the handler compresses after letting the
+ * process go): a zstd frame whose bytes are the input's, the stats counting input and output apart.
+ */
 START_TEST(test_compress)
 {
 	struct engine_opts o;

@@ -50,26 +50,21 @@ static size_t notes(unsigned char *p, uint64_t sp, uint64_t tp)
 /* The core: headers, notes, then each load's dumped pages, page i of the data filled with the byte i + 1. */
 static void make_core(uint64_t sp, uint64_t tp)
 {
-	Elf64_Ehdr e = { .e_type = ET_CORE, .e_machine = EM_X86_64, .e_phoff = sizeof(Elf64_Ehdr),
-			 .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = NLOADS + 1, .e_ehsize = sizeof(Elf64_Ehdr) };
 	Elf64_Phdr nh = { .p_type = PT_NOTE };
-	size_t hdrs = sizeof(e) + (NLOADS + 1) * sizeof(nh), off;
+	size_t hdrs = sizeof(Elf64_Ehdr) + (NLOADS + 1) * sizeof(nh), off;
 	const uint64_t at[NLOADS] = { EXE, HEAP, STACK, VDSO }, dumped[NLOADS] = { 1, 3, 4, 1 },
 		       mem[NLOADS] = { 2, 3, 4, 1 };
 
 	memset(core, 0, sizeof(core));
-	memcpy(e.e_ident, ELFMAG, SELFMAG);
-	e.e_ident[EI_CLASS] = ELFCLASS64;
-	e.e_ident[EI_DATA] = ELFDATA2LSB;
-	memcpy(core, &e, sizeof(e));
+	unit_core_ehdr(core, NLOADS + 1);
 	nh.p_offset = hdrs;
 	nh.p_filesz = notes(core + hdrs, sp, tp);
-	memcpy(core + sizeof(e), &nh, sizeof(nh));
+	memcpy(core + sizeof(Elf64_Ehdr), &nh, sizeof(nh));
 	data_off = off = (hdrs + nh.p_filesz + PG - 1) & ~(PG - 1);
 	for (int i = 0; i < NLOADS; i++) {
 		loads[i] = (Elf64_Phdr) { .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = off, .p_vaddr = at[i],
 					  .p_filesz = dumped[i] * PG, .p_memsz = mem[i] * PG, .p_align = PG };
-		memcpy(core + sizeof(e) + (i + 1) * sizeof(nh), &loads[i], sizeof(nh));
+		memcpy(core + sizeof(Elf64_Ehdr) + (i + 1) * sizeof(nh), &loads[i], sizeof(nh));
 		off += loads[i].p_filesz;
 	}
 	for (size_t p = 0; data_off + p * PG < off; p++)

@@ -3,6 +3,7 @@
 #define CORESINK_UNIT_H
 
 #include <check.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -27,6 +28,23 @@
 		srunner_free(sr);                                            \
 		return failed ? EXIT_FAILURE : EXIT_SUCCESS;                 \
 	}
+
+/* Writes a core's ELF header as the kernel does, for this machine, phnum program headers right after it, at p. */
+static inline void unit_core_ehdr(unsigned char *p, unsigned phnum)
+{
+	Elf64_Ehdr e = { .e_type = ET_CORE, .e_phoff = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
+			 .e_phnum = (Elf64_Half)phnum, .e_ehsize = sizeof(Elf64_Ehdr) };
+
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64;
+	e.e_ident[EI_DATA] = ELFDATA2LSB;
+#if defined(__x86_64__)
+	e.e_machine = EM_X86_64;
+#elif defined(__aarch64__)
+	e.e_machine = EM_AARCH64;
+#endif
+	memcpy(p, &e, sizeof(e));
+}
 
 /* Writes one "CORE" note as the kernel lays it out in a core, type and descriptor at p: the bytes it took. */
 static inline size_t unit_core_note(unsigned char *p, uint32_t type, const void *desc, uint32_t descsz)
