@@ -76,7 +76,7 @@ START_TEST(test_each_strategy_identical)
 {
 	static const enum strategy strategies[] = { STRATEGY_SPLICE, STRATEGY_READWRITE, STRATEGY_NAIVE_SPLICE,
 						    STRATEGY_READWRITE };
-	static unsigned char head[MIB + 3];
+	static unsigned char head[MIB - 3];
 	struct engine_opts o;
 	struct engine_stats st;
 	/* Not a multiple of a page, a chunk or the buffer, so every tail path runs. */
@@ -460,20 +460,25 @@ static void core_prefix(unsigned char *in, size_t notes_len)
 /*
  * The head is read as far as the core's headers and notes go, to a page, not the whole buffer: its pages would be
  * RSS for memory that passes through anyway. _i 0: notes to 10,176 (a head of 12 KiB); 1: compressed as it comes;
- * 2: notes past the buffer (the buffer, full). The file is the input, byte for byte, whatever the head took.
+ * 2: notes past a buffer of 1 MiB (the buffer, full); 3: notes of 2 MiB in a buffer of 4 (the handler's is larger
+ * than ELFCORE_HEAD_MAX: 400 threads' notes went past it, and a core compressed as it came had no trace), compressed;
+ * 4: no core at all, with that buffer: ELFCORE_HEAD_MAX of it, as before. The file is the input, byte for byte,
+ * whatever the head took.
  */
 START_TEST(test_head_ends_with_the_notes)
 {
 	/* Static: the writer is a fork that leaves by _exit, and valgrind would count heap buffers lost there. */
-	static unsigned char head[MIB], in[3 * MIB + 5], back[sizeof(in) + 1];
-	size_t size = sizeof(in), notes = _i == 2 ? 2 * MIB : 10000;
+	static unsigned char head[4 * MIB], in[3 * MIB + 5], back[sizeof(in) + 1];
+	static const size_t took[] = { 12288, 12288, MIB, 2 * MIB + 4096, ELFCORE_HEAD_MAX };
+	size_t size = sizeof(in), notes = _i >= 2 ? 2 * MIB : 10000;
 	struct engine_opts o;
 	struct engine_stats st;
 	int out = out_file("core", 0), unz = out_file("back", 0), p[2];
 	pid_t pid;
 
 	randombytes_buf(in, size);
-	core_prefix(in, notes);
+	if (_i != 4)
+		core_prefix(in, notes);
 	ck_assert_int_eq(pipe(p), 0);
 	pid = fork();
 	if (pid == 0) {
@@ -487,13 +492,13 @@ START_TEST(test_head_ends_with_the_notes)
 	close(p[1]);
 	engine_defaults(&o);
 	o.strategy = STRATEGY_READWRITE;
-	o.compress = _i == 1;
+	o.compress = _i == 1 || _i == 3;
 	o.head = head;
-	o.head_len = sizeof(head);
+	o.head_len = _i >= 3 ? sizeof(head) : MIB;
 	ck_assert_int_eq(engine_copy(p[0], out, &o, &st), 0);
 	close(p[0]);
 	ck_assert_int_eq(unit_reap(pid), 0);
-	ck_assert_uint_eq(st.head_bytes, _i == 2 ? sizeof(head) : 12288);
+	ck_assert_uint_eq(st.head_bytes, took[_i]);
 	ck_assert_mem_eq(head, in, st.head_bytes);
 	ck_assert_uint_eq(st.input, size);
 	if (o.compress)
@@ -907,7 +912,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_each_strategy_identical, 0, 4);
-	tcase_add_loop_test(tc, test_head_ends_with_the_notes, 0, 3);
+	tcase_add_loop_test(tc, test_head_ends_with_the_notes, 0, 5);
 	tcase_add_test(tc, test_staged_splice_moves_whole_chunks);
 	tcase_add_loop_test(tc, test_refused_from_start, 0, 2);
 	tcase_add_test(tc, test_refused_mid_stream);

@@ -47,8 +47,12 @@ static uint64_t read_ahead(const struct crash *cr, const struct engine_opts *o)
 
 static void engine_options(struct crash *cr, struct engine_opts *o, struct engine_hooks *h)
 {
-	/* The core's first bytes, kept as they pass: its notes say the signal's si_code. */
-	static unsigned char head[ELFCORE_HEAD_MAX];
+	/*
+	 * The core's first bytes, kept as they pass: its notes say the signal's si_code, and hold the threads' registers
+	 * the early stacks start from. As large as those may be (a core compressed as it comes is nowhere else to read
+	 * them back from); only the pages the head takes are touched (engine.c, read_head()).
+	 */
+	static unsigned char head[ELFCORE_NOTES_MAX];
 
 	engine_defaults(o);
 	o->head = head;

@@ -18,9 +18,6 @@
 
 #include "capture-internal.h"
 
-/* A core's headers and notes larger than this are not read for it: 1000 threads' notes take about 4 MiB. */
-#define HEAD_MAX (64u << 20)
-
 /* The core's headers and notes (need bytes) into a copy of its own: from the head, or read back from the file. */
 static int take_head(struct early_stacks *es, int out, const void *head, size_t head_bytes, uint64_t need)
 {
@@ -75,7 +72,7 @@ static void progress(void *ctx, int out, uint64_t written, bool raw, const void 
 	r = rescue_need(head, head_bytes, &need);
 	if (r == 1 && raw && written < need)
 		return;
-	if (r == 0 || (r == 1 && raw && need <= HEAD_MAX))
+	if (r == 0 || (r == 1 && raw && need <= ELFCORE_NOTES_MAX))
 		r = 0;
 	else
 		r = r < 0 ? r : -EFBIG;

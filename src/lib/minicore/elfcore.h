@@ -11,6 +11,11 @@
 
 /* How far into the core the notes are looked for: past the program headers of ~18,000 mappings. */
 #define ELFCORE_HEAD_MAX (1024 * 1024)
+/*
+ * A core's headers and notes, at most, that the handler keeps for its threads' stacks (EarlyStacks=): 1000 threads'
+ * notes take about 4 MiB; those of 400 went past ELFCORE_HEAD_MAX, and a core compressed as it came had no trace.
+ */
+#define ELFCORE_NOTES_MAX (64u << 20)
 
 struct core_signal {
 	int signo, errnum, code;   /* siginfo_t's si_signo, si_errno, si_code */

@@ -68,15 +68,17 @@ static size_t head_left(const struct copy *c)
 /*
  * Reads the first bytes of the stream into the caller's head buffer before any is written, whatever the strategy:
  * they are read once, and the caller learns what the core's notes say without reading the file back. Only as far
- * as the headers and notes go (rescue_need(), to a page), in steps as they tell their extent: the buffer is
- * ELFCORE_HEAD_MAX, and filling it whole with data cost the handler 1 MiB of RSS, about 0.8 MiB of it for the
- * process's memory that passes through anyway (51 threads' notes take 180 KiB). What is not a core it knows fills
- * the buffer, as before.
+ * as the headers and notes go (rescue_need(), to a page), in steps as they tell their extent: filling a buffer of
+ * ELFCORE_HEAD_MAX whole with data cost the handler 1 MiB of RSS, about 0.8 MiB of it for the process's memory that
+ * passes through anyway (51 threads' notes take 180 KiB). The buffer may be larger (the handler's: the notes of
+ * thousands of threads, which a core compressed as it comes has nowhere else); what is not a core it knows, or
+ * whose notes go past the buffer, fills ELFCORE_HEAD_MAX of it, as a head did before.
  */
 static int read_head(struct copy *c)
 {
 	unsigned char *head = c->o->head;
-	size_t got = 0, want = PAGE_BYTES < c->o->head_len ? PAGE_BYTES : c->o->head_len;
+	const size_t len = c->o->head_len, plain = ELFCORE_HEAD_MAX < len ? ELFCORE_HEAD_MAX : len;
+	size_t got = 0, want = PAGE_BYTES < len ? PAGE_BYTES : len;
 	uint64_t need;
 
 	for (;;) {
@@ -90,11 +92,13 @@ static int read_head(struct copy *c)
 			break;
 		}
 		if (rescue_need(head, got, &need) < 0)
-			need = c->o->head_len;
+			need = plain;
 		need = (need + PAGE_BYTES - 1) & ~(uint64_t)(PAGE_BYTES - 1);
-		if (need <= got || got == c->o->head_len)
+		if (need > len)
+			need = plain;
+		if (need <= got)
 			break;
-		want = need < c->o->head_len ? (size_t)need : c->o->head_len;
+		want = (size_t)need;
 	}
 	c->st->head_bytes = got;
 	c->head_read = true;
