@@ -223,3 +223,16 @@ check "list --follow as root: the user's crash too" following "$T/follow" " $PU2
 check "list --follow: still running, nothing on stderr ($(cat "$T/follow.err"))" \
 	test -z "$(cat "$T/follow.err")" -a -n "$(ps -o pid= -p "$FOLLOW_PID")"
 check "--follow is list's alone (100)" bash -c "'$CTL' --config '$T/c.conf' info --follow 2>/dev/null; test \$? -eq 100"
+
+# A user's crash whose trace is longer than the 64 KiB a reader takes of an entry's field at first (entryfields.c):
+# its seal is compared with the whole field, asked of the journal again, and root still takes the entry for
+# coresink's, with its trace whole.
+HOME=$T crash_run setpriv --reuid=$USER_ID --regid=$USER_ID --clear-groups "$EXE" -T 400 -c ctlcrash 1
+PU3=$CRASH_PID
+journal_entry "$PU3" > /dev/null || fail "no entry of the user's crash of 400 threads"
+len=$(jctl --all -o json "MESSAGE_ID=$MESSAGE_ID" "COREDUMP_PID=$PU3" | jq -r '.MESSAGE | length' | sort -n | tail -n 1)
+check "a user's crash of 400 threads: its MESSAGE of $len bytes, more than 64 KiB" test "${len:-0}" -gt 65536
+check "list as root: that sealed entry is coresink's" test "$(ctl list "$PU3" | grep -c " $PU3 ")" = 1
+n=$(ctl info "$PU3" | grep -c 'Stack trace of thread')
+check "info: its trace as the entry has it, $n threads of 401" test "$n" = "$(jctl -o cat "MESSAGE_ID=$MESSAGE_ID" \
+	"COREDUMP_PID=$PU3" | grep -c 'Stack trace of thread')" -a "$n" -gt 300

@@ -260,22 +260,20 @@ int record_read(struct record *c, origin_get_fn fn, void *ctx)
 }
 
 
-/* The current entry into c. 0 or -ENOMEM. */
-static int read_crash(sd_journal *j, struct record *c)
+/* The entry x holds (the journal's current one) into c. 0 or -ENOMEM. */
+static int read_crash(struct entry_fields *x, struct record *c)
 {
 	const void *data;
 	size_t n;
 	int r;
 
 	*c = (struct record) { 0 };
-	(void) sd_journal_get_realtime_usec(j, &c->usec);
-	/* Whether the entry holds the core itself, without reading it. */
-	(void) sd_journal_set_data_threshold(j, 16);
-	c->journal_core = sd_journal_get_data(j, "COREDUMP", &data, &n) >= 0;
-	(void) sd_journal_set_data_threshold(j, DATA_THRESHOLD);
-	if (sd_journal_get_cursor(j, &c->cursor) < 0)
+	(void) sd_journal_get_realtime_usec(x->j, &c->usec);
+	/* Whether the entry holds the core itself: the fields hold no more than its start (entryfields.c). */
+	c->journal_core = entry_fields_get(x, "COREDUMP", &data, &n) >= 0;
+	if (sd_journal_get_cursor(x->j, &c->cursor) < 0)
 		return -ENOMEM;
-	r = record_read(c, origin_journal_get, j);
+	r = record_read(c, entry_fields_get, x);
 	if (r < 0) {
 		free(c->cursor);
 		c->cursor = NULL;
@@ -394,13 +392,15 @@ static void idset_free(struct idset *set)
 /*
  * The one journal reader of both programs: each entry of the selection with one of ids' MESSAGE_IDs (a NULL-ended
  * list, read one id after the other), from since to until and matching the user's matches, that coresink wrote
- * (origin.c; the others are counted in *foreign), handed to each with its fields read through origin_journal_get,
- * none longer than threshold bytes. each returns 0 to go on, or -errno to stop with it. 0 or -errno.
+ * (origin.c; the others are counted in *foreign), handed to each with its fields read once (entry_fields_get),
+ * threshold the journal's data threshold for the long ones (a field may come longer: each cuts what it keeps). each
+ * returns 0 to go on, or -errno to stop with it. 0 or -errno.
  */
 int entries_walk(const struct selection *s, const char *const *ids, size_t threshold, entry_fn each, void *data,
 		 unsigned *foreign)
 {
 	struct seals seals = { 0 };
+	struct entry_fields x = { 0 };
 	sd_journal *j;
 	uid_t me = getuid();
 	int r;
@@ -408,6 +408,7 @@ int entries_walk(const struct selection *s, const char *const *ids, size_t thres
 	r = entries_open(s, (void **)&j);
 	if (r < 0)
 		return r;
+	x.j = j;
 	(void) sd_journal_set_data_threshold(j, threshold);
 	r = origin_seals_read(j, &seals);
 	for (unsigned k = 0; r >= 0 && ids[k]; k++) {
@@ -416,18 +417,22 @@ int entries_walk(const struct selection *s, const char *const *ids, size_t thres
 		if (r >= 0)
 			r = s->since ? sd_journal_seek_realtime_usec(j, s->since) : sd_journal_seek_head(j);
 		while (r >= 0 && (r = sd_journal_next(j)) > 0) {
-			struct entry_at e = { origin_journal_get, j, 0, k };
+			struct entry_at e = { entry_fields_get, &x, 0, k };
 
 			(void) sd_journal_get_realtime_usec(j, &e.usec);
 			if (s->until && e.usec > s->until)
 				break;
-			if (!origin_of_entry(j, &seals, me, NULL))
+			r = entry_fields_load(&x);
+			if (r < 0)
+				break;
+			if (!origin_of_entry(&x, &seals, me, NULL))
 				(*foreign)++;
 			else
 				r = each(data, &e);
 		}
 	}
 	sd_journal_close(j);
+	entry_fields_free(&x);
 	origin_seals_free(&seals);
 	return r < 0 ? r : 0;
 }

@@ -369,40 +369,44 @@ bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, or
 	return yes;
 }
 
-/* Whether the current entry of j, sent by uid, is the very entry a seal of s vouches for. */
-static bool sealed_entry(sd_journal *j, const struct seals *s, const char *uid)
+/* Whether the entry x holds, sent by uid, is the very entry a seal of s vouches for. */
+static bool sealed_entry(struct entry_fields *x, const struct seals *s, const char *uid)
 {
 	char id[64];
 	size_t threshold = 0;
 	const struct seal *which = NULL;
 	bool yes;
 
-	if (!s || !s->n || !value_of(origin_journal_get, j, "CORESINK_ENTRY", id, sizeof(id)))
+	if (!s || !s->n || !value_of(entry_fields_get, x, "CORESINK_ENTRY", id, sizeof(id)))
 		return false;
-	(void) sd_journal_get_data_threshold(j, &threshold);
-	(void) sd_journal_set_data_threshold(j, 0);
-	yes = origin_sealed_by(s, id, uid, origin_journal_get, j, &which) && which->first &&
-	      sd_journal_test_cursor(j, which->first) > 0;
-	(void) sd_journal_set_data_threshold(j, threshold);
+	/* The sealed fields whole: entry_fields_get() asks the journal again, at this threshold, for a long one. */
+	(void) sd_journal_get_data_threshold(x->j, &threshold);
+	(void) sd_journal_set_data_threshold(x->j, 0);
+	yes = origin_sealed_by(s, id, uid, entry_fields_get, x, &which) && which->first &&
+	      sd_journal_test_cursor(x->j, which->first) > 0;
+	(void) sd_journal_set_data_threshold(x->j, threshold);
 	return yes;
 }
 
-/* origin_trusted() of the current entry of j, with the seals of its journal, for reader (a uid; 0 for root). */
-bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const char **why)
+/*
+ * origin_trusted() of the entry x holds (entry_fields_load(): the journal's current entry), with the seals of its
+ * journal, for reader (a uid; 0 for root).
+ */
+bool origin_of_entry(struct entry_fields *x, const struct seals *s, uid_t reader, const char **why)
 {
 	char me[16], i[32], t[32], u[16], cu[16];
 	struct origin o = {
-		.ident = value_of(origin_journal_get, j, "SYSLOG_IDENTIFIER", i, sizeof(i)),
-		.transport = value_of(origin_journal_get, j, "_TRANSPORT", t, sizeof(t)),
-		.uid = value_of(origin_journal_get, j, "_UID", u, sizeof(u)),
-		.crash_uid = value_of(origin_journal_get, j, "COREDUMP_UID", cu, sizeof(cu)),
+		.ident = value_of(entry_fields_get, x, "SYSLOG_IDENTIFIER", i, sizeof(i)),
+		.transport = value_of(entry_fields_get, x, "_TRANSPORT", t, sizeof(t)),
+		.uid = value_of(entry_fields_get, x, "_UID", u, sizeof(u)),
+		.crash_uid = value_of(entry_fields_get, x, "COREDUMP_UID", cu, sizeof(cu)),
 	};
 
 	(void) snprintf(me, sizeof(me), "%u", (unsigned)reader);
 	o.own = reader != 0 && is(o.uid, me);
 	/* Only what the rest of the rule lets through needs its seal looked at. */
 	o.sealed = !o.own && o.uid && !is(o.uid, "0") && is(o.crash_uid, o.uid) && is(o.ident, "coresink") &&
-		   is(o.transport, "journal") && sealed_entry(j, s, o.uid);
+		   is(o.transport, "journal") && sealed_entry(x, s, o.uid);
 	return origin_trusted(&o, why);
 }
 

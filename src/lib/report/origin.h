@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <systemd/sd-journal.h>
 
+#include "entryfields.h"
+
 /* The root entry that vouches for a crash entry coresink filed in the crashing user's journal. */
 #define CORESINK_SEAL_MESSAGE_ID "5e68f129416d40cdbbf1761bc3cc8ae4"
 /* A seal repeats each sealed field of its entry under this prefix: CORESINK_SEALED_COREDUMP_EXE=... */
@@ -66,7 +68,7 @@ bool origin_sealed_by(const struct seals *s, const char *id, const char *uid, or
 		      const struct seal **which);
 int origin_seals_read(sd_journal *j, struct seals *s);
 void origin_seals_free(struct seals *s);
-bool origin_of_entry(sd_journal *j, const struct seals *s, uid_t reader, const char **why);
+bool origin_of_entry(struct entry_fields *x, const struct seals *s, uid_t reader, const char **why);
 struct kargs;
 struct outcome;
 struct fields;
