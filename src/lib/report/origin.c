@@ -185,43 +185,37 @@ int origin_canon(origin_get_fn get, void *ctx, const char *prefix, unsigned vers
 	return 0;
 }
 
-/* origin_get_fn over a journal's current entry (ctx: the sd_journal): every reader of entries takes its fields so. */
-int origin_journal_get(void *ctx, const char *name, const void **data, size_t *len)
-{
-	return sd_journal_get_data(ctx, name, data, len);
-}
-
 static int by_id(const void *a, const void *b)
 {
 	return strcmp(((const struct seal *)a)->id, ((const struct seal *)b)->id);
 }
 
 /*
- * The version of the current entry of j, a seal: 1 where it says none (before the upgrade), else its word; 0 for a
- * version this reader does not know (it vouches for nothing here).
+ * The version of the seal f holds: 1 where it says none (before the upgrade), else its word; 0 for a version this
+ * reader does not know (it vouches for nothing here).
  */
-static unsigned seal_version(sd_journal *j)
+static unsigned seal_version(struct entry_fields *f)
 {
 	char v[16];
 	uint64_t n;
 
-	if (!value_of(origin_journal_get, j, "CORESINK_SEAL_VERSION", v, sizeof(v)))
+	if (!value_of(entry_fields_get, f, "CORESINK_SEAL_VERSION", v, sizeof(v)))
 		return 1;
 	return parse_u64(v, &n) == 0 && n >= 2 && n <= ORIGIN_SEAL_VERSION ? (unsigned)n : 0;
 }
 
 /*
- * The current entry of j, a seal, appended to s. 0 (also for a seal without an id, or of an unknown version), or
- * -errno.
+ * The seal f holds (the journal's current entry), appended to s. 0 (also for a seal without an id, or of an unknown
+ * version), or -errno.
  */
-static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
+static int add_seal(struct entry_fields *f, struct seals *s, size_t *cap)
 {
 	char id[64], uid[16];
-	struct seal x = { .version = seal_version(j) };
+	struct seal x = { .version = seal_version(f) };
 	int r;
 
-	if (!x.version || !value_of(origin_journal_get, j, "CORESINK_SEAL", id, sizeof(id)) ||
-	    !value_of(origin_journal_get, j, "COREDUMP_UID", uid, sizeof(uid)))
+	if (!x.version || !value_of(entry_fields_get, f, "CORESINK_SEAL", id, sizeof(id)) ||
+	    !value_of(entry_fields_get, f, "COREDUMP_UID", uid, sizeof(uid)))
 		return 0;
 	if (s->n == *cap) {
 		struct seal *p = reallocarray(s->s, *cap ? *cap * 2 : 64, sizeof(*p));
@@ -233,7 +227,7 @@ static int add_seal(sd_journal *j, struct seals *s, size_t *cap)
 	}
 	x.id = strdup(id);
 	x.uid = strdup(uid);
-	r = !x.id || !x.uid ? -ENOMEM : origin_canon(origin_journal_get, j, ORIGIN_SEALED_PREFIX, x.version, &x.canon,
+	r = !x.id || !x.uid ? -ENOMEM : origin_canon(entry_fields_get, f, ORIGIN_SEALED_PREFIX, x.version, &x.canon,
 							&x.canon_len);
 	if (r < 0) {
 		free(x.id);
@@ -270,6 +264,7 @@ static int first_of(sd_journal *j, const char *id, char **first)
 /* Reads the seals root sent in j into s, sorted, each with the first entry of its id. 0 or -errno. */
 static int read_all(sd_journal *j, struct seals *s)
 {
+	struct entry_fields f = { .j = j };
 	size_t cap = 0;
 	int r = sd_journal_add_match(j, "MESSAGE_ID=" CORESINK_SEAL_MESSAGE_ID, 0);
 
@@ -280,7 +275,9 @@ static int read_all(sd_journal *j, struct seals *s)
 	if (r >= 0)
 		r = sd_journal_seek_head(j);
 	while (r >= 0 && (r = sd_journal_next(j)) > 0)
-		r = add_seal(j, s, &cap);
+		if ((r = entry_fields_load(&f)) == 0)
+			r = add_seal(&f, s, &cap);
+	entry_fields_free(&f);
 	if (r < 0)
 		return r;
 	if (s->n)

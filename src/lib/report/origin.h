@@ -28,7 +28,6 @@
  * 0, or -errno (-ENOENT: none).
  */
 typedef int (*origin_get_fn)(void *ctx, const char *name, const void **data, size_t *len);
-int origin_journal_get(void *ctx, const char *name, const void **data, size_t *len);
 
 /*
  * What journald itself recorded of an entry's sender (_TRANSPORT, _UID: a client cannot set them), what the entry
