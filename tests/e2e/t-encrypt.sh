@@ -65,6 +65,8 @@ check "the second identity reads it too" bash -c "age -d -i '$T/key2.txt' '$core
 check "another identity is refused" bash -c "! age -d -i '$T/key3.txt' '$core' > /dev/null 2>&1"
 check "the stack trace, made of the stacks read as the dump began" has "$(entry_message "$CRASH_PID")" \
 	"Stack trace of thread $CRASH_PID:"
+check "CORESINK_STACKS says the core was compressed and encrypted as it came" \
+	matches "$e" "^CORESINK_STACKS=.* made of them in memory \(the stored core is compressed and encrypted as it came\)$"
 if command -v gdb > /dev/null; then
 	bt=$(gdb -q -batch -ex bt "$CRASHER" "$T/raw" 2>&1)
 	check "gdb on the decrypted core: the crashing frame" has "$bt" "crash_here"
@@ -97,6 +99,8 @@ crash "Compress=no" 16 0
 check "Compress=no: stored as core.*.age: $core" matches "$core" '\.[0-9TZ]+\.age$'
 check "Compress=no: age -d gives the core" bash -c "age -d -i '$T/key1.txt' '$core' > '$T/raw' && '$PATCHECK' '$T/raw' 16"
 check "Compress=no: the stack trace too" has "$(entry_message "$CRASH_PID")" "Stack trace of thread $CRASH_PID:"
+check "Compress=no: CORESINK_STACKS says encrypted as it came, not compressed" \
+	matches "$e" "^CORESINK_STACKS=.* \(the stored core is encrypted as it came\)$"
 rm -f "$T/raw"
 
 # Core=minimal: encrypted as it comes too (no plaintext minimal core to compress after), with its trace.

@@ -126,7 +126,9 @@ static void add_stacks_field(struct fields *f, const struct outcome *o)
 				(unsigned long long)s->added);
 	else if (s->traced)
 		(void) snprintf(fate, sizeof(fate), "the stack trace's core: %llu bytes made of them in memory (the "
-				"stored core is compressed as it came)", (unsigned long long)s->traced);
+				"stored core is %s as it came)", (unsigned long long)s->traced,
+				!o->st.encrypted ? "compressed" : o->st.compressed ? "compressed and encrypted" :
+				"encrypted");
 	else if (o->result != RESULT_TRUNCATED)
 		(void) snprintf(fate, sizeof(fate), "not needed: %s", o->result == RESULT_STORED ? "the core is whole" :
 				"no core was kept");
