@@ -263,14 +263,12 @@ int record_read(struct record *c, origin_get_fn fn, void *ctx)
 /* The entry x holds (the journal's current one) into c. 0 or -ENOMEM. */
 static int read_crash(struct entry_fields *x, struct record *c)
 {
-	const void *data;
-	size_t n;
 	int r;
 
 	*c = (struct record) { 0 };
 	(void) sd_journal_get_realtime_usec(x->j, &c->usec);
-	/* Whether the entry holds the core itself: the fields hold no more than its start (entryfields.c). */
-	c->journal_core = entry_fields_get(x, "COREDUMP", &data, &n) >= 0;
+	/* Whether the entry holds the core itself, without reading it. */
+	c->journal_core = entry_fields_has(x, "COREDUMP");
 	if (sd_journal_get_cursor(x->j, &c->cursor) < 0)
 		return -ENOMEM;
 	r = record_read(c, entry_fields_get, x);

@@ -71,6 +71,20 @@ int entry_fields_load(struct entry_fields *x)
 	return r < 0 ? r : 0;
 }
 
+/* The entry's first field NAME, or NULL. */
+static const struct entry_field *find(const struct entry_fields *x, const char *name)
+{
+	size_t k = strlen(name);
+
+	for (size_t i = 0; i < x->n; i++) {
+		const char *p = x->buf + x->f[i].off;
+
+		if (x->f[i].kept > k && p[k] == '=' && memcmp(p, name, k) == 0)
+			return &x->f[i];
+	}
+	return NULL;
+}
+
 /*
  * origin_get_fn over the entry loaded (ctx: the entry_fields): its first field NAME, as sd_journal_get_data() gives
  * it, valid until the next load, or the next call for a field of FIELDS_WHOLE or more. 0 or -errno (-ENOENT: none).
@@ -78,20 +92,21 @@ int entry_fields_load(struct entry_fields *x)
 int entry_fields_get(void *ctx, const char *name, const void **data, size_t *len)
 {
 	const struct entry_fields *x = ctx;
-	size_t k = strlen(name);
+	const struct entry_field *f = find(x, name);
 
-	for (size_t i = 0; i < x->n; i++) {
-		const char *p = x->buf + x->f[i].off;
+	if (!f)
+		return -ENOENT;
+	if (f->len >= FIELDS_WHOLE)
+		return sd_journal_get_data(x->j, name, data, len);
+	*data = x->buf + f->off;
+	*len = f->len;
+	return 0;
+}
 
-		if (x->f[i].kept <= k || p[k] != '=' || memcmp(p, name, k) != 0)
-			continue;
-		if (x->f[i].len >= FIELDS_WHOLE)
-			return sd_journal_get_data(x->j, name, data, len);
-		*data = p;
-		*len = x->f[i].len;
-		return 0;
-	}
-	return -ENOENT;
+/* Whether the entry has a field NAME, without reading it (the core in COREDUMP=, say). */
+bool entry_fields_has(const struct entry_fields *x, const char *name)
+{
+	return find(x, name) != NULL;
 }
 
 void entry_fields_free(struct entry_fields *x)

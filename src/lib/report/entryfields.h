@@ -2,6 +2,7 @@
 #ifndef CORESINK_REPORT_ENTRYFIELDS_H
 #define CORESINK_REPORT_ENTRYFIELDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <systemd/sd-journal.h>
@@ -17,6 +18,7 @@ struct entry_fields {
 
 int entry_fields_load(struct entry_fields *x);
 int entry_fields_get(void *ctx, const char *name, const void **data, size_t *len);
+bool entry_fields_has(const struct entry_fields *x, const char *name);
 void entry_fields_free(struct entry_fields *x);
 
 #endif
