@@ -48,6 +48,7 @@ struct opts {
 	struct selection sel;
 	struct vacuum_spec vacuum;
 	struct age_identities ids;   /* --identity: read encrypted cores with these (sel.identities) */
+	bool ids_from_stdin;         /* one --identity was "-": debug gives gdb the terminal instead */
 };
 
 static void usage(FILE *f)
@@ -75,20 +76,66 @@ enum { OPT_JSON = 256, OPT_NO_LEGEND, OPT_DEBUGGER, OPT_DRY_RUN, OPT_OLDER, OPT_
        OPT_CONFIG, OPT_ALL, OPT_VERSION, OPT_IDENTITY };
 
 /*
- * --identity FILE: the age identities (age-keygen's file) an encrypted core is read with, for this run only: read
- * once, kept in locked memory where the limits allow. Exits with a usage error where the file is no identity file.
+ * Why a file is no identity file, where it is a key of another kind: an identity kept encrypted (age -p, or to
+ * another key), which age(1) reads but this does not (no passphrase prompt here); an SSH key, which no core is
+ * encrypted to (Encrypt= takes X25519 recipients only). NULL for anything else.
+ */
+static const char *identity_kind(const char *text)
+{
+	static const char *const encrypted[] = { "age-encryption.org/v1\n", "-----BEGIN AGE ENCRYPTED FILE-----" };
+	static const char *const ssh[] = { "-----BEGIN OPENSSH PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----",
+					   "-----BEGIN PRIVATE KEY-----" };
+
+	for (size_t i = 0; i < ELEMENTSOF(encrypted); i++)
+		if (strncmp(text, encrypted[i], strlen(encrypted[i])) == 0)
+			return "encrypted with age (a protected identity file): give it decrypted for this run, "
+			       "--identity <(age -d FILE), or age -d FILE | coresinkctl ... --identity -";
+	for (size_t i = 0; i < ELEMENTSOF(ssh); i++)
+		if (strncmp(text, ssh[i], strlen(ssh[i])) == 0)
+			return "an SSH key, and Encrypt= encrypts to age X25519 recipients only (age-keygen's)";
+	return NULL;
+}
+
+/*
+ * --identity FILE ("-": standard input, as age's -i): the age identities (age-keygen's file) an encrypted core is
+ * read with, for this run only: read once, kept in locked memory where the limits allow. Given more than once, the
+ * files' identities add up (at most AGE_IDENTITIES_MAX), as age's. Exits with a usage error where a file is no
+ * identity file, saying what it is where it is another kind of key.
  */
 static void read_identities(struct opts *o, const char *path)
 {
+	bool in = strcmp(path, "-") == 0;
 	char *text = sodium_init() >= 0 ? sodium_malloc(64 * 1024) : NULL;
-	int r = text ? io_read_text(path, text, 64 * 1024) : -ENOMEM;
+	struct age_identities *more = text ? sodium_malloc(sizeof(*more)) : NULL;
+	const char *kind = NULL;
+	ssize_t n;
+	int r = more ? 0 : -ENOMEM;
 
+	if (r == 0 && in) {
+		n = io_read_full(STDIN_FILENO, text, 64 * 1024 - 1, NULL);
+		r = n < 0 ? (int)n : 0;
+		text[n < 0 ? 0 : n] = '\0';
+	} else if (r == 0) {
+		r = io_read_text(path, text, 64 * 1024);
+	}
 	if (r >= 0)
-		r = age_identities_parse(text, &o->ids);
+		r = age_identities_parse(text, more);
+	if (r == -EINVAL)
+		kind = identity_kind(text);
+	if (r == 0 && o->ids.n + more->n > AGE_IDENTITIES_MAX)
+		r = -E2BIG;
+	for (unsigned i = 0; r == 0 && i < more->n; i++)
+		memcpy(o->ids.keys[o->ids.n++], more->keys[i], AGE_KEY_BYTES);
+	sodium_free(more);
+	if (r < 0) {
+		(void) fail_code(EXIT_USAGE, "--identity %s: %s", in ? "(standard input)" : path, kind ? kind :
+				 r == -EINVAL ? "not an age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes)" :
+				 r == -E2BIG ? "more identities than the 16 a run takes" : strerror(-r));
+		sodium_free(text);
+		exit(EXIT_USAGE);
+	}
 	sodium_free(text);
-	if (r < 0)
-		exit(fail_code(EXIT_USAGE, "--identity %s: %s", path, r == -EINVAL ? "not an age identity file "
-			       "(AGE-SECRET-KEY-1... lines, as age-keygen writes)" : strerror(-r)));
+	o->ids_from_stdin |= in;
 	/* Best effort: without CAP_IPC_LOCK or room under RLIMIT_MEMLOCK, the keys may be swapped. */
 	(void) sodium_mlock(&o->ids, sizeof(o->ids));
 	o->sel.identities = &o->ids;
@@ -288,9 +335,16 @@ static void debug_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 }
 
-/* In the child: the signals as they were, gdb's argv, and gdb. Never returns. */
-static void debug_exec(const char *dbg, char **argv, const sigset_t *old)
+/*
+ * In the child: the signals as they were, gdb's argv, and gdb. Never returns. tty: the identity came on standard
+ * input (age -d key.age | coresinkctl debug --identity -), which is spent: gdb reads the terminal there, if any.
+ */
+static void debug_exec(const char *dbg, char **argv, const sigset_t *old, bool tty)
 {
+	int fd = tty && !isatty(STDIN_FILENO) ? open("/dev/tty", O_RDWR | O_CLOEXEC) : -1;
+
+	if (fd >= 0)
+		(void) dup2(fd, STDIN_FILENO);
 	(void) sigprocmask(SIG_SETMASK, old, NULL);
 	execvp(dbg, argv);
 	fprintf(stderr, "coresinkctl: %s: %s\n", dbg, strerror(errno));
@@ -390,7 +444,7 @@ static int debug(const struct opts *o, const char *directory, int dirfd, const s
 		} else if (asprintf(&argv[n++], "--core=%s", corepath) < 0) {
 			_exit(EXIT_SYSTEM);
 		}
-		debug_exec(dbg, argv, &old);
+		debug_exec(dbg, argv, &old, o->ids_from_stdin);
 	} else if (r == 0 && pid < 0) {
 		r = -errno;
 	}

@@ -81,6 +81,16 @@ msg=$(ctl dump -o "$T/dumped" "$CRASH_PID" 2>&1)
 check "coresinkctl dump without --identity says why: $msg" has "$msg" "encrypted (Encrypt=): --identity FILE"
 msg=$(ctl dump --identity "$T/key3.txt" -o "$T/dumped" "$CRASH_PID" 2>&1)
 check "coresinkctl dump with another identity: $msg" has "$msg" "encrypted to none of the identities"
+# An identity kept encrypted (age -p, here to key3 so that no terminal is needed) is read decrypted, from standard
+# input as age's -i -; the file itself is named for what it is; identity files add up, as age's.
+age -e -r "$(age-keygen -y "$T/key3.txt")" -o "$T/key1.age" "$T/key1.txt" || fail "age -e of the identity"
+msg=$(ctl dump --identity "$T/key1.age" -o "$T/dumped" "$CRASH_PID" 2>&1)
+check "an encrypted identity file is named so: $msg" has "$msg" "encrypted with age (a protected identity file)"
+age -d -i "$T/key3.txt" "$T/key1.age" | ctl dump --identity - -o "$T/dumped" "$CRASH_PID" 2> "$T/ctl.err"
+check "age -d KEY | coresinkctl dump --identity -: the core ($(cat "$T/ctl.err"))" cmp -s "$T/dumped" "$T/raw"
+ctl dump --identity "$T/key1.txt" --identity "$T/key3.txt" -o "$T/dumped" "$CRASH_PID" 2> "$T/ctl.err"
+check "two --identity files: the first one's identity still reads it ($(cat "$T/ctl.err"))" cmp -s "$T/dumped" "$T/raw"
+rm -f "$T/key1.age"
 check "coresinkctl info: the core as encrypted" has "$(ctl info "$CRASH_PID")" ", encrypted: --identity reads it)"
 check "coresinkctl status: to how many recipients" has "$(ctl status)" "to 2 age recipient(s); 0 core(s) stored before it"
 if command -v gdb > /dev/null; then
