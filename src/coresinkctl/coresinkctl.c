@@ -89,7 +89,8 @@ static const char *identity_kind(const char *text)
 	for (size_t i = 0; i < ELEMENTSOF(encrypted); i++)
 		if (strncmp(text, encrypted[i], strlen(encrypted[i])) == 0)
 			return "encrypted with age (a protected identity file): give it decrypted for this run, "
-			       "--identity <(age -d FILE), or age -d FILE | coresinkctl ... --identity -";
+			       "age -d FILE | coresinkctl ... --identity - (or --identity <(age -d FILE), but not "
+			       "through sudo, which closes that descriptor)";
 	for (size_t i = 0; i < ELEMENTSOF(ssh); i++)
 		if (strncmp(text, ssh[i], strlen(ssh[i])) == 0)
 			return "an SSH key, and Encrypt= encrypts to age X25519 recipients only (age-keygen's)";
