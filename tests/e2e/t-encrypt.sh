@@ -1,12 +1,13 @@
 #!/bin/bash
 # Encrypted cores (Encrypt=): real crashes stored as age files to two recipients (keys age-keygen made), compressed
-# as they come (core.*.zst.age) or not (core.*.age): Debian's age(1) decrypts them with either identity, and zstd
-# gives back the process's memory byte for byte; another identity is refused. The entry says to whom, and has the
-# stack trace (made of the stacks read as the dump began). A core cut by MaxCoreSize, or by a kill mid-dump, is
-# still a whole age file, with its trace. A fresh loop-mounted ext4 (no discard) holds them: after unmount, no page
-# of the crashed processes' memory is found anywhere in its image, free blocks included, where the same crash
-# without Encrypt= leaves it there. A bad Encrypt= value, or Encrypt= with Storage=journal, stores nothing rather
-# than plaintext, and says why. coresinkctl reads them with --identity, and reads what age(1) wrote.
+# as they come (core.*.zst.age) or not (core.*.age), in pipe and socket mode: Debian's age(1) decrypts them with
+# either identity, and zstd gives back the process's memory byte for byte; another identity is refused. The entry
+# says to whom, and has the stack trace (made of the stacks read as the dump began). A core cut by MaxCoreSize, or
+# by a kill mid-dump, is still a whole age file, with its trace. A fresh loop-mounted ext4 (no discard) holds them:
+# after unmount, no page of the crashed processes' memory (both modes') is found anywhere in its image, free blocks
+# included, where the same crash without Encrypt= leaves it there. A bad Encrypt= value, or Encrypt= with
+# Storage=journal, stores nothing rather than plaintext, and says why. coresinkctl reads them with --identity, and
+# reads what age(1) wrote.
 # tier: fast (make check, and make check-all)
 . "$(dirname "$0")/lib.sh"
 need_root "it mounts a file system, sets kernel.core_pattern and starts systemd-journald"
@@ -153,6 +154,29 @@ check "killed: age -d reads it whole ($(cat "$T/age.err")), zstd gives $(file_si
 check "killed: the entry's trace has the five threads" \
 	test "$(grep -c '^Stack trace of thread' "$T/msg")" -eq 5 -a "$(grep -cE '_deep |crash_main ' "$T/msg")" -ge 5
 rm -f "$T/raw"
+
+# Socket mode (coresink --serve; the kernel sends the core over a connection): the same age files, compressed as
+# they come or not, each traced; their crashes' pages are among those the image scan below finds nowhere.
+if have_socket_mode; then
+	conf "Compress=yes" "Encrypt=$pub1" "Socket=$T/kernel.socket"
+	start_server "$T/c.conf"
+	use_socket "$T/c.conf"
+	for z in yes no; do
+		conf "Compress=$z" "Encrypt=$pub1" "Socket=$T/kernel.socket"
+		crash_z 16 0
+		e=$(journal_entry "$CRASH_PID") || fail "socket mode, Compress=$z: no entry"
+		core=$(field "$e" COREDUMP_FILENAME)
+		if [ "$z" = yes ]; then re='\.zst\.age$' unz="zstd -dcq"; else re='[0-9]Z\.age$' unz=cat; fi
+		check "socket mode, Compress=$z: stored as an age file: $core" matches "$core" "$re"
+		check "socket mode, Compress=$z: age -d gives the process's memory" \
+			bash -c "age -d -i '$T/key1.txt' '$core' | $unz > '$T/raw' && '$PATCHECK' '$T/raw' 16"
+		check "socket mode, Compress=$z: the stack trace" has "$(entry_message "$CRASH_PID")" \
+			"Stack trace of thread $CRASH_PID:"
+	done
+	rm -f "$T/raw"
+	stop_server
+	use_handler "$T/c.conf"
+fi
 
 # A bad key, Storage=journal: no core, and why.
 conf "Compress=yes" "Encrypt=age1notakey"
