@@ -30,7 +30,7 @@ check "a row per handler, each verified (the compressed core read back through z
 	test "$(printf '%s\n' "$rows" | grep -c ' verified$')" -eq 11
 check "the ceilings first" \
 	test "$(printf '%s\n' "$rows" | head -n 3 | awk '{ print $1 }' | sort | tr '\n' ' ')" = "direct null null-socket "
-# Columns: handler, release_s and its ratio, stored_s and its ratio, min, max, size, disk, written, cache, rss.
+# Columns: handler, release_s and its ratio, stored_s and its ratio, min, max, size, disk, written, cache, rss, cpu.
 col() { printf '%s\n' "$rows" | awk -v h="$1" -v c="$2" '$1 == h { print $c }'; }
 # Each ratio is the median over the larger ceiling of the handler's mode (the table's seconds are rounded: 5%).
 ceiling() { col direct 4 | awk -v n="$(col "$1" 4)" '{ print ($1 > n ? $1 : n) }'; }
@@ -61,6 +61,9 @@ check "the disk wrote $written MiB for the compressed core of $(disk readwrite) 
 	at_most "$written" $(( $(disk readwrite) * 11 / 10 + 16 ))
 rss=$(col readwrite 12)
 check "coresink's peak RSS from its entry: $rss KiB, within 8 MiB" eval 'at_most "$rss" 8192 && [ "$rss" -gt 0 ]'
+# Its CPU: a pipe-mode handler is in no cgroup of the bench's, so the entry's CORESINK_CPU_USEC says it, on any host.
+cpu=$(col readwrite 13)
+check "coresink's CPU from its entry: $cpu s" awk -v c="$cpu" 'BEGIN { exit !(c ~ /^[0-9.]+$/ && c > 0 && c < 10) }'
 check "Sparse=no stores it dense ($(disk readwrite:Compress=no:sparse=off) MiB)" \
 	test "$(disk readwrite:Compress=no:sparse=off)" -ge "$size"
 check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 23

@@ -169,28 +169,33 @@ static bool verify(const char *path, const struct victim *v)
 	return r == 0;
 }
 
-/* coresink's peak RSS for this crash, from its entry when a journald took it; 0 when none did. */
-static uint64_t entry_maxrss(pid_t pid)
+/*
+ * coresink's peak RSS and CPU for this crash (CORESINK_MAXRSS, CORESINK_CPU_USEC), from its entry when a journald
+ * took it; left 0 when none did. The CPU only where no cgroup (v2) counted it: cpu is then 0.
+ */
+static void entry_footprint(pid_t pid, uint64_t *rss, double *cpu)
 {
 	char match[64];
 	sd_journal *j;
 	const void *data;
 	size_t len;
-	uint64_t rss = 0;
+	uint64_t usec = 0;
 
 	if (access("/run/systemd/journal/socket", F_OK) < 0 || sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
-		return 0;
+		return;
 	(void) snprintf(match, sizeof(match), "COREDUMP_PID=%d", (int)pid);
 	(void) sd_journal_add_match(j, match, 0);
 	(void) sd_journal_add_match(j, "MESSAGE_ID=" MESSAGE_ID_CRASH, 0);
-	for (int tries = 0; tries < 30 && rss == 0; tries++) {
+	for (int tries = 0; tries < 30 && *rss == 0; tries++) {
 		if (sd_journal_next(j) > 0 && sd_journal_get_data(j, "CORESINK_MAXRSS", &data, &len) >= 0)
-			(void) parse_u64_prefix((const char *)data + 16, len - 16, &rss);
+			(void) parse_u64_prefix((const char *)data + 16, len - 16, rss);
 		else
 			(void) sd_journal_wait(j, 100000);
 	}
+	if (*rss > 0 && *cpu == 0 && sd_journal_get_data(j, "CORESINK_CPU_USEC", &data, &len) >= 0 &&
+	    parse_u64_prefix((const char *)data + 18, len - 18, &usec) == 0)
+		*cpu = (double)usec / 1e6;
 	sd_journal_close(j);
-	return rss;
 }
 
 /* Empties the cores directory (the ledger stays: it holds no limit that a benchmark's config applies). */
@@ -269,7 +274,7 @@ static void measure_stored(const struct handler *h, const struct victim *v, cons
 	s->disk = (uint64_t)st.st_blocks * 512;
 	s->verified = verify(path, v);
 	if (h->kind == HANDLER_CORESINK)
-		s->rss = entry_maxrss(pid);
+		entry_footprint(pid, &s->rss, &s->cpu);
 }
 
 /* One crash under handler h, timed from the fault to the stored file. 0 or -errno (the benchmark stops). */

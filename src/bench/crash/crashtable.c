@@ -140,7 +140,8 @@ void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sa
 		   "null or direct; socket: null-socket or direct);\n writ_MiB: what the disk wrote meanwhile, all "
 		   "writers (raw and compressed cores), - on a file system without a block device;\n rss from "
 		   "coresink's journal entry, - without a journald; cpu_s and peak_MiB: a socket server's cgroup (v2) "
-		   "for the crash,\n its processes until they are gone, page cache included; - on cgroup v1)\n");
+		   "for the crash,\n its processes until they are gone, page cache included; elsewhere cpu_s is "
+		   "coresink's entry's (CORESINK_CPU_USEC:\n the handler and its stack trace), peak_MiB -)\n");
 }
 
 /* One row per crash. 0 or -errno. */
