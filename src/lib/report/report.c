@@ -8,7 +8,6 @@
 #include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <syslog.h>
 
 #include "base.h"
@@ -70,28 +69,6 @@ static void add_process_fields(struct fields *f, const struct kargs *k, const st
 	report_add_line(f, "COREDUMP_EXE", o->exe);
 }
 
-
-static unsigned long long cpu_usec(const struct rusage *ru)
-{
-	return (unsigned long long)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000ULL +
-	       (unsigned long long)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
-}
-
-/*
- * The handler's own peak memory: it must stay small whatever the size of the core. And the CPU the crash has cost
- * so far, user and system: the handler's threads (the copy, zstd, age) and the children it waited for (the stack
- * trace's sandbox), which the bench reads where no cgroup v2 counts it.
- */
-static void add_footprint(struct fields *f)
-{
-	struct rusage self, children;
-
-	if (getrusage(RUSAGE_SELF, &self) < 0)
-		return;
-	fields_add(f, "CORESINK_MAXRSS=%ld", self.ru_maxrss * 1024L);
-	if (getrusage(RUSAGE_CHILDREN, &children) == 0)
-		fields_add(f, "CORESINK_CPU_USEC=%llu", cpu_usec(&self) + cpu_usec(&children));
-}
 
 /* What a minimal core kept, beside what the kernel dumped; or why the whole core was kept instead. */
 static void add_core_content(struct fields *f, const struct outcome *o)
@@ -243,7 +220,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 		fields_add(f, "CORESINK_ACL=failed: %s", strerror(-o->acl_error));
 	else if (o->acl_none && o->path[0])
 		fields_add(f, "CORESINK_ACL=none: %s", o->acl_none);
-	add_footprint(f);
+	report_footprint_fields(f);
 }
 
 /*
