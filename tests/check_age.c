@@ -41,6 +41,30 @@ START_TEST(test_keys)
 }
 END_TEST
 
+/* Identity files add up (as age's -i given twice), 16 in all; a text with none is no identity file. */
+START_TEST(test_identity_files)
+{
+	struct age_identities ids = { .n = 0 };
+	char text[4096];
+	size_t at = 0;
+
+	snprintf(text, sizeof(text), "# created: now\n%s\r\n\n", SECRET);
+	ck_assert_int_eq(age_identities_parse(text, &ids), 0);
+	ck_assert_uint_eq(ids.n, 1);
+	ck_assert_int_eq(age_identities_parse(text, &ids), 0);
+	ck_assert_uint_eq(ids.n, 2);
+	ck_assert_mem_eq(ids.keys[0], ids.keys[1], AGE_KEY_BYTES);
+	ck_assert_int_eq(age_identities_parse("# only a comment\n\n", &ids), -EINVAL);
+	ck_assert_int_eq(age_identities_parse(PUBLIC, &ids), -EINVAL);
+	for (int i = 0; i < 14; i++)
+		at += (size_t)snprintf(text + at, sizeof(text) - at, "%s\n", SECRET);
+	ck_assert_uint_eq(ids.n, 2);
+	ck_assert_int_eq(age_identities_parse(text, &ids), 0);
+	ck_assert_uint_eq(ids.n, AGE_IDENTITIES_MAX);
+	ck_assert_int_eq(age_identities_parse(SECRET, &ids), -E2BIG);
+}
+END_TEST
+
 static int emit_fd(void *ctx, const char *buf, size_t n)
 {
 	return io_write_full(*(int *)ctx, buf, n);
@@ -165,6 +189,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("age");
 
 	tcase_add_test(tc, test_keys);
+	tcase_add_test(tc, test_identity_files);
 	tcase_add_loop_test(tc, test_round_trip, 0, (int)(sizeof(sizes) / sizeof(sizes[0])));
 	tcase_add_test(tc, test_refused);
 	suite_add_tcase(s, tc);

@@ -97,41 +97,36 @@ static const char *identity_kind(const char *text)
 	return NULL;
 }
 
+/* What is wrong with an --identity file: r as read_identities() got it, text what the file held. */
+static const char *identity_error(int r, const char *text)
+{
+	const char *kind = r == -EINVAL ? identity_kind(text) : NULL;
+
+	if (kind)
+		return kind;
+	if (r == -EINVAL)
+		return "not an age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes)";
+	return r == -E2BIG ? "more identities than the 16 a run takes" : strerror(-r);
+}
+
 /*
  * --identity FILE ("-": standard input, as age's -i): the age identities (age-keygen's file) an encrypted core is
  * read with, for this run only: read once, kept in locked memory where the limits allow. Given more than once, the
- * files' identities add up (at most AGE_IDENTITIES_MAX), as age's. Exits with a usage error where a file is no
- * identity file, saying what it is where it is another kind of key.
+ * files' identities add up (age_identities_parse()), as age's. Exits with a usage error where a file is no identity
+ * file, saying what it is where it is another kind of key.
  */
 static void read_identities(struct opts *o, const char *path)
 {
 	bool in = strcmp(path, "-") == 0;
 	char *text = sodium_init() >= 0 ? sodium_malloc(64 * 1024) : NULL;
-	struct age_identities *more = text ? sodium_malloc(sizeof(*more)) : NULL;
-	const char *kind = NULL;
-	ssize_t n;
-	int r = more ? 0 : -ENOMEM;
+	int r = -ENOMEM;
 
-	if (r == 0 && in) {
-		n = io_read_full(STDIN_FILENO, text, 64 * 1024 - 1, NULL);
-		r = n < 0 ? (int)n : 0;
-		text[n < 0 ? 0 : n] = '\0';
-	} else if (r == 0) {
-		r = io_read_text(path, text, 64 * 1024);
-	}
+	if (text)
+		r = in ? io_read_text_fd(STDIN_FILENO, text, 64 * 1024) : io_read_text(path, text, 64 * 1024);
 	if (r >= 0)
-		r = age_identities_parse(text, more);
-	if (r == -EINVAL)
-		kind = identity_kind(text);
-	if (r == 0 && o->ids.n + more->n > AGE_IDENTITIES_MAX)
-		r = -E2BIG;
-	for (unsigned i = 0; r == 0 && i < more->n; i++)
-		memcpy(o->ids.keys[o->ids.n++], more->keys[i], AGE_KEY_BYTES);
-	sodium_free(more);
+		r = age_identities_parse(text, &o->ids);
 	if (r < 0) {
-		(void) fail_code(EXIT_USAGE, "--identity %s: %s", in ? "(standard input)" : path, kind ? kind :
-				 r == -EINVAL ? "not an age identity file (AGE-SECRET-KEY-1... lines, as age-keygen writes)" :
-				 r == -E2BIG ? "more identities than the 16 a run takes" : strerror(-r));
+		(void) fail_code(EXIT_USAGE, "--identity %s: %s", in ? "(standard input)" : path, identity_error(r, text));
 		sodium_free(text);
 		exit(EXIT_USAGE);
 	}

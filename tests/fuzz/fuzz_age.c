@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned char out[AGE_CHUNK];
 	unsigned char id[AGE_KEY_BYTES], key[32];
-	struct age_identities ids;
+	struct age_identities ids = { .n = 0 };
 	struct age_reader a;
 	size_t header = 0;
 	char *text;

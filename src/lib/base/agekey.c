@@ -101,14 +101,15 @@ int age_identity_parse(const char *s, unsigned char key[AGE_KEY_BYTES])
 }
 
 /*
- * An identity file's text: blank lines and "#" comments, every other line an identity (at most AGE_IDENTITIES_MAX).
- * 0, or -EINVAL (a line that is not one, or none at all: the file is not an identity file), -E2BIG.
+ * An identity file's text: blank lines and "#" comments, every other line an identity, added to those ids holds
+ * (several files add up, as age's -i; AGE_IDENTITIES_MAX in all). 0, or -EINVAL (a line that is not one, or none at
+ * all: the file is not an identity file), -E2BIG; on an error ids keeps the lines before it.
  */
 int age_identities_parse(const char *text, struct age_identities *ids)
 {
+	unsigned first = ids->n;
 	int r = 0;
 
-	ids->n = 0;
 	while (r == 0 && *text) {
 		size_t n = strcspn(text, "\n");
 		char line[128];
@@ -123,14 +124,15 @@ int age_identities_parse(const char *text, struct age_identities *ids)
 			else {
 				memcpy(line, text, n);
 				line[n] = '\0';
-				r = age_identity_parse(line, ids->keys[ids->n++]);
+				r = age_identity_parse(line, ids->keys[ids->n]);
+				ids->n += r == 0;
 				sodium_memzero(line, sizeof(line));
 			}
 		}
 		text += strcspn(text, "\n");
 		text += *text == '\n';
 	}
-	if (r == 0 && ids->n == 0)
+	if (r == 0 && ids->n == first)
 		r = -EINVAL;
 	return r;
 }

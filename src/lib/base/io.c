@@ -388,11 +388,15 @@ int io_file_of(const char *path, uid_t owner)
 int io_read_text(const char *path, char *buf, size_t size)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
-	n = io_read_full(fd, buf, size - 1, NULL);
+	return fd < 0 ? -errno : io_read_text_fd(fd, buf, size);
+}
+
+/* As io_read_text(), from an open fd (standard input, say) to its end. 0 or -errno. */
+int io_read_text_fd(int fd, char *buf, size_t size)
+{
+	ssize_t n = io_read_full(fd, buf, size - 1, NULL);
+
 	if (n < 0)
 		return (int)n;
 	buf[n] = '\0';

@@ -35,6 +35,7 @@ int io_fdatasync(int fd);
 int io_open_host(const char *root, const char *path);
 int io_file_of(const char *path, uid_t owner);
 int io_read_text(const char *path, char *buf, size_t size);
+int io_read_text_fd(int fd, char *buf, size_t size);
 int io_write_text(const char *path, const char *text, size_t len);
 struct sockaddr_un;
 int io_unix_socket(const char *path, int type, struct sockaddr_un *sa);
