@@ -169,6 +169,18 @@ static bool verify(const char *path, const struct victim *v)
 	return r == 0;
 }
 
+/* The number in field of the journal's current entry ("FIELD=123"). 0 or -errno. */
+static int entry_u64(sd_journal *j, const char *field, uint64_t *v)
+{
+	const void *data;
+	size_t len, skip = strlen(field) + 1;
+	int r = sd_journal_get_data(j, field, &data, &len);
+
+	if (r < 0)
+		return r;
+	return len > skip ? parse_u64_prefix((const char *)data + skip, len - skip, v) : -EINVAL;
+}
+
 /*
  * coresink's peak RSS and CPU for this crash (CORESINK_MAXRSS, CORESINK_CPU_USEC), from its entry when a journald
  * took it; left 0 when none did. The CPU only where no cgroup (v2) counted it: cpu is then 0.
@@ -177,8 +189,6 @@ static void entry_footprint(pid_t pid, uint64_t *rss, double *cpu)
 {
 	char match[64];
 	sd_journal *j;
-	const void *data;
-	size_t len;
 	uint64_t usec = 0;
 
 	if (access("/run/systemd/journal/socket", F_OK) < 0 || sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY) < 0)
@@ -186,14 +196,10 @@ static void entry_footprint(pid_t pid, uint64_t *rss, double *cpu)
 	(void) snprintf(match, sizeof(match), "COREDUMP_PID=%d", (int)pid);
 	(void) sd_journal_add_match(j, match, 0);
 	(void) sd_journal_add_match(j, "MESSAGE_ID=" MESSAGE_ID_CRASH, 0);
-	for (int tries = 0; tries < 30 && *rss == 0; tries++) {
-		if (sd_journal_next(j) > 0 && sd_journal_get_data(j, "CORESINK_MAXRSS", &data, &len) >= 0)
-			(void) parse_u64_prefix((const char *)data + 16, len - 16, rss);
-		else
+	for (int tries = 0; tries < 30 && *rss == 0; tries++)
+		if (sd_journal_next(j) <= 0 || entry_u64(j, "CORESINK_MAXRSS", rss) < 0)
 			(void) sd_journal_wait(j, 100000);
-	}
-	if (*rss > 0 && *cpu == 0 && sd_journal_get_data(j, "CORESINK_CPU_USEC", &data, &len) >= 0 &&
-	    parse_u64_prefix((const char *)data + 18, len - 18, &usec) == 0)
+	if (*rss > 0 && *cpu == 0 && entry_u64(j, "CORESINK_CPU_USEC", &usec) == 0)
 		*cpu = (double)usec / 1e6;
 	sd_journal_close(j);
 }
