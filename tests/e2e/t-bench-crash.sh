@@ -64,6 +64,11 @@ check "coresink's peak RSS from its entry: $rss KiB, within 8 MiB" eval 'at_most
 # Its CPU: a pipe-mode handler is in no cgroup of the bench's, so the entry's CORESINK_CPU_USEC says it, on any host.
 cpu=$(col readwrite 13)
 check "coresink's CPU from its entry: $cpu s" awk -v c="$cpu" 'BEGIN { exit !(c ~ /^[0-9.]+$/ && c > 0 && c < 10) }'
+# Of each crash's release, the dumping thread's sleep (held by its handler) and its wait for a CPU, from schedstat.
+held_ok() { awk -v h="$(col "$1" 15)" -v q="$(col "$1" 16)" -v r="$(col "$1" 2)" \
+	'BEGIN { exit !(h ~ /^[0-9.]+$/ && q ~ /^[0-9.]+$/ && h + q <= r + 0.01) }'; }
+check "held and runq within the release: readwrite $(col readwrite 15)+$(col readwrite 16) of $(col readwrite 2) s, null $(col null 15)" \
+	eval 'held_ok readwrite && held_ok null && held_ok socket:Compress=no && test "$(col direct 15)" = -'
 check "Sparse=no stores it dense ($(disk readwrite:Compress=no:sparse=off) MiB)" \
 	test "$(disk readwrite:Compress=no:sparse=off)" -ge "$size"
 check "the CSV has a header and a row per crash" test "$(wc -l < "$T/runs.csv")" -eq 23

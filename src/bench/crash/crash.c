@@ -296,6 +296,7 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	pid_t pid;
 	int r, stored, ifd;
 
+	s->held = s->runq = -1;
 	if (h->kind == HANDLER_DIRECT)
 		return direct_run(p, o->size, s);
 	r = sysctl_core_pattern(h->pattern);
@@ -315,6 +316,7 @@ static int crash_run(const struct handler *h, const struct bench_paths *p, const
 	r = victim_crash(&v, &t0);
 	/* The process is gone when the handler lets it go; the file may get its name later. */
 	s->released = now(CLOCK_MONOTONIC) - t0;
+	victim_held(&v, s->released, &s->held, &s->runq);
 	stored = r == 0 ? wait_stored(ifd, h, p, pid, path, sizeof(path)) : r;
 	s->seconds = late_dir(h, p) ? now(CLOCK_MONOTONIC) - t0 : s->released;
 	s->cache = sampler_stop(&smp);

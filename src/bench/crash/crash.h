@@ -45,6 +45,8 @@ struct crash_sample {
 	uint64_t rss;               /* the handler's peak RSS, from its journal entry; 0 when unknown */
 	double cpu;                 /* a socket server's CPU seconds for the crash, from its cgroup; 0 when unknown */
 	uint64_t mempeak;           /* its cgroup's peak memory (page cache included) during the crash; 0 unknown */
+	double held, runq;          /* of released, the dumping thread asleep (held by the handler), and waiting for a
+				       CPU; -1 when unknown (victim.c) */
 	bool verified;
 };
 

@@ -16,14 +16,14 @@
 
 struct crash_summary {
 	int handler, n, bad;
-	double min, median, max, released, bytes, disk, written, cache, rss, cpu, mempeak;
+	double min, median, max, released, bytes, disk, written, cache, rss, cpu, mempeak, held, runq;
 };
 
 /* Sums up one handler's runs: medians of each measure. */
 static struct crash_summary summarize(int handler, const struct crash_sample *s, int ns)
 {
 	double t[RUNS_MAX], rel[RUNS_MAX], bytes[RUNS_MAX], disk[RUNS_MAX], wr[RUNS_MAX], cache[RUNS_MAX], rss[RUNS_MAX];
-	double cpu[RUNS_MAX], peak[RUNS_MAX];
+	double cpu[RUNS_MAX], peak[RUNS_MAX], held[RUNS_MAX], runq[RUNS_MAX];
 	struct crash_summary r = { .handler = handler };
 
 	for (int i = 0; i < ns && r.n < RUNS_MAX; i++) {
@@ -38,6 +38,8 @@ static struct crash_summary summarize(int handler, const struct crash_sample *s,
 		rss[r.n] = (double)s[i].rss / 1024.0;
 		cpu[r.n] = s[i].cpu;
 		peak[r.n] = (double)s[i].mempeak / MIB;
+		held[r.n] = s[i].held;
+		runq[r.n] = s[i].runq;
 		r.bad += !s[i].verified;
 		r.n++;
 	}
@@ -52,6 +54,8 @@ static struct crash_summary summarize(int handler, const struct crash_sample *s,
 	r.rss = bench_median(rss, r.n);
 	r.cpu = bench_median(cpu, r.n);
 	r.mempeak = bench_median(peak, r.n);
+	r.held = bench_median(held, r.n);
+	r.runq = bench_median(runq, r.n);
 	return r;
 }
 
@@ -111,13 +115,14 @@ void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sa
 	}
 	sort_handlers = h;
 	qsort(sum, (size_t)nh, sizeof(*sum), by_time);
-	fprintf(f, "%-*s %9s %7s %8s %7s %7s %7s %8s %8s %8s %9s %8s %6s %8s  %s\n", w, "handler", "release_s", "ratio",
-		"stored_s", "ratio", "min_s", "max_s", "size_MiB", "disk_MiB", "writ_MiB", "cache_MiB", "rss_KiB",
-		"cpu_s", "peak_MiB", "stored");
+	fprintf(f, "%-*s %9s %7s %8s %7s %7s %7s %8s %8s %8s %9s %8s %6s %8s %6s %6s  %s\n", w, "handler", "release_s",
+		"ratio", "stored_s", "ratio", "min_s", "max_s", "size_MiB", "disk_MiB", "writ_MiB", "cache_MiB",
+		"rss_KiB", "cpu_s", "peak_MiB", "held_s", "runq_s", "stored");
 	for (int i = 0; i < nh; i++) {
 		const struct crash_summary *r = &sum[i];
 		double ceiling = ceiling_of(h, nh, sum, handler_is_socket_mode(&h[r->handler]));
 		char rel[16], sto[16], wr[16] = "-", rss[16] = "-", cpu[16] = "-", peak[16] = "-", stored[32] = "verified";
+		char held[16] = "-", runq[16] = "-";
 
 		ratio(rel, sizeof(rel), r->released, ceiling);
 		ratio(sto, sizeof(sto), r->median, ceiling);
@@ -129,11 +134,15 @@ void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sa
 			(void) snprintf(cpu, sizeof(cpu), "%.2f", r->cpu);
 		if (r->mempeak > 0)
 			(void) snprintf(peak, sizeof(peak), "%.0f", r->mempeak);
+		if (r->held >= 0)
+			(void) snprintf(held, sizeof(held), "%.2f", r->held);
+		if (r->runq >= 0)
+			(void) snprintf(runq, sizeof(runq), "%.2f", r->runq);
 		if (r->bad)
 			(void) snprintf(stored, sizeof(stored), "FAILED %d of %d", r->bad, r->n);
-		fprintf(f, "%-*s %9.2f %7s %8.2f %7s %7.2f %7.2f %8.0f %8.0f %8s %9.0f %8s %6s %8s  %s\n", w,
+		fprintf(f, "%-*s %9.2f %7s %8.2f %7s %7.2f %7.2f %8.0f %8.0f %8s %9.0f %8s %6s %8s %6s %6s  %s\n", w,
 			h[r->handler].name, r->released, rel, r->median, sto, r->min, r->max, r->bytes, r->disk, wr, r->cache,
-			rss, cpu, peak, stored);
+			rss, cpu, peak, held, runq, stored);
 	}
 	fprintf(f, "(release_s: median seconds from the fault until the process is let go; stored_s, min, max: until the "
 		   "file has its final name;\n each ratio: that median over the larger ceiling's of the same mode (pipe: "
@@ -141,7 +150,9 @@ void crash_table(FILE *f, const struct handler *h, int nh, const struct crash_sa
 		   "writers (raw and compressed cores), - on a file system without a block device;\n rss from "
 		   "coresink's journal entry, - without a journald; cpu_s and peak_MiB: a socket server's cgroup (v2) "
 		   "for the crash,\n its processes until they are gone, page cache included; elsewhere cpu_s is "
-		   "coresink's entry's (CORESINK_CPU_USEC:\n the handler and its stack trace), peak_MiB -)\n");
+		   "coresink's entry's (CORESINK_CPU_USEC:\n the handler and its stack trace), peak_MiB -; of release_s, "
+		   "held_s: the dumping thread asleep, the kernel waiting\n for the handler to take the core or let it go, "
+		   "runq_s: runnable, waiting for a CPU (its /proc/PID/schedstat); the rest it ran)\n");
 }
 
 /* One row per crash. 0 or -errno. */
@@ -152,12 +163,12 @@ int crash_csv(const char *path, const struct handler *h, const struct crash_samp
 	if (!f)
 		return -errno;
 	fprintf(f, "handler,run,released_seconds,seconds,bytes,disk_bytes,written_bytes,cache_bytes,rss_bytes,"
-		   "cpu_seconds,mem_peak_bytes,verified\n");
+		   "cpu_seconds,mem_peak_bytes,held_seconds,runq_seconds,verified\n");
 	for (int i = 0; i < ns; i++)
-		fprintf(f, "%s,%d,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%s\n", h[s[i].handler].name, s[i].run,
-			s[i].released, s[i].seconds, (unsigned long long)s[i].bytes, (unsigned long long)s[i].disk,
+		fprintf(f, "%s,%d,%.6f,%.6f,%llu,%llu,%llu,%llu,%llu,%.6f,%llu,%.6f,%.6f,%s\n", h[s[i].handler].name,
+			s[i].run, s[i].released, s[i].seconds, (unsigned long long)s[i].bytes, (unsigned long long)s[i].disk,
 			(unsigned long long)s[i].written, (unsigned long long)s[i].cache, (unsigned long long)s[i].rss,
-			s[i].cpu, (unsigned long long)s[i].mempeak, s[i].verified ? "yes" : "no");
+			s[i].cpu, (unsigned long long)s[i].mempeak, s[i].held, s[i].runq, s[i].verified ? "yes" : "no");
 	return fclose(f) == 0 ? 0 : -errno;
 }
 

@@ -5,6 +5,7 @@
  * dies of SIGSEGV. The time is CLOCK_MONOTONIC, the clock the bench stops with.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -129,6 +130,7 @@ int victim_start(struct victim *v, enum workload w, uint64_t bytes)
 	v->go = go[1];
 	v->report = report[0];
 	v->zero_percent = workload_zero_percent(w);
+	v->on_cpu = v->runq = -1;
 	if (io_read_full(v->report, where, sizeof(where), NULL) != (ssize_t)sizeof(where))
 		return victim_reap(v), -EIO;   /* it could not map or fill its memory */
 	v->addr = where[0];
@@ -136,14 +138,44 @@ int victim_start(struct victim *v, enum workload w, uint64_t bytes)
 	return 0;
 }
 
+/* The victim's time on a CPU and waiting for one, in seconds (/proc/PID/schedstat). 0 or -errno. */
+static int sched_times(pid_t pid, double *on_cpu, double *waiting)
+{
+	char path[64], text[128];
+	unsigned long long run, delay;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	r = io_read_text(path, text, sizeof(text));
+	if (r < 0)
+		return r;
+	if (sscanf(text, "%llu %llu", &run, &delay) != 2)
+		return -EINVAL;
+	*on_cpu = (double)run / 1e9;
+	*waiting = (double)delay / 1e9;
+	return 0;
+}
+
 /* Lets the victim crash, and waits until it is gone: with kernel.core_pipe_limit set, until its handler is. */
 int victim_crash(struct victim *v, double *crashed_at)
 {
 	int status, r;
+	double c0 = -1, d0 = 0, c1, d1;
+	siginfo_t si;
 
+	/* It sleeps until "go": its times now are those before the crash. */
+	(void) sched_times(v->pid, &c0, &d0);
 	if (io_write_full(v->go, "g", 1) < 0 ||
 	    io_read_full(v->report, crashed_at, sizeof(*crashed_at), NULL) != (ssize_t)sizeof(*crashed_at))
 		return victim_reap(v), -EIO;
+	/* Its times are read while it is a zombie: waited for, not yet reaped. */
+	while ((r = waitid(P_PID, (id_t)v->pid, &si, WEXITED | WNOWAIT)) < 0 && errno == EINTR)
+		;
+	v->on_cpu = v->runq = -1;
+	if (r == 0 && c0 >= 0 && sched_times(v->pid, &c1, &d1) == 0) {
+		v->on_cpu = c1 - c0;
+		v->runq = d1 - d0;
+	}
 	r = io_waitpid(v->pid, &status);
 	if (r < 0)
 		return r;
@@ -151,6 +183,22 @@ int victim_crash(struct victim *v, double *crashed_at)
 	(void) close(v->go);
 	(void) close(v->report);
 	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV ? 0 : -ECHILD;
+}
+
+/*
+ * Of the released seconds from its fault to its end, how long the dumping thread slept (*held: the kernel waited for
+ * the handler to take the core, or to let it go) and how long it was runnable and waited for a CPU (*runq); the rest
+ * it ran (the kernel writing its core, then its exit). -1 each when /proc said nothing.
+ */
+void victim_held(const struct victim *v, double released, double *held, double *runq)
+{
+	double asleep = released - v->on_cpu - v->runq;
+
+	*held = *runq = -1;
+	if (v->on_cpu < 0)
+		return;
+	*held = asleep > 0 ? asleep : 0;
+	*runq = v->runq;
 }
 
 /* Ends a victim that is not to crash (an error on our side). Always 0. */

@@ -16,11 +16,13 @@ struct victim {
 	pid_t pid;
 	uint64_t addr, bytes;
 	unsigned zero_percent;
+	double on_cpu, runq;  /* from "go" to its end: seconds on a CPU, and runnable waiting for one; -1 unknown */
 	int go, report;       /* we write "go" into one; it tells its mapping, then its crash time, through the other */
 };
 
 int victim_start(struct victim *v, enum workload w, uint64_t bytes);
 int victim_crash(struct victim *v, double *crashed_at);
 int victim_reap(struct victim *v);
+void victim_held(const struct victim *v, double released, double *held, double *runq);
 
 #endif
