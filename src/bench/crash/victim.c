@@ -5,10 +5,10 @@
  * dies of SIGSEGV. The time is CLOCK_MONOTONIC, the clock the bench stops with.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -161,7 +161,6 @@ int victim_crash(struct victim *v, double *crashed_at)
 {
 	int status, r;
 	double c0 = -1, d0 = 0, c1, d1;
-	siginfo_t si;
 
 	/* It sleeps until "go": its times now are those before the crash. */
 	(void) sched_times(v->pid, &c0, &d0);
@@ -169,8 +168,7 @@ int victim_crash(struct victim *v, double *crashed_at)
 	    io_read_full(v->report, crashed_at, sizeof(*crashed_at), NULL) != (ssize_t)sizeof(*crashed_at))
 		return victim_reap(v), -EIO;
 	/* Its times are read while it is a zombie: waited for, not yet reaped. */
-	while ((r = waitid(P_PID, (id_t)v->pid, &si, WEXITED | WNOWAIT)) < 0 && errno == EINTR)
-		;
+	r = io_wait_ended(v->pid);
 	v->on_cpu = v->runq = -1;
 	if (r == 0 && c0 >= 0 && sched_times(v->pid, &c1, &d1) == 0) {
 		v->on_cpu = c1 - c0;

@@ -322,6 +322,16 @@ int io_waitpid(pid_t pid, int *status)
 	return r < 0 ? -errno : 0;
 }
 
+/* Waits until the child pid has ended, and leaves it a zombie, to be read in /proc and reaped later. 0 or -errno. */
+int io_wait_ended(pid_t pid)
+{
+	siginfo_t si;
+	int r;
+
+	RETRY(r, waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT));
+	return r < 0 ? -errno : 0;
+}
+
 /*
  * Sends one datagram on the connected socket fd without blocking for longer than timeout_ms: a receiver whose
  * queue is full is waited for, up to then. 0 or -errno (-ETIMEDOUT).

@@ -25,6 +25,7 @@ int io_vmsplice_full(int wfd, const void *buf, size_t len);
 int io_sendfile_all(int out, int in, uint64_t len);
 int io_sendfile_range(int out, int in, off_t off, off_t end);
 int io_waitpid(pid_t pid, int *status);
+int io_wait_ended(pid_t pid);
 int io_run_within(int (*fn)(void *), void *arg, int timeout_ms);
 struct msghdr;
 int io_send_within(int fd, const struct msghdr *msg, int timeout_ms);
