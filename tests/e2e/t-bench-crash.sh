@@ -64,7 +64,8 @@ check "coresink's peak RSS from its entry: $rss KiB, within 8 MiB" eval 'at_most
 # Its CPU: a pipe-mode handler is in no cgroup of the bench's, so the entry's CORESINK_CPU_USEC says it, on any host.
 cpu=$(col readwrite 13)
 check "coresink's CPU from its entry: $cpu s" awk -v c="$cpu" 'BEGIN { exit !(c ~ /^[0-9.]+$/ && c > 0 && c < 10) }'
-# Of each crash's release, the dumping thread's sleep (held by its handler) and its wait for a CPU, from schedstat.
+# Of each crash's release, the dumping thread's sleep (held by its handler) and its wait for a CPU, from schedstat:
+# there for every crash, within its release (a handler that holds the process is checked below), none for direct.
 held_ok() { awk -v h="$(col "$1" 15)" -v q="$(col "$1" 16)" -v r="$(col "$1" 2)" \
 	'BEGIN { exit !(h ~ /^[0-9.]+$/ && q ~ /^[0-9.]+$/ && h + q <= r + 0.01) }'; }
 check "held and runq within the release: readwrite $(col readwrite 15)+$(col readwrite 16) of $(col readwrite 2) s, null $(col null 15)" \
@@ -83,9 +84,14 @@ check "and the bench exits 1" test "$rc" -eq 1
 
 # A handler of one's own: given the file, it stores what it reads; one that stores nothing is FAILED.
 mine=$(mktemp /tmp/coresink-handler.XXXXXX) && chmod 0755 "$mine" && at_exit "rm -f '$mine'"
-printf '#!/bin/sh\nexec cat > "$1"\n' > "$mine"
+# It waits a second before it reads: the dying process, its pipe full, sleeps that second, which held_s must show.
+printf '#!/bin/sh\nsleep 1\nexec cat > "$1"\n' > "$mine"
 out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --handlers "exec:$mine,null")
-check "exec:PATH: its core is the victim's memory" has "$(printf '%s\n' "$out" | grep "^exec:")" " verified"
+row=$(printf '%s\n' "$out" | grep "^exec:")
+check "exec:PATH: its core is the victim's memory" has "$row" " verified"
+held=$(printf '%s\n' "$row" | awk '{ print $15 }')
+check "a handler that waits a second before it reads holds the process that long: held_s $held" \
+	awk -v h="$held" 'BEGIN { exit !(h ~ /^[0-9.]+$/ && h >= 0.9) }'
 printf '#!/bin/sh\nexec cat > /dev/null\n' > "$mine"
 out=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --handlers "exec:$mine,null")
 check "exec:PATH that stores nothing: FAILED" has "$out" "FAILED 1 of 1"

@@ -169,7 +169,6 @@ int victim_crash(struct victim *v, double *crashed_at)
 		return victim_reap(v), -EIO;
 	/* Its times are read while it is a zombie: waited for, not yet reaped. */
 	r = io_wait_ended(v->pid);
-	v->on_cpu = v->runq = -1;
 	if (r == 0 && c0 >= 0 && sched_times(v->pid, &c1, &d1) == 0) {
 		v->on_cpu = c1 - c0;
 		v->runq = d1 - d0;
