@@ -121,6 +121,38 @@ START_TEST(test_staged_splice_moves_whole_chunks)
 }
 END_TEST
 
+/*
+ * The disk's cache emptied behind the writeback (write/flush.c), by fdatasync of the directory: _i 0 with a
+ * directory, at most a flush per chunk written back; _i 1 with none, _i 2 with no writeback of the engine's own
+ * (hygiene off: nothing is behind it), no flush. The core whole each time, and the final sync timed.
+ */
+START_TEST(test_flushes_behind_the_writeback)
+{
+	struct engine_opts o;
+	struct engine_stats st;
+	size_t size = 64 * MIB;
+	int out = out_file("core", 0), dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(dfd, 0);
+	engine_defaults(&o);
+	o.chunk = MIB;
+	o.flush_fd = _i == 1 ? -1 : dfd;
+	o.hygiene = _i != 2;
+	st = run(&o, size, out);
+	assert_complete(out, &st, size);
+	/* 64 chunks and the one that finds the end. */
+	ck_assert_uint_ge(st.chunks, 64);
+	if (_i == 0)
+		ck_assert_msg(st.flushes >= 1 && st.flushes <= st.chunks - 2, "%u flushes for %lu chunks", st.flushes,
+			      st.chunks);
+	else
+		ck_assert_uint_eq(st.flushes, 0);
+	ck_assert_uint_gt(st.sync_us, 0);
+	close(dfd);
+	close(out);
+}
+END_TEST
+
 START_TEST(test_refused_from_start)
 {
 	static const enum strategy splicers[] = { STRATEGY_SPLICE, STRATEGY_NAIVE_SPLICE };
@@ -914,6 +946,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_each_strategy_identical, 0, 4);
 	tcase_add_loop_test(tc, test_head_ends_with_the_notes, 0, 5);
 	tcase_add_test(tc, test_staged_splice_moves_whole_chunks);
+	tcase_add_loop_test(tc, test_flushes_behind_the_writeback, 0, 3);
 	tcase_add_loop_test(tc, test_refused_from_start, 0, 2);
 	tcase_add_test(tc, test_refused_mid_stream);
 	tcase_add_test(tc, test_reserve_stops_capture);

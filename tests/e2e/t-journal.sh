@@ -14,7 +14,8 @@ write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "Strategy=splcie"
 use_handler "$T/c.conf"
 start_journald
 
-crash 16
+# Six chunks: the disk's cache is emptied behind the writeback of the third on (write/flush.c).
+crash 96
 e=$(journal_entry "$CRASH_PID") || fail "no journal entry for pid $CRASH_PID"
 core=$(only_file "$T/cores") || exit 1
 for field in "COREDUMP_PID=$CRASH_PID" "COREDUMP_UID=0" "COREDUMP_GID=0" "COREDUMP_SIGNAL=11" \
@@ -26,6 +27,8 @@ for field in "COREDUMP_PID=$CRASH_PID" "COREDUMP_UID=0" "COREDUMP_GID=0" "COREDU
 done
 check "entry has a COREDUMP_TIMESTAMP in microseconds" matches "$e" '^COREDUMP_TIMESTAMP=[0-9]{16}$'
 check "entry is not marked truncated" lacks "$e" "COREDUMP_TRUNCATED="
+check "entry says the disk's cache was emptied as the core came ($(field "$e" CORESINK_FLUSH))" \
+	matches "$e" '^CORESINK_FLUSH=[1-5] during the copy, the final sync [0-9]+ us$'
 check "the typo is a warning entry of its own" \
 	has "$(jctl -o cat -p warning SYSLOG_IDENTIFIER=coresink)" "bad value 'splcie' for Strategy"
 early=$(jctl -o export "CORESINK_PID=$CRASH_PID" | tr -d '\0')

@@ -58,6 +58,7 @@ struct config {
 	size_t chunk_size;
 	uint64_t read_ahead;       /* socket mode: bytes a thread reads of the core ahead of the writes; 0 for none,
 				      READ_AHEAD_AUTO: the copy's kind decides (keep.c) */
+	bool flush_behind;         /* the disk's cache emptied behind the writeback as the core comes (write/flush.c) */
 	struct size_spec keep_free;
 	struct size_spec max_use;
 	struct size_spec max_use_per_user; /* of MaxUse (a percentage of it, or bytes): what one user's cores may take

@@ -182,6 +182,10 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
 	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
+	/* What the disk's cache held: emptied as the core came (write/flush.c), and what the final sync waited for. */
+	if (o->st.flushes || o->st.sync_us)
+		fields_add(f, "CORESINK_FLUSH=%u during the copy, the final sync %llu us", o->st.flushes,
+			   (unsigned long long)o->st.sync_us);
 	report_add_line(f, "COREDUMP_FILENAME", o->path);
 	report_add_line(f, "CORESINK_MODULES_KEPT", o->modules);
 	if (o->result == RESULT_TRUNCATED)

@@ -13,6 +13,7 @@
 #include "base.h"
 #include "compress.h"
 #include "engine.h"
+#include "flush.h"
 #include "prefetch.h"
 #include "room.h"
 
@@ -56,6 +57,7 @@ struct copy {
 	struct room room;         /* how much of each chunk may be written (room.c) */
 	struct prefetch pf;       /* the input read ahead (o->read_ahead), when ahead */
 	bool ahead;
+	struct flusher flush;     /* the disk's cache emptied behind the writeback (o->flush_fd), when running */
 };
 
 bool copy_out_of_space(int r);

@@ -48,6 +48,9 @@ struct engine_opts {
 	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
 	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
+	int flush_fd;             /* with hygiene: a file on the output's file system with nothing to write (its
+				     directory), whose fdatasync empties the disk's cache behind the writeback
+				     (flush.c); -1 for none */
 	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */
@@ -85,6 +88,8 @@ struct engine_stats {
 	int level;                /* compressed: zstd's level */
 	unsigned zstd_chunks, stored_chunks;  /* compressed: chunks through zstd, and stored (raw blocks: pace()) */
 	unsigned paced_behind, paced_raw;     /* times zstd fell behind the input, or did not shrink a chunk */
+	unsigned flushes;         /* the disk's cache emptied during the copy (flush.c), the final sync aside */
+	uint64_t sync_us;         /* the final fdatasync's time: what the disk still held of the file at the end */
 	unsigned sampled_raw;                 /* of the latter, probes stored after their first MiB (copy_sample) */
 	uint64_t stored_in;       /* the input bytes of the stored chunks */
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
