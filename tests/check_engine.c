@@ -121,9 +121,23 @@ START_TEST(test_staged_splice_moves_whole_chunks)
 }
 END_TEST
 
+/* The names in path but . and .. */
+static int dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
 /*
- * The disk's cache emptied behind the writeback (write/flush.c), by fdatasync of the directory: _i 0 with a
- * directory, at most a flush per chunk written back; _i 1 with none, _i 2 with no writeback of the engine's own
+ * The disk's cache emptied behind the writeback (write/flush.c), through an empty unnamed file in the directory:
+ * _i 0 with a directory, at most a flush per chunk written back, and no file left there; _i 1 with none, _i 2 with no writeback of the engine's own
  * (hygiene off: nothing is behind it), no flush. The core whole each time, and the final sync timed.
  */
 START_TEST(test_flushes_behind_the_writeback)
@@ -136,7 +150,7 @@ START_TEST(test_flushes_behind_the_writeback)
 	ck_assert_int_ge(dfd, 0);
 	engine_defaults(&o);
 	o.chunk = MIB;
-	o.flush_fd = _i == 1 ? -1 : dfd;
+	o.flush_dir = _i == 1 ? -1 : dfd;
 	o.hygiene = _i != 2;
 	st = run(&o, size, out);
 	assert_complete(out, &st, size);
@@ -148,6 +162,7 @@ START_TEST(test_flushes_behind_the_writeback)
 	else
 		ck_assert_uint_eq(st.flushes, 0);
 	ck_assert_uint_gt(st.sync_us, 0);
+	ck_assert_int_eq(dir_entries(dir), 1);
 	close(dfd);
 	close(out);
 }

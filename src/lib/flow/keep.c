@@ -183,7 +183,7 @@ static int compress(struct crash *cr, struct store_file *raw, mode_t mode, struc
 	 */
 	eo.compress_workers = 0;
 	eo.held_base = cr->o.st.allocated;
-	eo.flush_fd = cr->c.flush_behind ? z->dirfd : -1;
+	eo.flush_dir = cr->c.flush_behind ? z->dirfd : -1;
 	/* Data that shrinks by less than a tenth in its first 64 MiB is not worth a second copy: the raw core stays. */
 	eo.probe = COMPRESS_PROBE;
 	eo.probe_pct = COMPRESS_PROBE_PCT;
@@ -303,7 +303,7 @@ int crash_copy(struct crash *cr, struct store_file *f)
 	eo.baseline = cr->o.st.baseline;
 	eo.last = &before;
 	/* The disk's cache emptied as the core comes, not all after it (write/flush.c). */
-	eo.flush_fd = cr->c.flush_behind ? f->dirfd : -1;
+	eo.flush_dir = cr->c.flush_behind ? f->dirfd : -1;
 	if (cr->c.core == CORE_MINIMAL)
 		eo.minicore = minimal_core(cr);
 	crash_stacks_hook(cr, &eo);

@@ -57,7 +57,7 @@ struct copy {
 	struct room room;         /* how much of each chunk may be written (room.c) */
 	struct prefetch pf;       /* the input read ahead (o->read_ahead), when ahead */
 	bool ahead;
-	struct flusher flush;     /* the disk's cache emptied behind the writeback (o->flush_fd), when running */
+	struct flusher flush;     /* the disk's cache emptied behind the writeback (o->flush_dir), when running */
 };
 
 bool copy_out_of_space(int r);

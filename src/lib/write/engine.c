@@ -53,7 +53,7 @@ void engine_defaults(struct engine_opts *o)
 #else
 		.hygiene = true,
 #endif
-		.flush_fd = -1,
+		.flush_dir = -1,
 		.sparse = true,
 		.min_hole = PAGE_BYTES,
 		.check_space = true,
@@ -293,9 +293,8 @@ static int copy_setup(struct copy *c)
 		    !(fcntl(c->out, F_GETFL) & O_APPEND);
 	room_init(&c->room, c->out, c->o, c->st);
 	plan_reserve(c);
-	/* Best effort: without the thread, the final sync empties the disk's cache alone. */
-	if (c->o->hygiene && c->regular && c->o->flush_fd >= 0)
-		(void) flusher_start(&c->flush, c->o->flush_fd);
+	/* Best effort: without it, the final sync empties the disk's cache alone. */
+	flusher_init(&c->flush, c->o->hygiene && c->regular ? c->o->flush_dir : -1);
 	/* The header (a stanza per recipient) and the payload's nonce: the file's first bytes. */
 	if (c->encrypt) {
 		r = age_begin(&c->age, c->o->age_keys, c->o->n_age, copy_emit, c);

@@ -48,9 +48,9 @@ struct engine_opts {
 	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
 	uint64_t rlimit;          /* RLIMIT_CORE of the crashed process; UINT64_MAX for unlimited */
 	bool hygiene;             /* sync_file_range + POSIX_FADV_DONTNEED behind the writes */
-	int flush_fd;             /* with hygiene: a file on the output's file system with nothing to write (its
-				     directory), whose fdatasync empties the disk's cache behind the writeback
-				     (flush.c); -1 for none */
+	int flush_dir;            /* with hygiene: the output's directory, where flush.c's thread makes an empty
+				     unnamed file whose fdatasync empties the disk's cache behind the writeback; -1
+				     for none */
 	bool sparse;              /* whole zero pages become holes (where the data passes through the buffer) */
 	size_t min_hole;          /* the shortest run of zero pages left as a hole (a multiple of PAGE_BYTES) */
 	int compress;             /* a zstd level: the file is a zstd frame of the input; 0 for none */

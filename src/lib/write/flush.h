@@ -6,16 +6,17 @@
 #include <stdbool.h>
 
 struct flusher {
-	int fd;                   /* a file on the core's file system with nothing of its own to write: the directory */
+	int dirfd;                /* the cores directory, where the thread makes the file it flushes through; -1: no
+				     flushes (none asked for, or the thread could not start) */
 	bool asked;               /* a flush is wanted: a chunk's writeback ended since the last began */
 	bool stop, running;
-	unsigned flushes;         /* flushes done */
+	unsigned flushes;         /* flushes done; the thread stops at the first that fails */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
 };
 
-int flusher_start(struct flusher *f, int fd);
+void flusher_init(struct flusher *f, int dirfd);
 void flusher_ask(struct flusher *f);
 void flusher_stop(struct flusher *f);
 
