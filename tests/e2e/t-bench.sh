@@ -6,17 +6,19 @@
 BENCH=$B/coresink-bench
 [ -x "$BENCH" ] || fail "no $BENCH"
 scratch
+list=null,splice,readwrite:buffer=64K:prealloc=ftruncate,naive-splice:prealloc=none
+list=$list,splice:chunk=1M:hygiene=off:prealloc=extend,readwrite:chunk=1M:flush=on
 out=$("$BENCH" --size 16M --runs 2 --dir "$T" --no-drop-caches --csv "$T/runs.csv" --plot "$T/chart.png" \
-	--strategies null,splice,readwrite:buffer=64K:prealloc=ftruncate,naive-splice:prealloc=none,splice:chunk=1M:hygiene=off:prealloc=extend)
+	--strategies "$list")
 rc=$?
 printf '%s\n' "$out"
 check "the bench exits 0" test "$rc" -eq 0
-check "every variant's output verified" test "$(printf '%s\n' "$out" | grep -c ' verified$')" -eq 5
+check "every variant's output verified" test "$(printf '%s\n' "$out" | grep -c ' verified$')" -eq 6
 # The table's rows (between the header and the footnote), their median column (the third).
 medians=$(printf '%s\n' "$out" | sed -n '/^strategy /,/^(MB/p' | sed '1d;$d' | awk '{ print $3 }')
 check "sorted by median throughput: $(echo $medians)" test "$medians" = "$(printf '%s\n' "$medians" | sort -rn)"
 check "the null sink marked as the ceiling" has "$out" "ceiling  verified"
-check "the CSV has a header and a row per run" test "$(wc -l < "$T/runs.csv")" -eq 11
+check "the CSV has a header and a row per run" test "$(wc -l < "$T/runs.csv")" -eq 13
 check "the chart is a PNG" test "$(head -c 4 "$T/chart.png" | tail -c 3)" = PNG
 for mode in 1m vmsplice; do
 	for data in random zeros; do

@@ -49,7 +49,8 @@ static void usage(FILE *f)
 		   "       coresink-bench --drain-socket PATH [read]\n"
 		   "       coresink-bench --help\n"
 		   "       LIST: comma-separated null, splice, readwrite, naive-splice, each with :knob=value\n"
-		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off, compress=LEVEL, workers=N,\n"
+		   "             knobs: chunk=, buffer=, pipe=, hygiene=on|off, sparse=on|off, flush=on|off,\n"
+		   "                    compress=LEVEL, workers=N,\n"
 		   "                    ahead=N (buffers read ahead by a thread),\n"
 		   "                    prealloc=keep-size|extend|ftruncate|none\n");
 }
@@ -78,10 +79,10 @@ static int knob(struct variant *v, const char *kv)
 
 	if (!val++)
 		return -EINVAL;
-	if (strncmp(kv, "hygiene=", 8) == 0 || strncmp(kv, "sparse=", 7) == 0) {
+	if (strncmp(kv, "hygiene=", 8) == 0 || strncmp(kv, "sparse=", 7) == 0 || strncmp(kv, "flush=", 6) == 0) {
 		if (strcmp(val, "on") != 0 && strcmp(val, "off") != 0)
 			return -EINVAL;
-		*(kv[0] == 'h' ? &v->o.hygiene : &v->o.sparse) = strcmp(val, "on") == 0;
+		*(kv[0] == 'h' ? &v->o.hygiene : kv[0] == 's' ? &v->o.sparse : &v->flush) = strcmp(val, "on") == 0;
 		return 0;
 	}
 	for (size_t i = 0; i < ELEMENTSOF(numeric_knobs); i++) {
@@ -204,6 +205,7 @@ static bool verify(int out, const struct variant *v, const struct engine_stats *
 /* What one run holds open, for its one cleanup. */
 struct run {
 	int out, p[2];
+	int dirfd;                /* the output's directory, for flush=on (the flushes' file is made there) */
 	char path[PATH_MAX];
 	pid_t producer;
 };
@@ -222,6 +224,8 @@ static void run_close(struct run *r)
 		(void) unlink(r->path);
 	if (r->out >= 0)
 		(void) close(r->out);
+	if (r->dirfd >= 0)
+		(void) close(r->dirfd);
 	errno = saved;
 }
 
@@ -235,6 +239,8 @@ static int run_open(const struct options *opt, const struct variant *v, struct r
 		r->path[0] = '\0';   /* not ours to remove */
 		return -errno;
 	}
+	if (v->flush && (r->dirfd = open(opt->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
 	if (pipe2(r->p, O_CLOEXEC) < 0)
 		return -errno;
 	pid = producer_start(r->p, opt->size, opt->writes);
@@ -250,16 +256,18 @@ static int run_open(const struct options *opt, const struct variant *v, struct r
 static int run_engine(const struct variant *v, struct run *run, struct engine_stats *st, struct sample *s,
 		      int *copied)
 {
+	struct engine_opts o = v->o;
 	struct sampler smp;
 	double t0, c0;
 	int r;
 
+	o.flush_dir = run->dirfd;
 	r = sampler_start(&smp);
 	if (r < 0)
 		return r;
 	t0 = now(CLOCK_MONOTONIC);
 	c0 = cpu_seconds();
-	*copied = engine_copy(run->p[0], run->out, &v->o, st);
+	*copied = engine_copy(run->p[0], run->out, &o, st);
 	s->seconds = now(CLOCK_MONOTONIC) - t0;
 	s->cpu = cpu_seconds() - c0;
 	s->cache = sampler_stop(&smp);
@@ -269,7 +277,7 @@ static int run_engine(const struct variant *v, struct run *run, struct engine_st
 /* One measured run of variant v. 0 or -errno; a wrong output is a sample that is not verified. */
 static int run_one(const struct options *opt, const struct variant *v, uint64_t expect, struct sample *s)
 {
-	struct run run = { .out = -1, .p = { -1, -1 } };
+	struct run run = { .out = -1, .p = { -1, -1 }, .dirfd = -1 };
 	struct engine_stats st;
 	int r, copied = 0;
 

@@ -13,6 +13,7 @@
 struct variant {
 	char name[64];
 	bool null_sink;           /* the engine into /dev/null: the ceiling of the run */
+	bool flush;               /* the disk's cache emptied behind the writeback (the handler's FlushBehind=) */
 	struct engine_opts o;
 };
 
