@@ -68,8 +68,8 @@ for fs in tmpfs ext4 xfs btrfs; do
 
 	# The disk's cache emptied as the core comes (FlushBehind=, write/flush.c): the same 128 MiB crash without and
 	# with it, the loop device's flushes counted around each. Those the entry counts must reach the device: about
-	# as many more than without (the ledger's and the journal's own flushes vary by a few). btrfs sends none for the
-	# empty file flush.c syncs; tmpfs has no disk.
+	# as many more than without (the ledger's and the journal's own flushes vary by a few: 4 and 6 here). btrfs
+	# sends none for the empty file flush.c syncs; tmpfs has no disk.
 	case $fs in ext4|xfs)
 		rm -f "$m/filler" "$m/other" "$m"/cores/core.*
 		sync -f "$m"
@@ -84,7 +84,10 @@ for fs in tmpfs ext4 xfs btrfs; do
 			rm -f "$m"/cores/core.*
 			sync -f "$m"
 		done
+		# A slow disk makes fewer flushes (one in flight at most), so the count asked of the entry is small; the
+		# device must show nearly all it says (a flush may merge with the journal's), and three at least.
+		more=$((dev_yes - dev_no))
 		check "$fs: FlushBehind=yes: $n flushes said, $dev_yes on the device against $dev_no without" \
-			test "${n:-0}" -ge 8 -a $((dev_yes - dev_no)) -ge $(( ${n:-0} / 2 )) ;;
+			test "${n:-0}" -ge 4 -a "$more" -ge 3 -a $((more * 4)) -ge $(( ${n:-0} * 3 )) ;;
 	esac
 done
