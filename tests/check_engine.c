@@ -121,20 +121,6 @@ START_TEST(test_staged_splice_moves_whole_chunks)
 }
 END_TEST
 
-/* The names in path but . and .. */
-static int dir_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n;
-}
-
 /*
  * The disk's cache emptied behind the writeback (write/flush.c), through an empty unnamed file in the directory:
  * _i 0 with a directory, at most a flush per chunk written back, and no file left there; _i 1 with none, _i 2 with no writeback of the engine's own
@@ -162,7 +148,7 @@ START_TEST(test_flushes_behind_the_writeback)
 	else
 		ck_assert_uint_eq(st.flushes, 0);
 	ck_assert_uint_gt(st.sync_us, 0);
-	ck_assert_int_eq(dir_entries(dir), 1);
+	ck_assert_int_eq(unit_entries(dir), 1);
 	close(dfd);
 	close(out);
 }

@@ -17,19 +17,6 @@ static void teardown(void)
 	unit_rmtree(dir);
 }
 
-static int entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 START_TEST(test_publish)
 {
 	struct store_file f;
@@ -45,7 +32,7 @@ START_TEST(test_publish)
 	ck_assert_int_eq(store_create(dirfd, 0640, &f), 0);
 	ck_assert_int_eq(write(f.fd, "core", 4), 4);
 	/* Not visible under any name while being written. */
-	ck_assert_int_eq(entries(cores), 0);
+	ck_assert_int_eq(unit_entries(cores), 0);
 	ck_assert_int_eq(store_publish(&f, "a/b", 42, 0, false, false, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "core.a_b.42.19700101T000000Z");
 	snprintf(path, sizeof(path), "%s/%s", cores, name);
@@ -55,7 +42,7 @@ START_TEST(test_publish)
 	ck_assert_uint_eq(st.st_uid, 0);
 	ck_assert_uint_eq(st.st_gid, 0);
 	ck_assert_int_eq(st.st_size, 4);
-	ck_assert_int_eq(entries(cores), 1);
+	ck_assert_int_eq(unit_entries(cores), 1);
 	close(dirfd);
 }
 END_TEST
@@ -75,7 +62,7 @@ START_TEST(test_clash_gets_suffix)
 	ck_assert_int_eq(store_create(dirfd, 0600, &f), 0);
 	ck_assert_int_eq(store_publish(&f, "x", 1, 0, false, false, name, sizeof(name)), 0);
 	ck_assert_str_eq(name, "core.x.1.19700101T000000Z.1");
-	ck_assert_int_eq(entries(cores), 2);
+	ck_assert_int_eq(unit_entries(cores), 2);
 	close(dirfd);
 }
 END_TEST
@@ -91,7 +78,7 @@ START_TEST(test_discard_leaves_nothing)
 	ck_assert_int_eq(store_create(dirfd, 0600, &f), 0);
 	ck_assert_int_eq(write(f.fd, "partial", 7), 7);
 	store_discard(&f);
-	ck_assert_int_eq(entries(cores), 0);
+	ck_assert_int_eq(unit_entries(cores), 0);
 	close(dirfd);
 }
 END_TEST

@@ -3,6 +3,7 @@
 #define CORESINK_UNIT_H
 
 #include <check.h>
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdint.h>
@@ -72,6 +73,20 @@ static inline void unit_rmtree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The names in path but . and .. */
+static inline int unit_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
 }
 
 static inline int unit_reap(pid_t pid)
