@@ -324,7 +324,6 @@ static void copy_teardown(struct copy *c)
 {
 	int saved = errno;
 
-	flusher_stop(&c->flush);
 	if (c->ahead) {
 		prefetch_stop(&c->pf);
 		c->st->in_calls += c->pf.calls;
