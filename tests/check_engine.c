@@ -674,8 +674,8 @@ START_TEST(test_silence_ends_the_copy)
 }
 END_TEST
 
-/* Writes the file in (from its start) into the pipe p in 64 KiB writes, in a child: its pid. */
-static pid_t feed_file(int in, int p[2])
+/* Writes the file in (from its start) into the pipe p in 64 KiB writes, pause_us apart, in a child: its pid. */
+static pid_t feed_file(int in, int p[2], unsigned pause_us)
 {
 	pid_t pid = fork();
 
@@ -686,7 +686,8 @@ static pid_t feed_file(int in, int p[2])
 
 		close(p[0]);
 		while ((n = pread(in, buf, sizeof(buf), lseek(in, 0, SEEK_CUR))) > 0)
-			if (write(p[1], buf, (size_t)n) != n || lseek(in, n, SEEK_CUR) < 0)
+			if (write(p[1], buf, (size_t)n) != n || lseek(in, n, SEEK_CUR) < 0 ||
+			    (pause_us && usleep(pause_us) < 0))
 				_exit(1);
 		_exit(n < 0);
 	}
@@ -725,15 +726,15 @@ static bool same_bytes(int a, int b)
 	return true;
 }
 
-/* The file in, fed through a pipe, copied into out with o: the copy's stats, the copy whole. */
-static struct engine_stats piped(int in, int out, const struct engine_opts *o)
+/* The file in, fed through a pipe (pause_us between writes), copied into out with o: the copy's stats, whole. */
+static struct engine_stats piped(int in, int out, const struct engine_opts *o, unsigned pause_us)
 {
 	struct engine_stats st;
 	int p[2];
 	pid_t pid;
 
 	ck_assert_int_eq(pipe(p), 0);
-	pid = feed_file(in, p);
+	pid = feed_file(in, p, pause_us);
 	ck_assert_int_eq(engine_copy(p[0], out, o, &st), 0);
 	close(p[0]);
 	ck_assert_int_eq(unit_reap(pid), 0);
@@ -754,7 +755,7 @@ static struct engine_stats compress_piped(int in, int z, int workers)
 	o.compress = 1;
 	o.compress_workers = workers;
 	o.chunk = 4 * MIB;
-	st = piped(in, z, &o);
+	st = piped(in, z, &o, 0);
 	ck_assert(st.compressed);
 	return st;
 }
@@ -879,7 +880,7 @@ START_TEST(test_packed_tells_the_ledger)
 		o.age_keys = (const unsigned char (*)[AGE_KEY_BYTES])pub;
 		o.n_age = 1;
 	}
-	st = piped(in, out, &o);
+	st = piped(in, out, &o, 0);
 	zstd = (int)st.zstd_chunks;
 	/* Encrypted alone, every chunk of data is reserved as a raw one is. */
 	stored = _i < 2 ? (int)st.stored_chunks : 10;
@@ -937,6 +938,54 @@ START_TEST(test_probe_counts_data_not_holes)
 }
 END_TEST
 
+/*
+ * Compressing with ahead_stored (socket mode's ReadAhead=auto), the read-ahead thread starts at the first read after
+ * chunks go out stored, and only then; stored from the ring, a chunk is written a ring's buffer (1 MiB) at a time.
+ * 12 MiB in chunks of 4, zstd fed 256 KiB at a time. _i 0, random data: its first probe is stored from its second
+ * MiB on, read ahead from there; _i 1, text that shrinks, fed slowly so that zstd is never behind: no thread; _i 2,
+ * random data without ahead_stored: read ahead from the first byte. Each gives the input back whole.
+ */
+START_TEST(test_reads_ahead_once_stored)
+{
+	static char text[MIB];
+	struct engine_opts o;
+	struct engine_stats st;
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0);
+
+	if (_i == 1) {
+		for (size_t at = 0; at + 64 <= sizeof(text); at += 64)
+			snprintf(text + at, 64, "line %08zu of a core whose memory shrinks %*s\n", at / 64, 13, "");
+		for (off_t at = 0; at < 12 * MIB; at += MIB)
+			ck_assert_int_eq(pwrite(in, text, MIB, at), MIB);
+	} else {
+		fill_random(in, 0, 12 * MIB);
+	}
+	engine_defaults(&o);
+	o.compress = 1;
+	o.chunk = 4 * MIB;
+	o.buffer = 256 * 1024;
+	o.read_ahead = 4;
+	o.ahead_slot = MIB;
+	o.ahead_stored = _i != 2;
+	st = piped(in, z, &o, _i == 1 ? 2000 : 0);
+	ck_assert_uint_eq(st.input, 12 * MIB);
+	if (_i == 1) {
+		ck_assert_uint_eq(st.stored_chunks + st.sampled_raw, 0);
+		ck_assert(!st.read_ahead);
+		ck_assert_uint_lt(st.bytes, 4 * MIB);
+	} else {
+		ck_assert(st.read_ahead);
+		ck_assert_uint_eq(st.ahead_from, _i == 0 ? MIB : 0);
+		ck_assert_uint_ge(st.stored_chunks, 2);
+		/* The sample's emits through zstd (128 KiB each), then 11 MiB stored: 11 writes, not 44. */
+		ck_assert_uint_le(st.out_calls, 28);
+	}
+	ck_assert_int_eq(unzstd(z, back), 0);
+	ck_assert(same_bytes(in, back));
+	close(in), close(z), close(back);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -967,6 +1016,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, test_packed_tells_the_ledger, 0, 3);
 	tcase_add_test(tc, test_probe_counts_data_not_holes);
 	tcase_add_loop_test(tc, test_silence_ends_the_copy, 0, 4);
+	tcase_add_loop_test(tc, test_reads_ahead_once_stored, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -65,6 +65,12 @@ if have_socket_mode; then
 	check "socket mode: stored, not truncated" has_line "$e" "CORESINK_RESULT=stored"
 	zstd -dcq "$core" > "$T/raw" || fail "socket mode: zstd -d"
 	check "socket mode: which decompresses to the process's memory" "$PATCHECK" "$T/raw" 192 90
+	# Its data does not shrink: from the chunk whose data zstd found did not shrink (judged at its end, or on its first
+	# MiB: the first chunk's after the head), the chunks go out stored, and ReadAhead=auto's thread starts there.
+	ra=$(field "$e" CORESINK_READ_AHEAD) from=${ra#by a thread from byte } from=${from%% *} at=0
+	[[ $from =~ ^[0-9]+$ ]] && at=$((from % (16 * MIB)))
+	check "socket mode: read ahead by a thread from the first stored byte on ($ra)" \
+		eval '((from > 0 && from < 192 * MIB && (at == 0 || (at >= MIB && at < 2 * MIB))))'
 	stop_server
 else
 	echo "SKIP $NAME: no socket mode here (Linux 6.17): socket mode not tried"

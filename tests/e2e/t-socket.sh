@@ -52,6 +52,9 @@ check "stored: its cwd" has_line "$e" "COREDUMP_CWD=$PWD"
 check "stored: its maps" has "$e" "COREDUMP_PROC_MAPS"
 check "stored: the trace names crash_here" has "$(entry_message "$CRASH_PID")" "crash_here"
 check "stored: not marked as rejected" lacks "$e" "CORESINK_REJECTED"
+# Stored as it is (the tests' Compress=no): ReadAhead=auto's thread reads the core from its first byte.
+check "stored: read ahead by a thread from the first byte" has_line "$e" \
+	"CORESINK_READ_AHEAD=by a thread from byte 0 of $(field "$e" CORESINK_EXTENT)"
 rm -f "$T"/cores/core.*
 
 # RLIMIT_CORE=0 is refused before the dump: the kernel writes nothing and lets the process go at once. Timed

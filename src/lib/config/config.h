@@ -141,8 +141,10 @@ uint64_t config_side_room(const struct config *c, int fd, uint64_t used, uint64_
 /* RateLimitUserBurst='s default: half of RateLimitGlobalBurst. */
 #define RATE_USER_HALF UINT64_MAX
 uint32_t config_user_burst(const struct config *c);
-/* ReadAhead=auto: READ_AHEAD_RAW for a core stored as it is, none for one compressed or encrypted as it comes. */
+/* ReadAhead=auto: READ_AHEAD_RAW, from the first stored chunk on for a core compressed as it comes (keep.c). */
 #define READ_AHEAD_AUTO UINT64_MAX
 #define READ_AHEAD_RAW (8ULL << 20)
+/* Its buffers: ReadAhead= is whole MiB. */
+#define READ_AHEAD_SLOT (1u << 20)
 
 #endif

@@ -182,6 +182,10 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	fields_add(f, "CORESINK_CHUNKS=%lu", o->st.chunks);
 	/* Data-moving syscalls, input side then file side: what the strategy cost. */
 	fields_add(f, "CORESINK_CALLS=%lu %lu", o->st.in_calls, o->st.out_calls);
+	/* Socket mode: where a thread took the core ahead of the writes (ReadAhead=; write/engine.c, copy_read_ahead()). */
+	if (o->st.read_ahead)
+		fields_add(f, "CORESINK_READ_AHEAD=by a thread from byte %llu of %llu", (unsigned long long)o->st.ahead_from,
+			   (unsigned long long)(o->st.input));
 	/* What the disk's cache held: emptied as the core came (write/flush.c), and what the final sync waited for. */
 	if (o->st.flushes || o->st.sync_us)
 		fields_add(f, "CORESINK_FLUSH=%u during the copy, the final sync %llu us", o->st.flushes,

@@ -57,6 +57,7 @@ struct copy {
 	struct room room;         /* how much of each chunk may be written (room.c) */
 	struct prefetch pf;       /* the input read ahead (o->read_ahead), when ahead */
 	bool ahead;
+	bool ahead_tried;         /* the thread was started, or could not be (copy_read_ahead) */
 	struct flusher flush;     /* the disk's cache emptied behind the writeback (o->flush_dir), when running */
 };
 
@@ -70,5 +71,6 @@ ssize_t copy_read(struct copy *c, void *buf, size_t n);
 ssize_t copy_move(struct copy *c, size_t want);
 uint64_t copy_input_data(struct copy *c);
 int copy_sample(struct copy *c, size_t n);
+void copy_read_ahead(struct copy *c);
 
 #endif

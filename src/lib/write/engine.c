@@ -259,6 +259,38 @@ static bool input_has_more(struct copy *c)
 	return copy_read(c, &b, 1) == 1;
 }
 
+/* The read-ahead ring's buffers: what a stored chunk writes at once from one (move.c, rw_copy()). */
+static size_t ring_slot(const struct engine_opts *o)
+{
+	return o->ahead_slot ? o->ahead_slot : o->buffer;
+}
+
+/* The most a stored frame takes at once (compressor_store), which sizes its block headers. */
+static size_t stored_max(const struct engine_opts *o)
+{
+	return o->read_ahead > 0 && ring_slot(o) > o->buffer ? ring_slot(o) : o->buffer;
+}
+
+/*
+ * Starts the thread that reads the input ahead (o->read_ahead), once: as the copy begins, or, compressing with
+ * o->ahead_stored, at the first read after its chunks went out stored (move.c, take_input()). While zstd compresses,
+ * the thread took the CPU that zstd and the writes need; once the chunks go out stored, the copy waits for the disk
+ * and the kernel waits for the copy, and the ring keeps the kernel going (docs/benchmark.md, 2026-12-01, fifth
+ * session). Best effort: without it, the copy reads in its own thread.
+ */
+void copy_read_ahead(struct copy *c)
+{
+	if (c->ahead_tried)
+		return;
+	c->ahead_tried = true;
+	if (c->o->read_ahead == 0 || c->strategy != STRATEGY_READWRITE || c->o->minicore || c->in_regular)
+		return;
+	c->ahead = prefetch_start(&c->pf, c->in, ring_slot(c->o), c->o->read_ahead, c->o->silence_ms) == 0;
+	c->st->read_ahead = c->ahead;
+	/* The input taken so far: the head, and what went through the buffer since. */
+	c->st->ahead_from = c->st->head_bytes + c->in_off;
+}
+
 static int copy_setup(struct copy *c)
 {
 	struct stat st;
@@ -271,7 +303,7 @@ static int copy_setup(struct copy *c)
 	if (c->o->minicore)
 		c->strategy = STRATEGY_READWRITE;
 	if (c->o->compress) {
-		r = compressor_init(&c->z, c->o->compress, c->o->compress_workers, c->o->buffer);
+		r = compressor_init(&c->z, c->o->compress, c->o->compress_workers, stored_max(c->o));
 		if (r < 0)
 			return r;
 		c->compress = true;
@@ -306,9 +338,8 @@ static int copy_setup(struct copy *c)
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
-	/* Best effort too: without a thread, the copy reads in its own. */
-	if (c->o->read_ahead > 0 && c->strategy == STRATEGY_READWRITE && !c->o->minicore && !c->in_regular)
-		c->ahead = prefetch_start(&c->pf, c->in, c->o->buffer, c->o->read_ahead, c->o->silence_ms) == 0;
+	if (!(c->compress && c->o->ahead_stored))
+		copy_read_ahead(c);
 	if (c->strategy != STRATEGY_SPLICE)
 		return 0;
 	if (pipe2(c->stage, O_CLOEXEC) < 0)

@@ -41,8 +41,11 @@ struct engine_opts {
 	size_t chunk;             /* bytes per chunk, a multiple of PAGE_BYTES */
 	size_t buffer;            /* read/write buffer, a multiple of PAGE_BYTES */
 	size_t in_pipe;           /* F_SETPIPE_SZ for the input when it is a pipe; 0 leaves it */
-	unsigned read_ahead;      /* buffers (of buffer bytes) a thread reads ahead of the writes (prefetch.c), with
-				     read/write from a pipe or socket; 0 reads in the copy's own thread */
+	unsigned read_ahead;      /* buffers (of ahead_slot bytes) a thread reads ahead of the writes (prefetch.c),
+				     with read/write from a pipe or socket; 0 reads in the copy's own thread */
+	size_t ahead_slot;        /* those buffers' size, and the most a stored chunk writes at once; 0: buffer */
+	bool ahead_stored;        /* compressing, the thread starts only once chunks go out stored (zstd fell behind,
+				     or the data does not shrink) */
 	struct size_spec keep_free;
 	struct size_spec max_use; /* only with hooks */
 	uint64_t max_core;        /* MaxCoreSize; UINT64_MAX for none */
@@ -92,6 +95,8 @@ struct engine_stats {
 	uint64_t sync_us;         /* the final fdatasync's time: what the disk still held of the file at the end */
 	unsigned sampled_raw;                 /* of the latter, probes stored after their first MiB (copy_sample) */
 	uint64_t stored_in;       /* the input bytes of the stored chunks */
+	bool read_ahead;          /* a thread read the input ahead (o->read_ahead) */
+	uint64_t ahead_from;      /* from this many bytes of input on */
 	uint64_t input_data;      /* compressing a file: the bytes of data read (input less holes), at the last probe */
 	uint64_t expected;        /* the core's size as its headers say (its extent), 0 when not known */
 	bool truncated;           /* the input had more than was stored */

@@ -266,6 +266,23 @@ static int write_paced(struct copy *c, const char *data, size_t n)
 	return r;
 }
 
+/*
+ * How much of left the next read takes: a buffer's worth, or stored from the read-ahead ring, a whole buffer of
+ * the ring (a frame and a write each: compressor_store). Stored, the input is read ahead from here on where
+ * o->ahead_stored waited for it (engine.c, copy_read_ahead()).
+ */
+static size_t next_read(struct copy *c, int fd, uint64_t left)
+{
+	size_t step = c->o->buffer;
+
+	if (fd == c->in && c->store) {
+		copy_read_ahead(c);
+		if (c->ahead)
+			step = c->pf.size;
+	}
+	return left < step ? (size_t)left : step;
+}
+
 /* Copies up to len bytes from fd to the output through the buffer: bytes copied, or -errno. */
 static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 {
@@ -273,7 +290,7 @@ static ssize_t rw_copy(struct copy *c, int fd, uint64_t len)
 	int r = 0;
 
 	while (r == 0 && done < len && !c->eof) {
-		size_t n = len - done < c->o->buffer ? (size_t)(len - done) : c->o->buffer;
+		size_t n = next_read(c, fd, len - done);
 		const char *data;
 		/* pace() judges zstd's chunks as the core comes: not a stored chunk's reads, nor a file's. */
 		bool pacing = c->compress && !c->store && fd == c->in && !c->in_regular;
