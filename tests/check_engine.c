@@ -942,7 +942,8 @@ END_TEST
  * Compressing with ahead_stored (socket mode's ReadAhead=auto), the read-ahead thread starts at the first read after
  * chunks go out stored, and only then; stored from the ring, a chunk is written a ring's buffer (1 MiB) at a time.
  * 12 MiB in chunks of 4, zstd fed 256 KiB at a time. _i 0, random data: its first probe is stored from its second
- * MiB on, read ahead from there; _i 1, text that shrinks, fed slowly so that zstd is never behind: no thread; _i 2,
+ * MiB on, read ahead from there; _i 1, text that shrinks, fed slowly so that zstd is not behind: no thread (where
+ * zstd falls behind all the same, the thread from the next chunk on); _i 2,
  * random data without ahead_stored: read ahead from the first byte. Each gives the input back whole.
  */
 START_TEST(test_reads_ahead_once_stored)
@@ -969,10 +970,15 @@ START_TEST(test_reads_ahead_once_stored)
 	o.ahead_stored = _i != 2;
 	st = piped(in, z, &o, _i == 1 ? 2000 : 0);
 	ck_assert_uint_eq(st.input, 12 * MIB);
-	if (_i == 1) {
-		ck_assert_uint_eq(st.stored_chunks + st.sampled_raw, 0);
+	if (_i == 1 && st.stored_chunks == 0) {
 		ck_assert(!st.read_ahead);
 		ck_assert_uint_lt(st.bytes, 4 * MIB);
+	} else if (_i == 1) {
+		/* zstd fell behind all the same (under valgrind it does): from the chunk after, never within one. */
+		ck_assert_uint_eq(st.sampled_raw, 0);
+		ck_assert(st.read_ahead);
+		ck_assert_uint_gt(st.ahead_from, 0);
+		ck_assert_uint_eq(st.ahead_from % (4 * MIB), 0);
 	} else {
 		ck_assert(st.read_ahead);
 		ck_assert_uint_eq(st.ahead_from, _i == 0 ? MIB : 0);
