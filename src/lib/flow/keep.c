@@ -32,18 +32,24 @@
 #define COMPRESS_PROBE_PCT 90
 
 /*
- * Socket mode only: the kernel's socket holds 208 KiB of the core in flight, and stops while the handler waits for
- * the disk. The pipe holds 1 MiB, and a thread there cost more CPU than it saved (docs/benchmark.md: read-ahead).
- * ReadAhead=auto reads 8 MiB ahead for a core stored as it is, where the disk is what the kernel waits for; for one
- * compressed as it comes, from its first chunk stored on (ahead_stored: engine.c, copy_read_ahead()), where the
- * disk is again what the kernel waits for, not while zstd takes the CPU a thread would. Not for one encrypted alone
- * (Compress=no, Encrypt=), whose every byte the cipher takes. Bytes.
+ * The read-ahead thread (ReadAhead=), in one place. Socket mode only: the kernel's socket holds 208 KiB of the core in
+ * flight, and stops while the handler waits for the disk. The pipe holds 1 MiB, and a thread there cost more CPU
+ * than it saved (docs/benchmark.md: read-ahead). ReadAhead=auto reads 8 MiB ahead for a core stored as it is, where
+ * the disk is what the kernel waits for; for one compressed as it comes, from its first chunk stored on
+ * (ahead_stored: engine.c, copy_read_ahead()), where the disk is again what the kernel waits for, not while zstd
+ * takes the CPU a thread would. Not for one encrypted alone (Compress=no, Encrypt=), whose every byte the cipher
+ * takes. Its buffers are a MiB: a stored chunk is written a MiB at a time, as a raw one, whatever zstd is fed.
  */
-static uint64_t read_ahead(const struct crash *cr, const struct engine_opts *o)
+static void read_ahead(const struct crash *cr, struct engine_opts *o)
 {
-	if (cr->c.read_ahead != READ_AHEAD_AUTO)
-		return cr->c.read_ahead;
-	return o->n_age > 0 && !o->compress ? 0 : READ_AHEAD_RAW;
+	bool is_auto = cr->c.read_ahead == READ_AHEAD_AUTO;
+	uint64_t bytes = cr->c.read_ahead;
+
+	if (is_auto)
+		bytes = o->n_age > 0 && !o->compress ? 0 : READ_AHEAD_RAW;
+	o->ahead_slot = READ_AHEAD_SLOT;
+	o->read_ahead = cr->o.socket ? (unsigned)(bytes / READ_AHEAD_SLOT) : 0;
+	o->ahead_stored = o->compress && is_auto;
 }
 
 static void engine_options(struct crash *cr, struct engine_opts *o, struct engine_hooks *h)
@@ -86,10 +92,7 @@ static void engine_options(struct crash *cr, struct engine_opts *o, struct engin
 	/* Encrypt=: every byte to the recipients as it comes; no plaintext file, ever (Compress=no too). */
 	o->age_keys = (const unsigned char (*)[AGE_KEY_BYTES])cr->c.encrypt.keys;
 	o->n_age = cr->c.encrypt.n;
-	/* Read ahead, a stored chunk is written a MiB at a time, as a raw one, whatever zstd is fed. */
-	o->ahead_slot = READ_AHEAD_SLOT;
-	o->read_ahead = cr->o.socket ? (unsigned)(read_ahead(cr, o) / READ_AHEAD_SLOT) : 0;
-	o->ahead_stored = o->compress && cr->c.read_ahead == READ_AHEAD_AUTO;
+	read_ahead(cr, o);
 	o->compress_workers = (int)cr->c.compress_threads;
 	if (cr->held.have_session) {
 		session_hooks(&cr->held.q, h);

@@ -185,7 +185,7 @@ static void add_outcome_fields(struct fields *f, const struct outcome *o)
 	/* Socket mode: where a thread took the core ahead of the writes (ReadAhead=; write/engine.c, copy_read_ahead()). */
 	if (o->st.read_ahead)
 		fields_add(f, "CORESINK_READ_AHEAD=by a thread from byte %llu of %llu", (unsigned long long)o->st.ahead_from,
-			   (unsigned long long)(o->st.input));
+			   (unsigned long long)o->st.input);
 	/* What the disk's cache held: emptied as the core came (write/flush.c), and what the final sync waited for. */
 	if (o->st.flushes || o->st.sync_us)
 		fields_add(f, "CORESINK_FLUSH=%u during the copy, the final sync %llu us", o->st.flushes,

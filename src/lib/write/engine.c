@@ -272,15 +272,16 @@ static size_t stored_max(const struct engine_opts *o)
 }
 
 /*
- * Starts the thread that reads the input ahead (o->read_ahead), once: as the copy begins, or, compressing with
- * o->ahead_stored, at the first read after its chunks went out stored (move.c, take_input()). While zstd compresses,
- * the thread took the CPU that zstd and the writes need; once the chunks go out stored, the copy waits for the disk
- * and the kernel waits for the copy, and the ring keeps the kernel going (docs/benchmark.md, 2026-12-01, fifth
- * session). Best effort: without it, the copy reads in its own thread.
+ * Starts the thread that reads the input ahead (o->read_ahead), once, where it is asked first: as the copy begins
+ * (copy_setup), or, compressing with o->ahead_stored, at the first read after its chunks went out stored (move.c,
+ * next_read(), which asks before every read of the input). While zstd compresses, the thread took the CPU that zstd
+ * and the writes need; once the chunks go out stored, the copy waits for the disk and the kernel waits for the copy,
+ * and the ring keeps the kernel going (docs/benchmark.md, 2026-12-01, fifth session). Best effort: without it, the
+ * copy reads in its own thread.
  */
 void copy_read_ahead(struct copy *c)
 {
-	if (c->ahead_tried)
+	if (c->ahead_tried || (c->compress && c->o->ahead_stored && !c->store))
 		return;
 	c->ahead_tried = true;
 	if (c->o->read_ahead == 0 || c->strategy != STRATEGY_READWRITE || c->o->minicore || c->in_regular)
@@ -338,8 +339,7 @@ static int copy_setup(struct copy *c)
 	/* Best effort: the kernel's core pipe holds 64 KiB; a larger one lets it run ahead while a chunk is flushed. */
 	if (c->o->in_pipe > 0)
 		(void) io_set_pipe_size(c->in, c->o->in_pipe, PIPE_FLOOR);
-	if (!(c->compress && c->o->ahead_stored))
-		copy_read_ahead(c);
+	copy_read_ahead(c);
 	if (c->strategy != STRATEGY_SPLICE)
 		return 0;
 	if (pipe2(c->stage, O_CLOEXEC) < 0)

@@ -268,18 +268,17 @@ static int write_paced(struct copy *c, const char *data, size_t n)
 
 /*
  * How much of left the next read takes: a buffer's worth, or stored from the read-ahead ring, a whole buffer of
- * the ring (a frame and a write each: compressor_store). Stored, the input is read ahead from here on where
- * o->ahead_stored waited for it (engine.c, copy_read_ahead()).
+ * the ring (a frame and a write each: compressor_store). The input's read-ahead thread starts here where it waited
+ * for the chunks to go out stored (engine.c, copy_read_ahead()).
  */
 static size_t next_read(struct copy *c, int fd, uint64_t left)
 {
 	size_t step = c->o->buffer;
 
-	if (fd == c->in && c->store) {
+	if (fd == c->in)
 		copy_read_ahead(c);
-		if (c->ahead)
-			step = c->pf.size;
-	}
+	if (fd == c->in && c->ahead && c->store)
+		step = c->pf.size;
 	return left < step ? (size_t)left : step;
 }
 
