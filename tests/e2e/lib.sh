@@ -637,23 +637,41 @@ package_debs() {
 	[ -s "$DEB" ] && [ -s "$DEB2" ] || fail "no package built"
 }
 
-# record_of DIR PID: the ledger's record of crash PID in DIR: its handler's pid and the bytes its capture holds.
-# record_of DIR PID: "HANDLER BYTES" of PID's capture in DIR's ledger (what it holds by its chunk's end); a lazy
+# record_of DIR PID: "HANDLER BYTES" of crash PID's capture in DIR's ledger (what it holds by its chunk's end); a lazy
 # record's (its handler alone, writing no progress: docs/design.md) as another capture counts it: what the handler's
-# files without a name hold, and a chunk ahead.
+# files without a name hold, and a chunk ahead. One stat for all of them: killed_at reads this with the handler stopped.
 record_of() {
-	local h b lazy ahead f n blocks
+	local h b lazy ahead n blocks
 	read -r h b lazy ahead < <(awk -v p="$2" '$1 == "inflight" && $7 == p { print $2, $4, $18, $19 }' \
 		"$1/.coresink.state" 2>/dev/null)
 	[ -n "${h:-}" ] || return 0
 	if [ "${lazy:-n}" = y ]; then
 		b=${ahead:-0}
-		for f in /proc/"$h"/fd/*; do
-			read -r n blocks < <(stat -L -c '%h %b' "$f" 2>/dev/null) || continue
-			[ "$n" = 0 ] && [ -f "$f" ] && b=$((b + blocks * 512))
-		done
+		while read -r n blocks; do
+			[ "$n" = 0 ] && b=$((b + blocks * 512))
+		done < <(find -L /proc/"$h"/fd -mindepth 1 -maxdepth 1 -type f -printf '%n %b\n' 2>/dev/null)
 	fi
 	echo "$h $b"
+}
+
+# handler_of DIR PID: sets HANDLER to the pid of the handler whose record in DIR's ledger names crash PID, or to
+# nothing. Bash alone reads the file, no process started: killed_at calls it in a tight loop, and on a loaded
+# machine (CI) a 287 MiB dump ended between two polls that each started awk and stat (0.7 s apart beside two busy
+# loops here).
+handler_of() {
+	local k h p
+	HANDLER=""
+	[ -r "$1/.coresink.state" ] || return 0
+	while read -r k h _ _ _ _ p _; do
+		[ "$k" = inflight ] && [ "$p" = "$2" ] && HANDLER=$h && return 0
+	done < "$1/.coresink.state"
+	return 0
+}
+
+# nap SECONDS: a sleep in bash itself (a read on a pipe nobody writes), not a process started: see handler_of.
+nap() {
+	[ -n "${NAP_FD:-}" ] || exec {NAP_FD}<> <(:)
+	read -r -t "$1" -u "$NAP_FD" _ || :
 }
 
 # wait_caught PID SIG: until PID catches SIG (its SigCgt), 10 s at most: a program started in the background is
@@ -670,15 +688,23 @@ wait_caught() {
 
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
-# stops the dump), and the handler goes on. Within 256 MiB of the mark the handler goes on in steps, stopped while
-# the ledger is read: a poll slowed by a loaded machine (CI) let a 2 GiB dump end before its late mark was seen (its
-# rest takes the handler a fraction of a second), and a free-running handler went 117 to 376 MiB past a mark between
-# two reads on an idle one. Sets CRASH_PID, E (the entry), CORE, and SEEN (coresinkctl list and status while it
+# stops the dump), and the handler goes on. The handler is stopped as soon as its record names the crash (bash
+# alone polls for it: handler_of), and within 256 MiB of the mark it goes on in steps, stopped while the ledger is
+# read: a poll slowed by a loaded machine (CI) let a 2 GiB dump end before its late mark was seen (its rest takes
+# the handler a fraction of a second), a free-running handler went 117 to 376 MiB past a mark between two reads on
+# an idle one, and a 287 MiB dump ended before its handler's record was first seen (CI's stop 83, and 3 of 4 runs
+# beside two busy loops here). Sets CRASH_PID, E (the entry), CORE, and SEEN (coresinkctl list and status while it
 # dumped, where the test set CTL).
 killed_at() {
 	local dir=$1 at=$(($2 * 1024 * 1024)) rec="" h="" b
 	shift 2
 	{ ( ulimit -c unlimited; exec "$@" ) > /dev/null & CRASH_PID=$!; } 2>/dev/null
+	for _ in $(seq 20000); do
+		handler_of "$dir" "$CRASH_PID"
+		[ -n "$HANDLER" ] && kill -STOP "$HANDLER" 2>/dev/null && h=$HANDLER && break
+		kill -0 "$CRASH_PID" 2>/dev/null || break
+		nap 0.002
+	done
 	for _ in $(seq 6000); do
 		[ -n "$h" ] && kill -STOP "$h" 2>/dev/null
 		rec=$(record_of "$dir" "$CRASH_PID")
@@ -687,7 +713,7 @@ killed_at() {
 		kill -0 "$CRASH_PID" 2>/dev/null || break
 		h=""
 		[ -n "$rec" ] && [ "${rec#* }" -ge $((at - (256 << 20))) ] && h=${rec%% *}
-		sleep 0.005
+		nap 0.005
 	done
 	read -r h b <<< "$rec"
 	[ -n "${b:-}" ] && [ "$b" -ge "$at" ] || fail "the capture of $CRASH_PID never held $((at >> 20)) MiB (ledger: '$rec')"
