@@ -3,7 +3,8 @@
 # the victim's memory (a core cut by MaxCoreSize= is reported as FAILED, exit 1), socket mode through a server the
 # bench starts and stops, judged against its own ceiling (null-socket) when the run has it, the CSV and chart are
 # written,
-# kernel.core_pattern is put back after a run and after a SIGTERM in the middle of one.
+# kernel.core_pattern is put back after a run and after a SIGTERM in the middle of one, and a second bench meanwhile
+# is refused.
 # tier: all (make check-all only)
 . "$(dirname "$0")/lib.sh"
 BENCH=$B/coresink-bench
@@ -113,6 +114,13 @@ for _ in $(seq 100); do
 	[ "$(cat /proc/sys/kernel/core_pattern)" != "$before" ] && break
 	sleep 0.05
 done
+during=$(cat /proc/sys/kernel/core_pattern)
+# A second one meanwhile would save the first's settings as the machine's, and put them back at its end.
+err=$("$BENCH" --crash --size 8M --runs 1 --dir "$T" --handlers null 2>&1 >/dev/null)
+rc=$?
+check "a second bench meanwhile is refused (status $rc): $err" eval '[ "$rc" -eq 111 ] &&
+	has "$err" "another coresink-bench --crash is running"'
+check "and leaves the first's kernel.core_pattern alone" test "$(cat /proc/sys/kernel/core_pattern)" = "$during"
 sleep 0.5
 kill -TERM "$pid"
 wait "$pid"

@@ -524,7 +524,7 @@ int crash_main(int argc, char **argv)
 	static struct crash_sample s[CRASH_SAMPLES_MAX];
 	static struct bench_paths p;
 	pid_t sdc = 0;
-	int nh, ns, r, srv = 0;
+	int nh, ns, r, srv = 0, taken;
 
 	if (parse_crash_options(argc, argv, &o, &dir, &coresink) < 0)
 		return crash_usage(stderr), EXIT_USAGE;
@@ -542,7 +542,13 @@ int crash_main(int argc, char **argv)
 	for (int i = 0; nh > 0 && i < nh && srv == 0; i++)
 		if (h[i].socket)
 			srv = server_start(&p, &h[i], i);
-	r = nh < 0 ? EXIT_USAGE : sdc < 0 || srv < 0 ? EXIT_SYSTEM : sysctl_take() < 0 ? EXIT_SYSTEM : 0;
+	taken = nh < 0 || sdc < 0 || srv < 0 ? 0 : sysctl_take();
+	r = nh < 0 ? EXIT_USAGE : sdc < 0 || srv < 0 || taken < 0 ? EXIT_SYSTEM : 0;
+	if (taken == -EBUSY)
+		fprintf(stderr, "coresink-bench: another coresink-bench --crash is running: one at a time, or the second "
+			"would put back the first's kernel.core_pattern as the machine's\n");
+	else if (taken < 0)
+		fprintf(stderr, "coresink-bench: kernel.core_pattern: %s\n", strerror(-taken));
 	if (sdc < 0)
 		fprintf(stderr, "coresink-bench: cannot start systemd-coredump's socket: %s\n", strerror((int)-sdc));
 	if (srv < 0)
