@@ -654,16 +654,16 @@ record_of() {
 	echo "$h $b"
 }
 
-# handler_of DIR PID: sets HANDLER to the pid of the handler whose record in DIR's ledger names crash PID, or to
-# nothing. Bash alone reads the file, no process started: killed_at calls it in a tight loop, and on a loaded
-# machine (CI) a 287 MiB dump ended between two polls that each started awk and stat (0.7 s apart beside two busy
-# loops here).
+# handler_of DIR PID [STORED]: sets HANDLER to the pid of the handler whose record in DIR's ledger names crash PID
+# (and whose 12th word, whether its core was stored, is STORED where given), or to nothing. Bash alone reads the
+# file, no process started: killed_at and t-killed call it in a tight loop, and on a loaded machine (CI) a 287 MiB
+# dump ended between two polls that each started awk and stat (0.7 s apart beside two busy loops here).
 handler_of() {
-	local k h p
+	local k h p s
 	HANDLER=""
 	[ -r "$1/.coresink.state" ] || return 0
-	while read -r k h _ _ _ _ p _; do
-		[ "$k" = inflight ] && [ "$p" = "$2" ] && HANDLER=$h && return 0
+	while read -r k h _ _ _ _ p _ _ _ _ s _; do
+		[ "$k" = inflight ] && [ "$p" = "$2" ] && { [ -z "${3:-}" ] || [ "$s" = "$3" ]; } && HANDLER=$h && return 0
 	done < "$1/.coresink.state"
 	return 0
 }

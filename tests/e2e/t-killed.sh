@@ -10,19 +10,18 @@ scratch
 start_journald
 write_config "$T/c.conf" "Directory=$T/cores" "KeepFree=64M" "RateLimitBurst=0" "RateLimitGlobalBurst=0"
 use_handler "$T/c.conf"
-LEDGER=$T/cores/.coresink.state
 
 # kill_handler_of PID FIELD: waits until the ledger holds the handler of crash PID with FIELD (the record's 12th
 # word: whether its core was stored) at 1, or just its record (FIELD empty); kills that handler, by its own pid.
+# Polled by bash alone (lib.sh's handler_of), so that a loaded machine does not let the capture end between polls.
 kill_handler_of() {
-	local h=""
-	for _ in $(seq 1000); do
-		h=$(awk -v p="$1" -v s="$2" '$1 == "inflight" && $7 == p && (s == "" || $12 == s) { print $2 }' "$LEDGER" 2>/dev/null)
-		[ -n "$h" ] && break
-		sleep 0.005
+	for _ in $(seq 5000); do
+		handler_of "$T/cores" "$1" "$2"
+		[ -n "$HANDLER" ] && break
+		nap 0.002
 	done
-	[ -n "$h" ] || fail "the ledger never showed the handler of crash $1"
-	kill -KILL "$h"
+	[ -n "$HANDLER" ] || fail "the ledger never showed the handler of crash $1"
+	kill -KILL "$HANDLER"
 }
 
 
