@@ -637,16 +637,33 @@ package_debs() {
 	[ -s "$DEB" ] && [ -s "$DEB2" ] || fail "no package built"
 }
 
+# ledger_record DIR PID [STORED]: sets REC to the words of the record in DIR's ledger that names crash PID (its 7th
+# word; the 2nd is its handler's pid, the 12th whether its core was stored, which must be STORED where given), or to
+# none. The one reader of a record here; bash alone reads the file, no process started: await_handler polls it in a
+# tight loop, and on a loaded machine (CI) a 287 MiB dump ended between two polls that each started awk and stat
+# (0.7 s apart beside two busy loops here).
+ledger_record() {
+	local w
+	REC=()
+	[ -r "$1/.coresink.state" ] || return 0
+	while read -ra w; do
+		[ "${w[0]:-}" = inflight ] && [ "${w[6]:-}" = "$2" ] && { [ -z "${3:-}" ] || [ "${w[11]:-}" = "$3" ]; } &&
+			REC=("${w[@]}") && return 0
+	done < "$1/.coresink.state"
+	return 0
+}
+
 # record_of DIR PID: "HANDLER BYTES" of crash PID's capture in DIR's ledger (what it holds by its chunk's end); a lazy
-# record's (its handler alone, writing no progress: docs/design.md) as another capture counts it: what the handler's
-# files without a name hold, and a chunk ahead. One stat for all of them: killed_at reads this with the handler stopped.
+# record's (its 18th word: its handler alone, writing no progress: docs/design.md) as another capture counts it: what
+# the handler's files without a name hold, and a chunk ahead (its 19th). One find for all the files: killed_at reads
+# this with the handler stopped.
 record_of() {
-	local h b lazy ahead n blocks
-	read -r h b lazy ahead < <(awk -v p="$2" '$1 == "inflight" && $7 == p { print $2, $4, $18, $19 }' \
-		"$1/.coresink.state" 2>/dev/null)
-	[ -n "${h:-}" ] || return 0
-	if [ "${lazy:-n}" = y ]; then
-		b=${ahead:-0}
+	local h b n blocks
+	ledger_record "$1" "$2"
+	h=${REC[1]:-} b=${REC[3]:-}
+	[ -n "$h" ] || return 0
+	if [ "${REC[17]:-n}" = y ]; then
+		b=${REC[18]:-0}
 		while read -r n blocks; do
 			[ "$n" = 0 ] && b=$((b + blocks * 512))
 		done < <(find -L /proc/"$h"/fd -mindepth 1 -maxdepth 1 -type f -printf '%n %b\n' 2>/dev/null)
@@ -654,21 +671,19 @@ record_of() {
 	echo "$h $b"
 }
 
-# handler_of DIR PID [STORED]: sets HANDLER to the pid of the handler whose record in DIR's ledger names crash PID
-# (and whose 12th word, whether its core was stored, is STORED where given), or to nothing. Bash alone reads the
-# file, no process started: killed_at and t-killed call it in a tight loop, and on a loaded machine (CI) a 287 MiB
-# dump ended between two polls that each started awk and stat (0.7 s apart beside two busy loops here).
-handler_of() {
-	local k h p s
+# await_handler DIR PID [STORED]: sets HANDLER to the pid of the handler whose record names crash PID (ledger_record),
+# polled every 2 ms for up to a minute (the crashing program may fill a GiB first), or to nothing.
+await_handler() {
 	HANDLER=""
-	[ -r "$1/.coresink.state" ] || return 0
-	while read -r k h _ _ _ _ p _ _ _ _ s _; do
-		[ "$k" = inflight ] && [ "$p" = "$2" ] && { [ -z "${3:-}" ] || [ "$s" = "$3" ]; } && HANDLER=$h && return 0
-	done < "$1/.coresink.state"
-	return 0
+	for _ in $(seq 30000); do
+		ledger_record "$@"
+		HANDLER=${REC[1]:-}
+		[ -n "$HANDLER" ] && return 0
+		nap 0.002
+	done
 }
 
-# nap SECONDS: a sleep in bash itself (a read on a pipe nobody writes), not a process started: see handler_of.
+# nap SECONDS: a sleep in bash itself (a read on a pipe nobody writes), not a process started: see ledger_record.
 nap() {
 	[ -n "${NAP_FD:-}" ] || exec {NAP_FD}<> <(:)
 	read -r -t "$1" -u "$NAP_FD" _ || :
@@ -689,7 +704,7 @@ wait_caught() {
 # killed_at DIR MIB CMD...: CMD crashes; once its capture in DIR holds MIB MiB (the ledger says, chunk by chunk),
 # its handler is stopped (SIGSTOP) so that the dump waits where it is, the process is killed (SIGKILL: the kernel
 # stops the dump), and the handler goes on. The handler is stopped as soon as its record names the crash (bash
-# alone polls for it: handler_of), and within 256 MiB of the mark it goes on in steps, stopped while the ledger is
+# alone polls for it: await_handler), and within 256 MiB of the mark it goes on in steps, stopped while the ledger is
 # read: a poll slowed by a loaded machine (CI) let a 2 GiB dump end before its late mark was seen (its rest takes
 # the handler a fraction of a second), a free-running handler went 117 to 376 MiB past a mark between two reads on
 # an idle one, and a 287 MiB dump ended before its handler's record was first seen (CI's stop 83, and 3 of 4 runs
@@ -699,12 +714,8 @@ killed_at() {
 	local dir=$1 at=$(($2 * 1024 * 1024)) rec="" h="" b
 	shift 2
 	{ ( ulimit -c unlimited; exec "$@" ) > /dev/null & CRASH_PID=$!; } 2>/dev/null
-	for _ in $(seq 20000); do
-		handler_of "$dir" "$CRASH_PID"
-		[ -n "$HANDLER" ] && kill -STOP "$HANDLER" 2>/dev/null && h=$HANDLER && break
-		kill -0 "$CRASH_PID" 2>/dev/null || break
-		nap 0.002
-	done
+	await_handler "$dir" "$CRASH_PID"
+	[ -n "$HANDLER" ] && kill -STOP "$HANDLER" 2>/dev/null && h=$HANDLER
 	for _ in $(seq 6000); do
 		[ -n "$h" ] && kill -STOP "$h" 2>/dev/null
 		rec=$(record_of "$dir" "$CRASH_PID")

@@ -13,13 +13,9 @@ use_handler "$T/c.conf"
 
 # kill_handler_of PID FIELD: waits until the ledger holds the handler of crash PID with FIELD (the record's 12th
 # word: whether its core was stored) at 1, or just its record (FIELD empty); kills that handler, by its own pid.
-# Polled by bash alone (lib.sh's handler_of), so that a loaded machine does not let the capture end between polls.
+# Polled by bash alone (lib.sh's await_handler), so that a loaded machine does not let the capture end between polls.
 kill_handler_of() {
-	for _ in $(seq 5000); do
-		handler_of "$T/cores" "$1" "$2"
-		[ -n "$HANDLER" ] && break
-		nap 0.002
-	done
+	await_handler "$T/cores" "$1" "$2"
 	[ -n "$HANDLER" ] || fail "the ledger never showed the handler of crash $1"
 	kill -KILL "$HANDLER"
 }

@@ -536,13 +536,14 @@ int crash_main(int argc, char **argv)
 	nh = parse_handlers(o.list ? o.list : default_handlers(), &p, h);
 	if (nh > 0 && nh * o.runs > CRASH_SAMPLES_MAX)
 		nh = -EINVAL;
-	for (int i = 0; nh > 0 && i < nh && sdc == 0; i++)
+	/* The settings first: a bench refused them (another one has them) starts no server either. */
+	taken = nh < 0 ? 0 : sysctl_take();
+	for (int i = 0; nh > 0 && taken == 0 && i < nh && sdc == 0; i++)
 		if (h[i].kind == HANDLER_SYSTEMD)
 			sdc = sdc_start();
-	for (int i = 0; nh > 0 && i < nh && srv == 0; i++)
+	for (int i = 0; nh > 0 && taken == 0 && i < nh && srv == 0; i++)
 		if (h[i].socket)
 			srv = server_start(&p, &h[i], i);
-	taken = nh < 0 || sdc < 0 || srv < 0 ? 0 : sysctl_take();
 	r = nh < 0 ? EXIT_USAGE : sdc < 0 || srv < 0 || taken < 0 ? EXIT_SYSTEM : 0;
 	if (taken == -EBUSY)
 		fprintf(stderr, "coresink-bench: another coresink-bench --crash is running: one at a time, or the second "
