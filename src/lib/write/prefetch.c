@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base.h"
@@ -89,6 +90,23 @@ static void *reader(void *arg)
 }
 
 /*
+ * The ring, in huge pages where the kernel has them (transparent huge pages, madvised). The reader's first pass
+ * faults in each page of it, inside read(), while the kernel waits to dump more: on this virtualised host a fault is
+ * dear, and an 8 MiB ring in 4 KiB pages took about 50 ms of a socket-mode crash (2048 faults), in 2 MiB pages 4
+ * (docs/benchmark.md, 2026-12-01, seventh session). Where the kernel has none to give (THP off or not built, memory
+ * too fragmented), the pages are small, as without the advice. NULL where there is no memory.
+ */
+static char *ring_alloc(size_t bytes)
+{
+	void *mem;
+
+	if (posix_memalign(&mem, PREFETCH_RING_ALIGN, bytes) != 0)
+		return NULL;
+	(void) madvise(mem, bytes, MADV_HUGEPAGE);
+	return mem;
+}
+
+/*
  * Starts reading fd ahead, n buffers of size bytes; an input silent for silence_ms (0: no bound) is taken as
  * ended. 0 or -errno (then nothing was started).
  */
@@ -100,7 +118,8 @@ int prefetch_start(struct prefetch *p, int fd, size_t size, unsigned n, int sile
 				 .silence_ms = silence_ms > 0 ? silence_ms : -1 };
 	if (flags < 0 || n == 0)
 		return flags < 0 ? -errno : -EINVAL;
-	if (posix_memalign((void **)&p->mem, PAGE_BYTES, size * n) != 0)
+	p->mem = ring_alloc(size * n);
+	if (!p->mem)
 		return -ENOMEM;
 	p->slots = calloc(n, sizeof(*p->slots));
 	p->stopfd = eventfd(0, EFD_CLOEXEC);

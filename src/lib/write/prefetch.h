@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Where the ring begins: a huge page's boundary (x86-64's 2 MiB), so that the kernel can map it in huge pages. */
+#define PREFETCH_RING_ALIGN (2u << 20)
+
 struct prefetch_slot {
 	size_t len;               /* bytes read into the buffer */
 	bool eof;                 /* the input ended after them */
