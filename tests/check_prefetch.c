@@ -1,4 +1,6 @@
 /* check_prefetch.c: the read-ahead ring (src/lib/write/prefetch.c): what it reads, and the memory it reads into. */
+#include "base.h"
+#include "producer.h"
 #include "unit.h"
 #include "write/prefetch.h"
 
@@ -30,26 +32,22 @@ static int vma_flags(const void *addr, char *out, size_t size)
 /*
  * The ring begins on a huge page's boundary, advised for huge pages where the kernel has them ("hg" in its
  * mapping's VmFlags): its first pass then faults a page per 2 MiB, not per 4 KiB. And it still reads the input
- * whole, in order, through the ring's four buffers.
+ * whole, in order, through the ring's four buffers: the bench's producer writes it in 4 KiB writes, as the kernel
+ * does, and what the ring gave back, gathered in a memfd, is the producer's stream to the byte.
  */
 START_TEST(test_ring_in_huge_pages)
 {
-	static char in[3 * MIB + 123];
+	const uint64_t size = 3 * MIB + 123;
 	struct prefetch p;
 	char flags[512];
-	int fds[2];
-	size_t got = 0;
+	int fds[2], back = memfd_create("check-prefetch", MFD_CLOEXEC);
 	pid_t writer;
 
-	for (size_t i = 0; i < sizeof(in); i++)
-		in[i] = (char)(i * 7 + i / 4096);
+	ck_assert_int_ge(back, 0);
+	ck_assert_int_eq(data_prepare(DATA_RANDOM), 0);
 	ck_assert_int_eq(pipe(fds), 0);
-	writer = fork();
-	ck_assert_int_ge(writer, 0);
-	if (writer == 0) {
-		close(fds[0]);
-		_exit(write(fds[1], in, sizeof(in)) == (ssize_t)sizeof(in) ? 0 : 1);
-	}
+	writer = producer_start(fds, size, WRITE_4K);
+	ck_assert_int_gt(writer, 0);
 	close(fds[1]);
 	ck_assert_int_eq(prefetch_start(&p, fds[0], MIB, 4, 0), 0);
 	ck_assert_uint_eq((uintptr_t)p.mem % PREFETCH_RING_ALIGN, 0);
@@ -65,15 +63,15 @@ START_TEST(test_ring_in_huge_pages)
 		ck_assert_int_ge(n, 0);
 		if (n == 0)
 			break;
-		ck_assert_uint_le(got + (size_t)n, sizeof(in));
-		ck_assert_int_eq(memcmp(data, in + got, (size_t)n), 0);
-		got += (size_t)n;
+		ck_assert_int_eq(io_write_full(back, data, (size_t)n), 0);
 		prefetch_release(&p, (size_t)n);
 	}
-	ck_assert_uint_eq(got, sizeof(in));
 	prefetch_stop(&p);
 	close(fds[0]);
 	ck_assert_int_eq(unit_reap(writer), 0);
+	ck_assert_int_eq(producer_prefix(back), (int64_t)size);
+	ck_assert_int_eq(lseek(back, 0, SEEK_END), (off_t)size);
+	close(back);
 }
 END_TEST
 
