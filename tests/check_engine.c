@@ -849,12 +849,12 @@ END_TEST
 
 /*
  * What the other captures learn of a core compressed or encrypted as it comes, chunk by chunk: a chunk through zstd,
- * whose size is not known before it is written, is pending in the ledger (statfs shows it only as it is written); a
- * chunk stored or encrypted as it is, reserved ahead, is in statfs already and pending nowhere, not counted twice;
- * no reserved block outlives the copy. 40 MiB of random data in chunks of 4. _i 0, compressed: a probe through zstd,
- * eight chunks stored, a probe again (and the step that finds the end, either); _i 1, compressed and encrypted, the
- * same; _i 2, encrypted alone: every chunk reserved. Reserved on ext4 only (engine.c, reserves_chunk()): pending
- * elsewhere.
+ * whose size is not known before it is written, is pending in the ledger (statfs shows it only as it is written), and
+ * so is a stored one not encrypted (left to the delayed allocation); an encrypted chunk stored or encrypted as it is,
+ * reserved ahead, is in statfs already and pending nowhere, not counted twice; no reserved block outlives the copy.
+ * 40 MiB of random data in chunks of 4. _i 0, compressed: a probe through zstd, eight chunks stored, a probe again
+ * (and the step that finds the end, either); _i 1, compressed and encrypted, the same; _i 2, encrypted alone: every
+ * chunk reserved. Reserved on ext4 only (engine.c, plan_reserve()): pending elsewhere.
  */
 START_TEST(test_packed_tells_the_ledger)
 {
@@ -893,7 +893,7 @@ START_TEST(test_packed_tells_the_ledger)
 	 * Another writer freeing space meanwhile (the suites run side by side) makes statfs look late: from then on the
 	 * copy says all it holds is pending (room.c), and those calls tell nothing here.
 	 */
-	if ((unsigned long)sfs.f_type != EXT4_SUPER_MAGIC) {
+	if ((unsigned long)sfs.f_type != EXT4_SUPER_MAGIC || _i == 0) {
 		ck_assert_int_eq(f.shown, 0);
 		ck_assert_int_ge(f.pending + f.late, zstd + stored);
 	} else {

@@ -111,10 +111,13 @@ static int read_head(struct copy *c)
  * for a copy whose chunks are not all preallocated, sparse or packed: not on btrfs, which may write a run into new
  * blocks rather than the reserved ones (copy on write) and count both in statfs until its transaction commits (36 MB
  * under KeepFree on a 1 GiB btrfs, measured); packed, not on ext4 either, whose mballoc slack room.c counts instead
- * (a reservation there would sit next to the chunk under writeback, reserve_run). A packed chunk whose size is known
- * (stored, or encrypted as it is) a chunk ahead, as a raw one (reserves_chunk): on ext4 only, where it spares the
- * delayed allocation a fifth of the copy's CPU; on btrfs it left statfs 216 MiB behind the file, which the next
- * capture took for room, and on xfs the file system dipped 20 KiB under KeepFree for a moment (docs/design.md).
+ * (a reservation there would sit next to the chunk under writeback, reserve_run). An encrypted chunk whose size is
+ * known (stored, or encrypted as it is) a chunk ahead, as a raw one (reserves_chunk): on ext4 only, where it spares
+ * the delayed allocation CPU the cipher needs; on btrfs it left statfs 216 MiB behind the file, which the next
+ * capture took for room, and on xfs the file system dipped 20 KiB under KeepFree for a moment (docs/design.md). A
+ * stored chunk not encrypted is left to the delayed allocation, as on the other file systems: its core was let go
+ * sooner than with the chunk reserved ahead (paired: 50 threads in pipe mode, 0.932 of the release, sooner in 8 runs
+ * of 8; dense 0.947 in pipe mode, 0.958 in socket mode), for the same CPU (docs/benchmark.md, 2026-12-02).
  */
 static void plan_reserve(struct copy *c)
 {
@@ -122,7 +125,7 @@ static void plan_reserve(struct copy *c)
 
 	c->reserve_runs = kind && c->regular && !c->room.btrfs &&
 			  (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
-	c->packed_ahead = c->packed && c->room.ext4;
+	c->packed_ahead = c->encrypt && c->room.ext4;
 }
 
 /* Once, before the first chunk: the head read. 0 or -errno. */
