@@ -53,7 +53,7 @@ struct copy {
 	uint64_t in_off;          /* bytes read from the input */
 	uint64_t in_holes, in_scanned;  /* the input's holes, counted as far as in_scanned (input_data) */
 	bool reserve_runs;        /* fallocate each run of data before writing it (write_run): plan_reserve() */
-	bool packed_ahead;        /* encrypted chunks of a known size are reserved a chunk ahead: plan_reserve() */
+	bool encrypted_ahead;     /* encrypted chunks of a known size are reserved a chunk ahead: plan_reserve() */
 	struct room room;         /* how much of each chunk may be written (room.c) */
 	struct prefetch pf;       /* the input read ahead (o->read_ahead), when ahead */
 	bool ahead;

@@ -125,7 +125,7 @@ static void plan_reserve(struct copy *c)
 
 	c->reserve_runs = kind && c->regular && !c->room.btrfs &&
 			  (c->o->prealloc == PREALLOC_KEEP_SIZE || c->o->prealloc == PREALLOC_EXTEND);
-	c->packed_ahead = c->encrypt && c->room.ext4;
+	c->encrypted_ahead = c->encrypt && c->room.ext4;
 }
 
 /* Once, before the first chunk: the head read. 0 or -errno. */
@@ -195,7 +195,7 @@ static bool reserves_chunk(const struct copy *c)
 {
 	if (c->o->prealloc == PREALLOC_NONE || c->sparse)
 		return false;
-	return !c->packed || (c->packed_ahead && (!c->compress || c->store));
+	return !c->packed || (c->encrypted_ahead && (!c->compress || c->store));
 }
 
 /*
