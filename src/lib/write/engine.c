@@ -112,8 +112,8 @@ static int read_head(struct copy *c)
  * blocks rather than the reserved ones (copy on write) and count both in statfs until its transaction commits (36 MB
  * under KeepFree on a 1 GiB btrfs, measured); packed, not on ext4 either, whose mballoc slack room.c counts instead
  * (a reservation there would sit next to the chunk under writeback, reserve_run). An encrypted chunk whose size is
- * known (stored, or encrypted as it is) a chunk ahead, as a raw one (reserves_chunk): on ext4 only, where it spares
- * the delayed allocation CPU the cipher needs; on btrfs it left statfs 216 MiB behind the file, which the next
+ * known (stored, or encrypted as it is) a chunk ahead, as a raw one (reserves_chunk): on ext4 only, where encrypted
+ * cores were let go sooner so (docs/benchmark.md, 2026-11-30; not measured again since); on btrfs it left statfs 216 MiB behind the file, which the next
  * capture took for room, and on xfs the file system dipped 20 KiB under KeepFree for a moment (docs/design.md). A
  * stored chunk not encrypted is left to the delayed allocation, as on the other file systems: its core was let go
  * sooner than with the chunk reserved ahead (paired: 50 threads in pipe mode, 0.932 of the release, sooner in 8 runs
