@@ -993,6 +993,65 @@ START_TEST(test_reads_ahead_once_stored)
 }
 END_TEST
 
+/* What the progress callback saw at each chunk's end: calls, ends off the grid, ends past what the file holds. */
+struct chunk_ends {
+	unsigned calls, off_grid, unwritten;
+};
+
+static void note_end(void *ctx, int out, uint64_t written, bool raw, const void *head, size_t head_bytes)
+{
+	struct chunk_ends *e = ctx;
+	struct stat s;
+
+	(void) raw, (void) head, (void) head_bytes;
+	if (written == 0)
+		return;
+	e->calls++;
+	if (written % STORE_GRID != 0)
+		e->off_grid++;
+	if (fstat(out, &s) != 0 || (uint64_t)s.st_size != written)
+		e->unwritten++;
+}
+
+/*
+ * Stored frames are written on the grid (grid.c): every write of them ends on it, and what is past
+ * its last line waits for the next. 26 MiB of random data and a few bytes, in chunks of 4: each chunk, its probe's
+ * first MiB through zstd and the rest stored, ends on the grid, with the file holding all the engine counts; the
+ * stream gives the input back whole. _i 0: stored 256 KiB at a time (pipe mode); _i 1: from the read-ahead ring, a
+ * MiB at a time (socket mode).
+ */
+START_TEST(test_stored_writes_end_on_the_grid)
+{
+	struct chunk_ends e = { 0 };
+	struct engine_opts o;
+	struct engine_stats st;
+	int in = out_file("in", 0), z = out_file("z", 0), back = out_file("back", 0);
+
+	fill_random(in, 0, 27 * MIB);
+	ck_assert_int_eq(ftruncate(in, 26 * MIB + 12345), 0);
+	engine_defaults(&o);
+	o.compress = 1;
+	o.chunk = 4 * MIB;
+	o.buffer = 256 * 1024;
+	if (_i == 1) {
+		o.read_ahead = 4;
+		o.ahead_slot = MIB;
+		o.ahead_stored = true;
+	}
+	o.progress = note_end;
+	o.progress_ctx = &e;
+	st = piped(in, z, &o, 0);
+	ck_assert_uint_eq(st.input, 26 * MIB + 12345);
+	ck_assert_uint_ge(st.stored_chunks, 4);
+	ck_assert_uint_eq(e.calls, 7);
+	ck_assert_uint_eq(e.off_grid, 0);
+	ck_assert_uint_eq(e.unwritten, 0);
+	ck_assert_int_eq(unzstd(z, back), 0);
+	ck_assert(same_bytes(in, back));
+	close(in), close(z), close(back);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -1024,6 +1083,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_probe_counts_data_not_holes);
 	tcase_add_loop_test(tc, test_silence_ends_the_copy, 0, 4);
 	tcase_add_loop_test(tc, test_reads_ahead_once_stored, 0, 3);
+	tcase_add_loop_test(tc, test_stored_writes_end_on_the_grid, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,6 +14,7 @@
 #include "compress.h"
 #include "engine.h"
 #include "flush.h"
+#include "grid.h"
 #include "prefetch.h"
 #include "room.h"
 
@@ -39,7 +40,8 @@ struct copy {
 	bool encrypt;             /* the output is an age file (o->age_keys): what zstd emits, or the input, encrypted */
 	struct age_writer age;
 	bool packed;              /* compressed or encrypted: the file grows by what is emitted, not by what is read */
-	uint64_t emitted;         /* bytes emitted at the end of a packed file (its size) */
+	uint64_t emitted;         /* bytes emitted at the end of a packed file (its size, the grid's carry written) */
+	struct grid grid;         /* stored frames' bytes past the grid, not yet written (emitted counts them) */
 	uint64_t z_us;            /* of the chunk under way: the time in zstd (with its writes) */
 	unsigned ready, starved;  /* and its reads that found the input full, or not (move.c: input_ready) */
 	bool store;               /* the chunk under way goes out stored, not through zstd (engine.c, pace()) */
@@ -67,6 +69,7 @@ int copy_write(struct copy *c, const char *buf, size_t n);
 int copy_write_packed(void *ctx, const char *buf, size_t n);
 int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total);
 int copy_emit(void *ctx, const char *buf, size_t n);
+int copy_flush_carry(struct copy *c);
 ssize_t copy_read(struct copy *c, void *buf, size_t n);
 ssize_t copy_move(struct copy *c, size_t want);
 uint64_t copy_input_data(struct copy *c);

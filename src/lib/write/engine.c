@@ -177,10 +177,13 @@ static ssize_t move_chunk(struct copy *c, size_t want)
 	return r < 0 ? r : r + h;
 }
 
-/* What this capture holds on disk: written less its holes, and what it holds elsewhere (the raw core). */
+/*
+ * What this capture holds on disk: written less its holes, what stored frames left past the grid (grid.c: written
+ * with the next write, counted now), and what it holds elsewhere (the raw core).
+ */
 static uint64_t held(const struct copy *c)
 {
-	return c->off - c->st->holes + c->o->held_base;
+	return c->off + c->grid.len - c->st->holes + c->o->held_base;
 }
 
 /*
@@ -366,6 +369,7 @@ static void copy_teardown(struct copy *c)
 	fd_close(&c->stage[0]);
 	fd_close(&c->stage[1]);
 	free(c->buf);
+	grid_free(&c->grid);
 	if (c->compress)
 		compressor_free(&c->z);
 	if (c->encrypt)
@@ -396,6 +400,7 @@ static int reserve_chunk(struct copy *c, size_t *want, enum limit *which)
 	if (r < 0)
 		return r;
 	c->room.held = held(c);
+	c->room.unwritten = c->grid.len;
 	/*
 	 * A chunk reserved ahead is in statfs; a sparse one, or a packed one not reserved (through zstd, or not on
 	 * ext4), the others learn of from the ledger (one with nothing to reserve, prealloc=none or a file system
@@ -519,7 +524,7 @@ static int copy_step(struct copy *c)
 {
 	enum limit which = LIMIT_NONE;
 	size_t want = 0;
-	uint64_t t0;
+	uint64_t t0, emitted;
 	ssize_t n;
 	int r;
 
@@ -531,6 +536,7 @@ static int copy_step(struct copy *c)
 	 */
 	settle(c);
 	t0 = clock_us();
+	emitted = c->emitted;
 	c->z_us = c->zero_in = 0;
 	c->ready = c->starved = 0;
 	r = reserve_chunk(c, &want, &which);
@@ -550,12 +556,15 @@ static int copy_step(struct copy *c)
 		return r;
 	c->st->chunks++;
 	c->st->input += (uint64_t)n;
-	pace(c, (uint64_t)n, c->packed ? c->emitted - c->off : 0, clock_us() - t0);
+	pace(c, (uint64_t)n, c->packed ? c->emitted - emitted : 0, clock_us() - t0);
 	if (not_worth_it(c))
 		return -EDOM;
 	c->pend_off = c->off;
-	/* Compressed, the file grows by what zstd has emitted so far, not by what was read. */
-	c->off = c->packed ? c->emitted : c->off + (uint64_t)n;
+	/*
+	 * Compressed, the file grows by what zstd has emitted so far, not by what was read, less what stored frames
+	 * left past the grid: the chunk ends where its writes did, on the grid (grid.c), and its writeback with it.
+	 */
+	c->off = c->packed ? c->emitted - c->grid.len : c->off + (uint64_t)n;
 	c->pend_len = c->off - c->pend_off;
 	if (c->o->progress)
 		c->o->progress(c->o->progress_ctx, c->out, c->off, !c->packed, c->o->head, c->st->head_bytes);
@@ -613,15 +622,19 @@ static int copy_finish(struct copy *c)
 }
 
 /*
- * A packed file's ends, after its last chunk (r: how the copy went). A complete input closes the zstd frame; a cut
- * one (by a limit, or by the disk: best effort there, a file's last block has room for it) leaves the stream open,
- * which no reader takes for whole. Cut or not, an encrypted file gets its last chunk: else not a byte of it could be
- * read back. r, or the first error of these.
+ * A packed file's ends, after its last chunk (r: how the copy went): first what stored frames left past the grid
+ * (none after a failed write of theirs, grid.c). A complete input closes the zstd frame; a cut one (by a limit, or by
+ * the disk: best effort there, a file's last block has room for it) leaves the stream open, which no reader takes
+ * for whole. Cut or not, an encrypted file gets its last chunk: else not a byte of it could be read back. r, or the
+ * first error of these.
  */
 static int end_streams(struct copy *c, int r)
 {
-	int e = 0;
+	int e = copy_flush_carry(c);
 
+	r = r < 0 ? r : e;
+	if (c->packed)
+		c->off = c->emitted - c->grid.len;
 	if (r == 0 && c->compress && !c->st->truncated && (c->z.open || c->z.written == 0)) {
 		e = compressor_feed(&c->z, NULL, 0, FEED_END, copy_write_packed, c);
 		c->off = c->emitted;

@@ -13,6 +13,12 @@
 #include "strategy.h"
 
 /*
+ * The grid a stored frame's writes end on (grid.c): the page cache then holds the core in large
+ * folios, as a raw core written a buffer at a time, and the disk's requests take few segments each.
+ */
+#define STORE_GRID (256 * 1024)
+
+/*
  * What the handler adds to the free-space check: the bytes of other cores, room made by deleting old ones, and the
  * record of what this capture holds; and the lock that makes concurrent captures' checks and preallocations one
  * after the other (the ledger's, which the handler owns: lock and unlock are its own pair). The engine calls used,

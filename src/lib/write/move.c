@@ -124,7 +124,9 @@ static int write_dense(void *ctx, const char *buf, size_t n)
 int copy_emit(void *ctx, const char *buf, size_t n)
 {
 	struct copy *c = ctx;
-	int r = write_run(c, (off_t)c->emitted, buf, n);
+	int r = copy_flush_carry(c);
+
+	r = r < 0 ? r : write_run(c, (off_t)c->emitted, buf, n);
 
 	if (r == 0)
 		c->emitted += n;
@@ -139,7 +141,25 @@ int copy_write_packed(void *ctx, const char *buf, size_t n)
 	return c->encrypt ? age_write(&c->age, buf, n) : copy_emit(c, buf, n);
 }
 
-/* A stored frame (compressor_store): appended from its buffers with no copy, or encrypted from them. */
+/* Writes len bytes of n pieces at pos (grid.c's writer), reserved first as write_run() says. 0 or -errno. */
+static int put_pieces(void *ctx, uint64_t pos, struct iovec *iov, int n, size_t len)
+{
+	struct copy *c = ctx;
+	int r = before_write(c, (off_t)pos, len);
+
+	return r < 0 ? r : io_writev_full(c->out, iov, n);
+}
+
+/* Writes what a stored frame left past the grid (grid.c), before any other bytes of the file. 0 or -errno. */
+int copy_flush_carry(struct copy *c)
+{
+	return grid_flush(&c->grid, c->emitted - c->grid.len, put_pieces, c);
+}
+
+/*
+ * A stored frame (compressor_store): appended from its buffers, on the grid (grid.c: what passes its last line is
+ * copied for the next write), or encrypted from them.
+ */
 int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total)
 {
 	struct copy *c = ctx;
@@ -150,8 +170,8 @@ int copy_writev_packed(void *ctx, struct iovec *iov, int n, size_t total)
 			r = age_write(&c->age, iov[i].iov_base, iov[i].iov_len);
 		return r;
 	}
-	r = before_write(c, (off_t)c->emitted, total);
-	r = r < 0 ? r : io_writev_full(c->out, iov, n);
+	/* On the grid: the page cache's folios and the disk's requests as a raw core's (grid.c). */
+	r = grid_writev(&c->grid, c->emitted - c->grid.len, iov, n, total, put_pieces, c);
 	if (r == 0)
 		c->emitted += total;
 	return r;

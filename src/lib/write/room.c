@@ -46,13 +46,15 @@ static uint64_t avail_bytes(const struct statfs *sfs)
 
 /*
  * The free space statfs reports, made trustworthy: never more than was free when the capture began less what it
- * has put on disk since (space_trusted_avail). A file system seen to report late is remembered (late_statfs).
+ * has put on disk since (space_trusted_avail), nor than statfs says less what the capture holds but has not written
+ * yet (unwritten). A file system seen to report late is remembered (late_statfs).
  */
 static uint64_t trusted_avail(struct room *c, const struct statfs *sfs)
 {
-	uint64_t trusted;
+	uint64_t trusted, avail;
 
 	c->raw_avail = avail_bytes(sfs);
+	avail = c->raw_avail > c->unwritten ? c->raw_avail - c->unwritten : 0;
 	if (!c->have_baseline) {
 		/*
 		 * A copy that continues a capture (its compression) starts from what the first copy trusted: on a file
@@ -62,8 +64,8 @@ static uint64_t trusted_avail(struct room *c, const struct statfs *sfs)
 		c->have_baseline = true;
 		c->st->late_statfs = (unsigned long)sfs->f_type == BTRFS_SUPER_MAGIC;
 	}
-	trusted = space_trusted_avail(c->raw_avail, c->baseline, c->held);
-	if (c->raw_avail > trusted + LATE_SLACK)
+	trusted = space_trusted_avail(avail, c->baseline, c->held);
+	if (avail > trusted + LATE_SLACK)
 		c->st->late_statfs = true;
 	if (c->raw_avail < c->st->min_avail)
 		c->st->min_avail = c->raw_avail;
@@ -211,13 +213,13 @@ int room_plan(struct room *c, size_t *want, enum limit *which)
 	}
 	/*
 	 * What this capture may hold by the chunk's end, should every byte of it be data, and what of it the others
-	 * cannot see in statfs: a sparse or compressing capture's chunk (it preallocates only as it writes), or
-	 * everything it holds on a file system that reports late.
+	 * cannot see in statfs: a sparse or compressing capture's chunk (it preallocates only as it writes) and what it
+	 * holds unwritten, or everything it holds on a file system that reports late.
 	 */
 	if (c->hooks)
 		hook_result(c, c->hooks->reserve(c->hooks->ctx, c->held + budget,
 						 c->st->late_statfs ? c->held + budget :
-						 c->unreserved ? budget : 0, c->st->late_statfs));
+						 (c->unreserved ? budget : 0) + c->unwritten, c->st->late_statfs));
 	*want = (size_t)budget;
 	return 0;
 }

@@ -32,6 +32,7 @@ struct room {
 	uint64_t raw_avail;       /* what statfs said at the last check */
 	struct statfs last;       /* the last statfs that worked, for a check that fails after it */
 	uint64_t held;            /* what the capture holds on disk now: set by the caller before room_plan() */
+	uint64_t unwritten;       /* of held, what is not written yet (stored frames' carry, grid.c): not in statfs */
 };
 
 void room_init(struct room *c, int out, const struct engine_opts *o, struct engine_stats *st);
