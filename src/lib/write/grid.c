@@ -10,8 +10,8 @@
  *
  * The price is a copy of what passes the last line, kept for the next write: less than a line's worth, as far as the
  * stream is off the grid (the frames' headers add 15 bytes to a 256 KiB frame, 33 to a MiB; zstd's output between
- * stored runs leaves it anywhere). So up to all of a 256 KiB frame in pipe mode, half of one on average, and an
- * eighth of the read-ahead ring's MiB; the handler's CPU for a GiB showed no difference (docs/benchmark.md).
+ * stored runs leaves it anywhere). So up to a whole 256 KiB frame in pipe mode (half of one on average, estimated)
+ * and a quarter of the read-ahead ring's MiB; the handler's CPU for a GiB showed no difference (docs/benchmark.md).
  */
 #include <errno.h>
 #include <stdlib.h>
