@@ -113,8 +113,9 @@ static int read_head(struct copy *c)
  * under KeepFree on a 1 GiB btrfs, measured); packed, not on ext4 either, whose mballoc slack room.c counts instead
  * (a reservation there would sit next to the chunk under writeback, reserve_run). An encrypted chunk whose size is
  * known (stored, or encrypted as it is) a chunk ahead, as a raw one (reserves_chunk): on ext4 only, where encrypted
- * cores were let go sooner so (docs/benchmark.md, 2026-11-30; not measured again since); on btrfs it left statfs 216 MiB behind the file, which the next
- * capture took for room, and on xfs the file system dipped 20 KiB under KeepFree for a moment (docs/design.md). A
+ * cores were let go sooner so (docs/benchmark.md, 2026-11-30; not measured again since); on btrfs it left statfs
+ * 216 MiB behind the file, which the next capture took for room, and on xfs the file system dipped 20 KiB under
+ * KeepFree for a moment (docs/design.md). A
  * stored chunk not encrypted is left to the delayed allocation, as on the other file systems: its core was let go
  * sooner than with the chunk reserved ahead (paired: 50 threads in pipe mode, 0.932 of the release, sooner in 8 runs
  * of 8; dense 0.947 in pipe mode, 0.958 in socket mode), for the same CPU (docs/benchmark.md, 2026-12-02).
@@ -622,11 +623,11 @@ static int copy_finish(struct copy *c)
 }
 
 /*
- * A packed file's ends, after its last chunk (r: how the copy went): first what stored frames left past the grid
- * (none after a failed write of theirs, grid.c). A complete input closes the zstd frame; a cut one (by a limit, or by
- * the disk: best effort there, a file's last block has room for it) leaves the stream open, which no reader takes
- * for whole. Cut or not, an encrypted file gets its last chunk: else not a byte of it could be read back. r, or the
- * first error of these.
+ * A packed file's ends after its last chunk (r: how the copy went): first what stored frames left past the grid
+ * (dropped by a failed write, grid.c; engine_copy() then takes the file's position). A whole input closes the zstd
+ * frame; a cut one (by a limit, or the disk: best effort there, a file's last block has room for it) leaves the
+ * stream open, which no reader takes for whole. Cut or not, an encrypted file gets its last chunk: else not a byte
+ * of it could be read back. r, or the first error of these.
  */
 static int end_streams(struct copy *c, int r)
 {
@@ -634,7 +635,7 @@ static int end_streams(struct copy *c, int r)
 
 	r = r < 0 ? r : e;
 	if (c->packed)
-		c->off = c->emitted - c->grid.len;
+		c->off = c->emitted;
 	if (r == 0 && c->compress && !c->st->truncated && (c->z.open || c->z.written == 0)) {
 		e = compressor_feed(&c->z, NULL, 0, FEED_END, copy_write_packed, c);
 		c->off = c->emitted;

@@ -53,9 +53,9 @@ static void keep_tail(struct grid *g, const struct iovec *iov, int n, size_t tot
 /*
  * Appends total bytes of n pieces to the stream, whose written part ends at pos (the carry follows it): the carry and
  * the pieces as far as the last line they reach are written at once, the rest is kept. A frame that reaches no line
- * is kept whole where it fits, and written with the carry where it does not (it then ends off the grid, as any
- * write did before). On an error nothing is kept: what follows bytes that did not arrive is not to be written after
- * them. 0 or -errno.
+ * is kept whole: the carry never crosses a line, so carry and frame then end before the next one, within STORE_GRID
+ * (written whole otherwise, off the grid: the guard of the carry's size). On an error nothing is kept: what follows
+ * bytes that did not arrive is not to be written after them. 0 or -errno.
  */
 int grid_writev(struct grid *g, uint64_t pos, const struct iovec *iov, int n, size_t total, grid_put put, void *ctx)
 {
